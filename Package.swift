@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "CardDeck",
+    products: [
+        .executable(name: "cards", targets: ["cards"]),
+        .library(name: "CardStore", targets: ["CardStore"]),
+        .library(name: "CardModel", targets: ["CardModel"]),
+        .library(name: "DeckMerge", targets: ["DeckMerge"]),
+        .library(name: "SwipeEngine", targets: ["SwipeEngine"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"])]
+        ),
+        .target(name: "GitCore", dependencies: ["CGit2"]),
+        .target(name: "CardModel"),
+        .target(name: "DeckMerge", dependencies: ["CardModel"]),
+        .target(name: "SwipeEngine"),
+        .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
+        .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
+        .target(
+            name: "CardsCLI",
+            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
+        ),
+        .executableTarget(name: "cards", dependencies: ["CardsCLI"]),
+        .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
+        .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel"]),
+        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
+        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["CardModel"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,26 @@
+#ifndef CARDDECK_CGIT2_SHIM_H
+#define CARDDECK_CGIT2_SHIM_H
+
+#define GIT_DEPRECATE_HARD
+#include <git2.h>
+#include <git2/sys/repository.h>
+
+/* Variadic libgit2 calls cannot be called from Swift: wrap the few we need. */
+
+static inline int cgit2_enable_fsync_gitdir(int enabled) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
+}
+
+static inline int cgit2_enable_strict_hash_verification(int enabled) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
+}
+
+static inline int cgit2_set_ssl_cert_locations(const char *file, const char *path) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
+}
+
+static inline int cgit2_set_owner_validation(int enabled) {
+    return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
+}
+
+#endif
