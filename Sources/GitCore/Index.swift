@@ -1,0 +1,157 @@
+import CGit2
+import Glibc
+
+/// The repository's index (staging area), opened for reading and updating a few entries.
+public final class Index {
+    let pointer: OpaquePointer
+
+    init(pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        git_index_free(pointer)
+    }
+
+    /// Number of entries.
+    public var count: Int { git_index_entrycount(pointer) }
+
+    /// Re-reads the index file from disk (`force`: even when it looks unchanged).
+    public func reload(force: Bool = true) throws(GitError) {
+        try check(git_index_read(pointer, force ? 1 : 0), "git_index_read")
+    }
+
+    /// Stages the working-tree file at `path` (hashing it and recording its stat data).
+    public func add(path: String) throws(GitError) {
+        try check(git_index_add_bypath(pointer, path), "git_index_add_bypath")
+    }
+
+    /// Removes `path` from the index; no error when it is not there.
+    public func remove(path: String) throws(GitError) {
+        guard git_index_get_bypath(pointer, path, 0) != nil else { return }
+        try check(git_index_remove_bypath(pointer, path), "git_index_remove_bypath")
+    }
+
+    /// The blob staged at `path`, or nil.
+    public func entryID(path: String) -> ObjectID? {
+        guard let entry = git_index_get_bypath(pointer, path, 0) else { return nil }
+        return ObjectID(entry.pointee.id)
+    }
+
+    /// Replaces the whole index with the contents of a tree (stat data is refreshed on the next status).
+    public func readTree(_ tree: ObjectID) throws(GitError) {
+        let repository = git_index_owner(pointer)
+        var treePointer: OpaquePointer?
+        var oid = tree.raw
+        try check(git_tree_lookup(&treePointer, repository, &oid), "git_tree_lookup")
+        defer { git_tree_free(treePointer) }
+        try check(git_index_read_tree(pointer, treePointer), "git_index_read_tree")
+    }
+
+    /// The tree the index describes, written to the object database.
+    public func writeTree() throws(GitError) -> ObjectID {
+        var oid = git_oid()
+        try check(git_index_write_tree(&oid, pointer), "git_index_write_tree")
+        return ObjectID(oid)
+    }
+
+    /// Writes the index back to disk through `index.lock` (`.locked` while another writer holds it).
+    public func write() throws(GitError) {
+        try check(git_index_write(pointer), "git_index_write")
+    }
+}
+
+extension Repository {
+    /// Opens the repository's index.
+    public func index() throws(GitError) -> Index {
+        var out: OpaquePointer?
+        try check(git_repository_index(&out, pointer), "git_repository_index")
+        guard let out else { throw GitError(code: .notFound, message: "no index", function: "git_repository_index") }
+        return Index(pointer: out)
+    }
+
+    /// Makes the working tree and index match HEAD, overwriting local changes under `paths`
+    /// (all paths when empty). Used by init, clone and repair, never on the per-card hot path.
+    public func checkoutHead(paths: [String] = []) throws(GitError) {
+        var options = git_checkout_options()
+        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "git_checkout_options_init")
+        options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH.rawValue
+        let cStrings = paths.map { strdup($0) }
+        defer { for string in cStrings { free(string) } }
+        var pointers: [UnsafeMutablePointer<CChar>?] = cStrings
+        let result = pointers.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            if !paths.isEmpty {
+                options.paths.strings = buffer.baseAddress
+                options.paths.count = buffer.count
+            }
+            return git_checkout_head(pointer, &options)
+        }
+        try check(result, "git_checkout_head")
+    }
+}
+
+/// A working-tree path whose state differs from the index or HEAD.
+public struct StatusEntry: Sendable, Hashable {
+    /// How the path differs.
+    public enum Change: Sendable, Hashable {
+        /// Present in the working tree, not in HEAD.
+        case added
+        /// Content differs from HEAD.
+        case modified
+        /// In HEAD, gone from the working tree.
+        case deleted
+        /// Anything else (type change, rename, conflict).
+        case other
+    }
+    /// Path relative to the working tree root.
+    public var path: String
+    /// What changed.
+    public var change: Change
+}
+
+extension Repository {
+    /// Working-tree changes against HEAD under a folder (untracked files included, recursively).
+    /// This scans the folder: it is for `status` and `commit`, never for the per-card commands.
+    public func status(under folder: String) throws(GitError) -> [StatusEntry] {
+        var options = git_status_options()
+        try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "git_status_options_init")
+        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        options.flags =
+            GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
+            | GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue
+        let pattern = strdup(folder)
+        defer { free(pattern) }
+        var patterns: [UnsafeMutablePointer<CChar>?] = [pattern]
+        var list: OpaquePointer?
+        let result = patterns.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            options.pathspec.strings = buffer.baseAddress
+            options.pathspec.count = 1
+            return git_status_list_new(&list, pointer, &options)
+        }
+        try check(result, "git_status_list_new")
+        defer { git_status_list_free(list) }
+        var entries: [StatusEntry] = []
+        let count = git_status_list_entrycount(list)
+        for index in 0..<count {
+            guard let entry = git_status_byindex(list, index) else { continue }
+            let flags = entry.pointee.status.rawValue
+            let delta = entry.pointee.index_to_workdir ?? entry.pointee.head_to_index
+            guard let delta else { continue }
+            let file = delta.pointee.new_file.path ?? delta.pointee.old_file.path
+            guard let file else { continue }
+            let path = String(cString: file)
+            let change: StatusEntry.Change
+            if flags & (GIT_STATUS_WT_DELETED.rawValue | GIT_STATUS_INDEX_DELETED.rawValue) != 0 {
+                change = .deleted
+            } else if flags & (GIT_STATUS_WT_NEW.rawValue | GIT_STATUS_INDEX_NEW.rawValue) != 0 {
+                change = .added
+            } else if flags & (GIT_STATUS_WT_MODIFIED.rawValue | GIT_STATUS_INDEX_MODIFIED.rawValue) != 0 {
+                change = .modified
+            } else {
+                change = .other
+            }
+            entries.append(StatusEntry(path: path, change: change))
+        }
+        return entries
+    }
+}

@@ -1,0 +1,102 @@
+import CGit2
+
+extension Repository {
+    /// Reads a commit.
+    public func commit(_ id: ObjectID) throws(GitError) -> Commit {
+        var commit: OpaquePointer?
+        var oid = id.raw
+        try check(git_commit_lookup(&commit, pointer, &oid), "git_commit_lookup")
+        defer { git_commit_free(commit) }
+        let tree = ObjectID(git_commit_tree_id(commit))
+        var parents: [ObjectID] = []
+        let count = git_commit_parentcount(commit)
+        for index in 0..<count {
+            if let parent = git_commit_parent_id(commit, index) { parents.append(ObjectID(parent)) }
+        }
+        let message = git_commit_message(commit).map { String(cString: $0) } ?? ""
+        guard let author = git_commit_author(commit), let committer = git_commit_committer(commit) else {
+            throw GitError(code: .other(-1), message: "commit \(id.short) has no author", function: "git_commit_author")
+        }
+        return Commit(
+            id: id, tree: tree, parents: parents, message: message, author: Signature(author),
+            committer: Signature(committer))
+    }
+
+    /// Writes a commit object without moving any reference (publish it with `updateReference`).
+    public func createCommit(
+        tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
+    ) throws(GitError) -> ObjectID {
+        var treePointer: OpaquePointer?
+        var treeOID = tree.raw
+        try check(git_tree_lookup(&treePointer, pointer, &treeOID), "git_tree_lookup")
+        defer { git_tree_free(treePointer) }
+        var parentPointers: [OpaquePointer?] = []
+        defer { for parent in parentPointers { git_commit_free(parent) } }
+        for parent in parents {
+            var commit: OpaquePointer?
+            var oid = parent.raw
+            try check(git_commit_lookup(&commit, pointer, &oid), "git_commit_lookup")
+            parentPointers.append(commit)
+        }
+        var out = git_oid()
+        try author.withRaw { (authorRaw) throws(GitError) in
+            try committer.withRaw { (committerRaw) throws(GitError) in
+                let result = parentPointers.withUnsafeMutableBufferPointer { buffer in
+                    git_commit_create(
+                        &out, pointer, nil, authorRaw, committerRaw, "UTF-8", message, treePointer,
+                        buffer.count, buffer.baseAddress)
+                }
+                try check(result, "git_commit_create")
+            }
+        }
+        return ObjectID(out)
+    }
+
+    /// The best common ancestor of two commits, or nil when their histories are unrelated.
+    public func mergeBase(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> ObjectID? {
+        var out = git_oid()
+        var first = one.raw
+        var second = two.raw
+        let result = git_merge_base(&out, pointer, &first, &second)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return nil
+        }
+        try check(result, "git_merge_base")
+        return ObjectID(out)
+    }
+
+    /// Whether `commit` has `ancestor` in its history (a commit is not its own descendant).
+    public func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
+        var one = commit.raw
+        var two = ancestor.raw
+        let result = git_graph_descendant_of(pointer, &one, &two)
+        try check(result, "git_graph_descendant_of")
+        return result == 1
+    }
+
+    /// Visits commits reachable from `start`, newest first (topological, then by time), until
+    /// `body` returns false. With `firstParentOnly` it follows only first parents (the local line).
+    public func walkHistory(
+        from start: ObjectID, firstParentOnly: Bool = false, _ body: (Commit) throws -> Bool
+    ) throws {
+        var walker: OpaquePointer?
+        try check(git_revwalk_new(&walker, pointer), "git_revwalk_new")
+        defer { git_revwalk_free(walker) }
+        try check(
+            git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue), "git_revwalk_sorting")
+        if firstParentOnly { try check(git_revwalk_simplify_first_parent(walker), "git_revwalk_simplify_first_parent") }
+        var startOID = start.raw
+        try check(git_revwalk_push(walker, &startOID), "git_revwalk_push")
+        var oid = git_oid()
+        while true {
+            let result = git_revwalk_next(&oid, walker)
+            if result == GIT_ITEROVER.rawValue {
+                git_error_clear()
+                return
+            }
+            try check(result, "git_revwalk_next")
+            if try !body(commit(ObjectID(oid))) { return }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import CGit2
+
+extension Repository {
+    /// The commit a reference points to (following symbolic references), or nil when it does not exist.
+    public func referenceTarget(_ name: String) throws(GitError) -> ObjectID? {
+        var oid = git_oid()
+        let result = git_reference_name_to_id(&oid, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return nil
+        }
+        try check(result, "git_reference_name_to_id")
+        return ObjectID(oid)
+    }
+
+    /// Moves a reference only if it still points where we expect (nil: it must not exist yet).
+    /// Throws `.referenceChanged` when another writer moved it, `.locked` while its lock is held.
+    public func updateReference(
+        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String
+    ) throws(GitError) {
+        var reference: OpaquePointer?
+        var new = target.raw
+        var old = (expected ?? .zero).raw
+        let result = git_reference_create_matching(&reference, pointer, name, &new, 1, &old, logMessage)
+        if result == GIT_EEXISTS.rawValue {
+            // libgit2 reports "must not exist yet, but does" as EEXISTS: it is the same race.
+            git_error_clear()
+            throw GitError(code: .referenceChanged, message: "\(name) was created by another writer", function: "git_reference_create_matching")
+        }
+        try check(result, "git_reference_create_matching")
+        git_reference_free(reference)
+    }
+
+    /// Sets a reference unconditionally (for remote-tracking refs, which only we move).
+    public func setReference(_ name: String, to target: ObjectID, logMessage: String) throws(GitError) {
+        var reference: OpaquePointer?
+        var new = target.raw
+        try check(git_reference_create(&reference, pointer, name, &new, 1, logMessage), "git_reference_create")
+        git_reference_free(reference)
+    }
+
+    /// Deletes a reference; no error when it does not exist.
+    public func deleteReference(_ name: String) throws(GitError) {
+        var reference: OpaquePointer?
+        let result = git_reference_lookup(&reference, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return
+        }
+        try check(result, "git_reference_lookup")
+        defer { git_reference_free(reference) }
+        try check(git_reference_delete(reference), "git_reference_delete")
+    }
+
+    /// Points HEAD at a branch (which may not exist yet).
+    public func setHead(_ referenceName: String) throws(GitError) {
+        try check(git_repository_set_head(pointer, referenceName), "git_repository_set_head")
+    }
+
+    /// The name HEAD points to symbolically ("refs/heads/main"), or nil when HEAD is detached or missing.
+    public func headReferenceName() -> String? {
+        var reference: OpaquePointer?
+        guard git_reference_lookup(&reference, pointer, "HEAD") == 0 else {
+            git_error_clear()
+            return nil
+        }
+        defer { git_reference_free(reference) }
+        guard let target = git_reference_symbolic_target(reference) else { return nil }
+        return String(cString: target)
+    }
+}

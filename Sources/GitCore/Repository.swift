@@ -1,0 +1,71 @@
+import CGit2
+
+/// An open git repository. Not thread-safe: use one per thread. Every object read from it is
+/// copied into a Swift value at once, so no value outlives the handle it came from.
+public final class Repository {
+    let pointer: OpaquePointer
+
+    private init(pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        git_repository_free(pointer)
+    }
+
+    /// Opens the repository at exactly `path` (a work tree or a bare repository), without searching upward.
+    public static func open(at path: String) throws(GitError) -> Repository {
+        Libgit2.ensureInitialized()
+        var out: OpaquePointer?
+        try check(
+            git_repository_open_ext(&out, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil),
+            "git_repository_open_ext")
+        guard let out else { throw GitError(code: .notFound, message: "no repository at \(path)", function: "git_repository_open_ext") }
+        return Repository(pointer: out)
+    }
+
+    /// Finds the repository that contains `path`, searching upward like git does.
+    public static func discover(from path: String) throws(GitError) -> Repository {
+        Libgit2.ensureInitialized()
+        var out: OpaquePointer?
+        try check(git_repository_open_ext(&out, path, 0, nil), "git_repository_open_ext")
+        guard let out else { throw GitError(code: .notFound, message: "no repository at \(path)", function: "git_repository_open_ext") }
+        return Repository(pointer: out)
+    }
+
+    /// Creates a new repository whose unborn branch is `initialBranch`.
+    public static func create(at path: String, bare: Bool, initialBranch: String = "main") throws(GitError) -> Repository {
+        Libgit2.ensureInitialized()
+        var options = git_repository_init_options()
+        try check(
+            git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)),
+            "git_repository_init_options_init")
+        var flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+        if bare { flags |= GIT_REPOSITORY_INIT_BARE.rawValue }
+        options.flags = flags
+        var out: OpaquePointer?
+        let result = initialBranch.withCString { branch -> Int32 in
+            options.initial_head = branch
+            return git_repository_init_ext(&out, path, &options)
+        }
+        try check(result, "git_repository_init_ext")
+        guard let out else { throw GitError(code: .notFound, message: "could not create \(path)", function: "git_repository_init_ext") }
+        return Repository(pointer: out)
+    }
+
+    /// The `.git` folder (or the bare repository's folder), with a trailing slash.
+    public var gitDirectory: String {
+        String(cString: git_repository_path(pointer))
+    }
+
+    /// The working tree's folder with a trailing slash, or nil for a bare repository.
+    public var workingDirectory: String? {
+        guard let path = git_repository_workdir(pointer) else { return nil }
+        return String(cString: path)
+    }
+
+    /// Whether the repository has no working tree.
+    public var isBare: Bool {
+        git_repository_is_bare(pointer) == 1
+    }
+}
