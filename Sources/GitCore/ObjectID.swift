@@ -80,3 +80,16 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
         }
     }
 }
+
+extension ObjectID {
+    /// The id git gives a blob with these bytes, computed without writing anything.
+    public static func blobHash(of bytes: [UInt8]) -> ObjectID {
+        Libgit2.ensureInitialized()
+        var oid = git_oid()
+        let result = bytes.withUnsafeBytes { buffer in
+            git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
+        }
+        if result != 0 { git_error_clear() }
+        return ObjectID(oid)
+    }
+}

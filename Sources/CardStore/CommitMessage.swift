@@ -1,0 +1,43 @@
+/// A commit message a person reads in `git log`, with trailers that tools read.
+public struct CommitMessage: Sendable, Hashable {
+    /// The first line.
+    public var subject: String
+    /// Optional paragraphs between subject and trailers.
+    public var body: String?
+    /// `Key: value` lines at the end, in order.
+    public var trailers: [(String, String)]
+
+    /// Creates a message.
+    public init(subject: String, body: String? = nil, trailers: [(String, String)] = []) {
+        self.subject = subject
+        self.body = body
+        self.trailers = trailers
+    }
+
+    /// The full text.
+    public var text: String {
+        var text = subject + "\n"
+        if let body, !body.isEmpty { text += "\n" + body + "\n" }
+        if !trailers.isEmpty {
+            text += "\n" + trailers.map { "\($0.0): \(Self.oneLine($0.1))" }.joined(separator: "\n") + "\n"
+        }
+        return text
+    }
+
+    /// A card's title shown in a subject: quoted, on one line, shortened when long.
+    static func quoted(_ title: String) -> String {
+        let line = oneLine(title)
+        let short = line.count > 60 ? String(line.prefix(57)) + "..." : line
+        return "\"\(short)\""
+    }
+
+    static func oneLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+
+    /// Equal when their texts are.
+    public static func == (lhs: CommitMessage, rhs: CommitMessage) -> Bool { lhs.text == rhs.text }
+
+    /// Hashes the text.
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+}

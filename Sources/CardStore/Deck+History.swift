@@ -1,0 +1,187 @@
+import CardModel
+import GitCore
+
+/// One commit of the deck's history, as `cards log` shows it.
+public struct LogEntry: Sendable, Hashable {
+    /// The commit.
+    public var commit: Commit
+    /// The `Op` trailer (add, edit, delete, …), or nil for commits made by other tools.
+    public var operation: String? { commit.trailerValues("Op").first }
+    /// The cards the commit names in its `Card-Id` trailers.
+    public var cardIDs: [String] { commit.trailerValues("Card-Id") }
+}
+
+extension Deck {
+    /// Operations `undo` can revert.
+    static let undoableOperations: Set<String> = ["add", "edit", "delete", "move", "import", "restore", "resolve", "commit"]
+
+    /// The newest `limit` commits of `main`, newest first.
+    public func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
+        guard let head = try headCommit() else { return [] }
+        var entries: [LogEntry] = []
+        do {
+            try repository.walkHistory(from: head) { commit in
+                entries.append(LogEntry(commit: commit))
+                return limit.map { entries.count < $0 } ?? true
+            }
+        } catch let error as GitError {
+            throw StoreError.git(error, while: "reading the history")
+        } catch {
+            throw StoreError(.io, "reading the history failed: \(error)")
+        }
+        return entries
+    }
+
+    /// Reverts the newest local card operation not yet undone, as a new commit (op `undo`).
+    /// A deleted card comes back with the same id and bytes. Cards changed since that operation are
+    /// left as they are (named in the message); it fails when nothing is left to undo.
+    @discardableResult
+    public func undo() throws(StoreError) -> (outcome: CommitOutcome, undone: LogEntry, skipped: [String]) {
+        var undone: LogEntry?
+        var skipped: [String] = []
+        let outcome = try commitChange { (snapshot) throws(StoreError) in
+            guard let target = try findUndoTarget(from: snapshot.commit) else {
+                throw StoreError(.nothingToDo, "nothing to undo: no card operation since the deck was created")
+            }
+            let parentTree: ObjectID? =
+                try target.commit.parents.first.map { (parent) throws(StoreError) in
+                    try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
+                }
+            let changes = try git("comparing \(target.commit.id.short) with its parent") { () throws(GitError) in
+                try TreeDiff.changes(in: repository, from: parentTree, to: target.commit.tree)
+            }
+            var files: [(path: String, content: [UInt8]?)] = []
+            skipped = []
+            for change in changes where change.path.hasPrefix(Deck.cardsFolder + "/") {
+                // A card changed since (a later edit, a merge) keeps its newer content.
+                guard try snapshot.blobID(at: change.path) == change.new?.id else {
+                    skipped.append(change.path)
+                    continue
+                }
+                if let old = change.old {
+                    let bytes = try git("reading \(change.path)") { () throws(GitError) in try repository.readBlob(old.id) }
+                    files.append((change.path, bytes))
+                } else {
+                    files.append((change.path, nil))
+                }
+            }
+            if files.isEmpty {
+                throw StoreError(
+                    .nothingToDo,
+                    "cannot undo \"\(target.commit.subject)\": every card it touched has changed since "
+                        + "(\(skipped.joined(separator: ", "))); edit them or use `cards restore`")
+            }
+            var trailers = files.compactMap { CardID.id(fromPath: $0.path) }.map { ("Card-Id", $0) }
+            trailers.append(("Op", "undo"))
+            trailers.append(("Undoes", target.commit.id.hex))
+            undone = target
+            return DeckChange(
+                files: files,
+                message: CommitMessage(subject: "Undo \"\(CommitMessage.oneLine(target.commit.subject))\"", trailers: trailers))
+        }
+        guard let outcome, let undone else { throw StoreError(.nothingToDo, "nothing to undo") }
+        return (outcome, undone, skipped)
+    }
+
+    /// The newest commit on the local line (first parents) whose operation is undoable and not yet undone.
+    func findUndoTarget(from head: ObjectID?) throws(StoreError) -> LogEntry? {
+        guard let head else { return nil }
+        var undone: Set<String> = []
+        var found: LogEntry?
+        do {
+            try repository.walkHistory(from: head, firstParentOnly: true) { commit in
+                let entry = LogEntry(commit: commit)
+                guard let operation = entry.operation else { return true }
+                if operation == "undo" {
+                    for value in commit.trailerValues("Undoes") { undone.insert(value) }
+                    return true
+                }
+                if operation == "init" { return false }
+                if Deck.undoableOperations.contains(operation) && !undone.contains(commit.id.hex) {
+                    found = entry
+                    return false
+                }
+                return true
+            }
+        } catch let error as GitError {
+            throw StoreError.git(error, while: "reading the history")
+        } catch {
+            throw StoreError(.io, "reading the history failed: \(error)")
+        }
+        return found
+    }
+
+    /// Brings back a deleted card from the newest commit in history that has it (same id and bytes).
+    @discardableResult
+    public func restore(_ reference: String) throws(StoreError) -> (card: Card, from: ObjectID) {
+        var restored: (Card, ObjectID)?
+        try commitChange { (snapshot) throws(StoreError) in
+            let id = try resolveDeleted(reference, snapshot: snapshot)
+            if try snapshot.blobID(at: CardID.path(for: id)) != nil {
+                throw StoreError(.invalidInput, "card \(id) is in the deck, not deleted; `cards show \(id)` shows it")
+            }
+            guard let (blob, commit) = try findInHistory(path: CardID.path(for: id), from: snapshot.commit) else {
+                throw StoreError(.cardNotFound, "card \(id) is not in this deck's history")
+            }
+            let bytes = try git("reading \(id)") { () throws(GitError) in try repository.readBlob(blob, limit: Card.maximumFileSize) }
+            let card: Card
+            do { card = try Card.decode(bytes, expectedID: id) } catch {
+                throw StoreError(.invalidCard, "the last version of card \(id) (commit \(commit.short)) is invalid: \(error)")
+            }
+            restored = (card, commit)
+            return DeckChange(
+                files: [(CardID.path(for: id), bytes)],
+                message: CommitMessage(
+                    subject: "Restore card \(CommitMessage.quoted(card.title))",
+                    trailers: [("Card-Id", id), ("Op", "restore"), ("Restored-From", commit.hex)]))
+        }
+        guard let restored else { throw StoreError(.nothingToDo, "nothing restored") }
+        return restored
+    }
+
+    /// A full id from a full id or a prefix of a card named in history (`Card-Id` trailers).
+    func resolveDeleted(_ reference: String, snapshot: DeckSnapshot) throws(StoreError) -> String {
+        if let full = CardID.normalize(reference) { return full }
+        let prefix = reference.lowercased()
+        guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw StoreError(.invalidInput, "'\(reference)' is not a card id: give the full id or its first 4 or more hex digits")
+        }
+        guard let head = snapshot.commit else { throw StoreError(.cardNotFound, "the deck has no history yet") }
+        var candidates: Set<String> = []
+        do {
+            try repository.walkHistory(from: head) { commit in
+                for id in commit.trailerValues("Card-Id") where id.hasPrefix(prefix) { candidates.insert(id) }
+                for value in commit.trailerValues("Card-Merged") + commit.trailerValues("Card-Conflict") {
+                    if let id = value.split(separator: " ").first.map(String.init), id.hasPrefix(prefix) { candidates.insert(id) }
+                }
+                return true
+            }
+        } catch {
+            throw StoreError(.io, "reading the history failed: \(error)")
+        }
+        let valid = candidates.filter { CardID.isValid($0) }.sorted()
+        if valid.isEmpty { throw StoreError(.cardNotFound, "no card id in this deck's history starts with '\(reference)'") }
+        if valid.count > 1 {
+            throw StoreError(.ambiguousID, "'\(reference)' matches \(valid.count) cards in history: \(valid.joined(separator: ", ")); give more digits")
+        }
+        return valid[0]
+    }
+
+    /// The newest version of a path in history, and the commit that has it.
+    func findInHistory(path: String, from head: ObjectID?) throws(StoreError) -> (ObjectID, ObjectID)? {
+        guard let head else { return nil }
+        var found: (ObjectID, ObjectID)?
+        do {
+            try repository.walkHistory(from: head) { commit in
+                if let entry = try repository.treeEntry(in: commit.tree, path: path), entry.kind == .blob {
+                    found = (entry.id, commit.id)
+                    return false
+                }
+                return true
+            }
+        } catch {
+            throw StoreError(.io, "reading the history failed: \(error)")
+        }
+        return found
+    }
+}

@@ -1,0 +1,248 @@
+import CardModel
+import GitCore
+import Glibc
+
+/// Where `move` puts a card.
+public enum CardPosition: Sendable, Hashable {
+    /// First in the deck.
+    case top
+    /// Last in the deck.
+    case bottom
+    /// Just before the card with this id.
+    case before(String)
+    /// Just after the card with this id.
+    case after(String)
+}
+
+/// New values for some fields of a card; nil leaves a field as it is.
+public struct CardEdit: Sendable {
+    /// New title.
+    public var title: String?
+    /// New URL.
+    public var indexURL: String?
+    /// New platform name.
+    public var platformName: String?
+    /// New icon name.
+    public var platformIcon: String?
+    /// New colour.
+    public var color: String?
+    /// Any other fields, set to these JSON values (unknown fields included).
+    public var extra: [(String, JSONValue)] = []
+
+    /// An edit that changes nothing yet.
+    public init(
+        title: String? = nil, indexURL: String? = nil, platformName: String? = nil, platformIcon: String? = nil,
+        color: String? = nil, extra: [(String, JSONValue)] = []
+    ) {
+        self.title = title
+        self.indexURL = indexURL
+        self.platformName = platformName
+        self.platformIcon = platformIcon
+        self.color = color
+        self.extra = extra
+    }
+
+    /// The edit applied to a card (not yet validated).
+    func applied(to card: Card) -> Card {
+        var result = card
+        if let title { result.title = title }
+        if let indexURL { result.indexURL = indexURL }
+        if let platformName { result.platformName = platformName }
+        if let platformIcon { result.platformIcon = platformIcon }
+        if let color { result.color = color }
+        for (key, value) in extra { result.fields[key] = value }
+        return result
+    }
+}
+
+extension Deck {
+    /// Adds a card at the end of the deck (or just after `after`) in one commit; returns the card as stored.
+    @discardableResult
+    public func add(
+        title: String, indexURL: String, platformName: String = "", platformIcon: String = "", color: String = "blue",
+        id: String? = nil, after: String? = nil
+    ) throws(StoreError) -> Card {
+        let cardID: String
+        if let id {
+            guard let normalized = CardID.normalize(id) else {
+                throw StoreError(.invalidInput, "--id '\(id)' is not a UUID (like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f)")
+            }
+            cardID = normalized
+        } else {
+            cardID = CardID.random()
+        }
+        var stored: Card?
+        try commitChange { (snapshot) throws(StoreError) in
+            if try snapshot.blobID(at: CardID.path(for: cardID)) != nil {
+                throw StoreError(.invalidInput, "a card with id \(cardID) already exists; edit it with `cards edit \(cardID)`")
+            }
+            let rank: String
+            if let after {
+                let afterID = try snapshot.resolve(after)
+                rank = try Deck.rank(for: .after(afterID), moving: cardID, in: snapshot)
+            } else {
+                rank = Deck.appendRank()
+            }
+            var card = Card(
+                id: cardID, title: title, indexURL: indexURL, platformName: platformName, platformIcon: platformIcon,
+                color: color, rank: rank)
+            try Deck.validate(card, as: "the new card")
+            stored = card
+            return DeckChange(
+                files: [(CardID.path(for: cardID), card.encoded())],
+                message: CommitMessage(
+                    subject: "Add card \(CommitMessage.quoted(card.title))",
+                    trailers: [("Card-Id", cardID), ("Op", "add")]))
+        }
+        guard let stored else { throw StoreError(.io, "the card was not added") }
+        return stored
+    }
+
+    /// Changes fields of one card; returns nil (and makes no commit) when nothing changes.
+    @discardableResult
+    public func edit(_ reference: String, _ edit: CardEdit) throws(StoreError) -> CommitOutcome? {
+        if edit.extra.contains(where: { $0.0 == "id" }) {
+            throw StoreError(.invalidInput, "--set id=…: a card's id never changes; add a new card instead")
+        }
+        return try commitChange { (snapshot) throws(StoreError) in
+            let card = try snapshot.card(matching: reference)
+            let edited = edit.applied(to: card)
+            try Deck.validate(edited, as: "card \(card.id)")
+            let bytes = edited.encoded()
+            if bytes == card.encoded() { return nil }
+            let changed = Set(edited.fields.keys).union(card.fields.keys)
+                .filter { edited.fields[$0] != card.fields[$0] }.sorted()
+            return DeckChange(
+                files: [(CardID.path(for: card.id), bytes)],
+                message: CommitMessage(
+                    subject: "Edit card \(CommitMessage.quoted(edited.title)): \(changed.joined(separator: ", "))",
+                    trailers: [("Card-Id", card.id), ("Op", "edit")]))
+        }
+    }
+
+    /// Moves one card, rewriting only its rank; nil when it is already there.
+    @discardableResult
+    public func move(_ reference: String, to position: CardPosition) throws(StoreError) -> CommitOutcome? {
+        try commitChange { (snapshot) throws(StoreError) in
+            let card = try snapshot.card(matching: reference)
+            var resolved = position
+            switch position {
+            case .before(let other): resolved = .before(try snapshot.resolve(other))
+            case .after(let other): resolved = .after(try snapshot.resolve(other))
+            case .top, .bottom: break
+            }
+            if case .before(let other) = resolved, other == card.id { return nil }
+            if case .after(let other) = resolved, other == card.id { return nil }
+            let rank = try Deck.rank(for: resolved, moving: card.id, in: snapshot)
+            guard let rank else { return nil }
+            var moved = card
+            moved.rank = rank
+            let describe: String
+            switch resolved {
+            case .top: describe = "to the top"
+            case .bottom: describe = "to the bottom"
+            case .before(let other): describe = "before \(other.prefix(8))"
+            case .after(let other): describe = "after \(other.prefix(8))"
+            }
+            return DeckChange(
+                files: [(CardID.path(for: card.id), moved.encoded())],
+                message: CommitMessage(
+                    subject: "Move card \(CommitMessage.quoted(card.title)) \(describe)",
+                    trailers: [("Card-Id", card.id), ("Op", "move")]))
+        }
+    }
+
+    /// Deletes cards in one commit. `gesture` (e.g. "swipe left, distance, preset row") becomes a
+    /// trailer. Ids that are already gone are skipped; nil when none was left to delete.
+    @discardableResult
+    public func delete(_ references: [String], gesture: String? = nil) throws(StoreError) -> CommitOutcome? {
+        let ids = try snapshot().resolveAll(references)
+        return try commitChange { (snapshot) throws(StoreError) in
+            var titles: [String] = []
+            var present: [String] = []
+            for id in ids {
+                guard let card = try? snapshot.card(id: id) else {
+                    if try snapshot.blobID(at: CardID.path(for: id)) != nil {
+                        present.append(id)
+                        titles.append(id)
+                    }
+                    continue
+                }
+                present.append(id)
+                titles.append(card.title)
+            }
+            if present.isEmpty { return nil }
+            let subject =
+                present.count == 1
+                ? "Delete card \(CommitMessage.quoted(titles[0]))" : "Delete \(present.count) cards"
+            var trailers = present.map { ("Card-Id", $0) }
+            trailers.append(("Op", "delete"))
+            if let gesture { trailers.append(("Gesture", gesture)) }
+            return DeckChange(
+                files: present.map { (CardID.path(for: $0), nil) },
+                message: CommitMessage(subject: subject, trailers: trailers))
+        }
+    }
+
+    static func validate(_ card: Card, as name: String) throws(StoreError) {
+        do {
+            try card.validate()
+        } catch {
+            throw StoreError(.invalidCard, "\(name): \(error.description)")
+        }
+    }
+
+    /// A rank after every card appended so far: the time in microseconds, in base 62, after a "t"
+    /// that sorts above the ranks `Rank` hands out from "a0", so adding needs no read of the deck.
+    static func appendRank() -> String {
+        let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        var value = UInt64(max(0, spec.tv_sec)) * 1_000_000 + UInt64(max(0, spec.tv_nsec / 1000))
+        var out: [Character] = []
+        for _ in 0..<10 {
+            out.append(digits[Int(value % 62)])
+            value /= 62
+        }
+        return "t" + String(out.reversed())
+    }
+
+    /// The rank that puts `id` at `position`, reading the ranks of the deck; nil when it is already there.
+    static func rank(for position: CardPosition, moving id: String, in snapshot: DeckSnapshot) throws(StoreError) -> String? {
+        let others = try snapshot.allCards().cards.filter { $0.id != id }
+        let current = try snapshot.card(id: id)
+        switch position {
+        case .top:
+            if let current, let first = others.first, Deck.deckOrder(current, first) { return nil }
+            return Rank.between(nil, others.first?.rank)
+        case .bottom:
+            if let current, let last = others.last, Deck.deckOrder(last, current) { return nil }
+            let rank = Rank.between(others.last?.rank, nil)
+            return max(rank, appendRank())
+        case .before(let target):
+            guard let index = others.firstIndex(where: { $0.id == target }) else {
+                throw StoreError(.cardNotFound, "no card with id \(target)")
+            }
+            let lower = index > 0 ? others[index - 1].rank : nil
+            return Rank.between(lower, others[index].rank)
+        case .after(let target):
+            guard let index = others.firstIndex(where: { $0.id == target }) else {
+                throw StoreError(.cardNotFound, "no card with id \(target)")
+            }
+            let upper = index + 1 < others.count ? others[index + 1].rank : nil
+            return Rank.between(others[index].rank, upper)
+        }
+    }
+}
+
+extension DeckSnapshot {
+    /// Resolves several references at once, failing on the first that names no card.
+    public func resolveAll(_ references: [String]) throws(StoreError) -> [String] {
+        var ids: [String] = []
+        for reference in references {
+            let id = try resolve(reference)
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return ids
+    }
+}

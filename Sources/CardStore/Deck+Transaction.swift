@@ -1,0 +1,158 @@
+import CardModel
+import GitCore
+import Glibc
+
+/// What one deck operation changes: files to write (bytes) or remove (nil), and the commit message.
+public struct DeckChange {
+    /// Paths in the deck and their new content; nil removes the file.
+    public var files: [(path: String, content: [UInt8]?)]
+    /// The message of the commit.
+    public var message: CommitMessage
+
+    /// Creates a change.
+    public init(files: [(path: String, content: [UInt8]?)], message: CommitMessage) {
+        self.files = files
+        self.message = message
+    }
+}
+
+/// A commit a deck operation made.
+public struct CommitOutcome: Sendable, Hashable {
+    /// The new commit on `main`.
+    public var commit: ObjectID
+    /// The commit before it (nil for the first).
+    public var parent: ObjectID?
+}
+
+extension Deck {
+    /// How often a compare-and-swap of `main` is retried when another writer moved it.
+    static let publishAttempts = 20
+
+    /// Runs one operation as one commit: takes the deck lock, builds the change from the current
+    /// `main`, writes blobs, the changed subtrees and the commit, publishes it by compare-and-swap
+    /// (re-reading and re-applying when another writer moved `main`), then updates the working
+    /// tree and index. Returns nil when `build` returns nil (nothing to do: no commit).
+    @discardableResult
+    public func commitChange(
+        parents extraParents: [ObjectID] = [],
+        _ build: (DeckSnapshot) throws(StoreError) -> DeckChange?
+    ) throws(StoreError) -> CommitOutcome? {
+        let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        let author = try signature()
+        var attempt = 0
+        while true {
+            attempt += 1
+            let snapshot = try snapshot()
+            guard let change = try build(snapshot) else { return nil }
+            if !isBare { try checkNoHandEdits(change, snapshot: snapshot) }
+            var updates: [TreeUpdate] = []
+            for file in change.files {
+                if let content = file.content {
+                    let blob = try git("writing \(file.path)") { () throws(GitError) in try repository.writeBlob(content) }
+                    updates.append(TreeUpdate(path: file.path, blob: blob))
+                } else {
+                    updates.append(TreeUpdate(path: file.path, blob: nil))
+                }
+            }
+            let tree = try git("building the new tree") { () throws(GitError) in
+                try repository.updatedTree(base: snapshot.tree, updates: updates)
+            }
+            let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
+            let commit = try git("writing the commit") { () throws(GitError) in
+                try repository.createCommit(
+                    tree: tree, parents: parents, message: change.message.text, author: author, committer: author)
+            }
+            do {
+                try repository.updateReference(
+                    Deck.branch, to: commit, expected: snapshot.commit, logMessage: "cards: \(change.message.subject)")
+            } catch where (error.code == .referenceChanged || error.code == .locked) && attempt < Deck.publishAttempts {
+                // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
+                usleep(UInt32(1_000 * attempt))
+                continue
+            } catch {
+                if error.code == .locked {
+                    throw StoreError(
+                        .locked,
+                        "\(gitDirectory)/refs/heads/main.lock is held by another writer; if no git command is running, "
+                            + "run `cards fsck --repair` to remove a stale lock")
+                }
+                throw StoreError.git(error, while: "publishing the commit on main")
+            }
+            if !isBare { try updateWorkingTree(change.files.map(\.path), snapshotTree: tree) }
+            return CommitOutcome(commit: commit, parent: snapshot.commit)
+        }
+    }
+
+    /// Refuses to overwrite a card file whose working-tree content differs from `main`: that is a
+    /// hand edit that `cards commit` should record first.
+    func checkNoHandEdits(_ change: DeckChange, snapshot: DeckSnapshot) throws(StoreError) {
+        for file in change.files {
+            guard let fullPath = workingPath(file.path), FileSystem.exists(fullPath) || (try snapshot.blobID(at: file.path)) != nil
+            else { continue }
+            let committed = try snapshot.blobID(at: file.path)
+            let present: ObjectID?
+            if FileSystem.exists(fullPath) {
+                guard let bytes = try? FileSystem.read(fullPath, limit: 1 << 26) else {
+                    throw StoreError(.uncommittedChanges, "\(file.path) in the working tree is not a readable file; remove it or run `cards status`")
+                }
+                present = ObjectID.blobHash(of: bytes)
+            } else {
+                present = nil
+            }
+            if present == committed { continue }
+            // The file already holds what we are about to write (a retried command): fine.
+            if let content = file.content, present == ObjectID.blobHash(of: content) { continue }
+            if present == nil && file.content == nil { continue }
+            throw StoreError(
+                .uncommittedChanges,
+                "\(file.path) has hand edits that are not committed; run `cards commit` to keep them "
+                    + "(or `git checkout -- \(file.path)` to drop them), then try again")
+        }
+    }
+
+    /// Brings the working tree and index in line with `tree` for the given paths only.
+    func updateWorkingTree(_ paths: [String], snapshotTree tree: ObjectID) throws(StoreError) {
+        guard let workingDirectory else { return }
+        for path in paths {
+            let full = "\(workingDirectory)/\(path)"
+            let entry = try git("reading \(path)") { () throws(GitError) in try repository.treeEntry(in: tree, path: path) }
+            if let entry, entry.kind == .blob {
+                let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+                try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+            } else {
+                try FileSystem.remove(full)
+            }
+        }
+        try updateIndex(paths, tree: tree)
+    }
+
+    /// Updates the index entries of `paths` to match the working tree (which matches `tree`), retrying
+    /// while another git process holds `index.lock`.
+    func updateIndex(_ paths: [String], tree: ObjectID) throws(StoreError) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let index = try repository.index()
+                try index.reload(force: true)
+                for path in paths {
+                    let entry = try repository.treeEntry(in: tree, path: path)
+                    if entry != nil { try index.add(path: path) } else { try index.remove(path: path) }
+                }
+                try index.write()
+                return
+            } catch where error.code == .locked && attempt < 200 {
+                usleep(10_000)
+            } catch {
+                if error.code == .locked {
+                    throw StoreError(
+                        .locked,
+                        "\(gitDirectory)/index.lock is held by another process; the commit was made, but the index is behind: "
+                            + "run `cards fsck --repair` once no git command is running")
+                }
+                throw StoreError.git(error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CardModel
+import GitCore
+import Glibc
+
+/// A deck of cards: a git repository with `deck.json` and one canonical JSON file per card under
+/// `cards/`. Every change is one commit written at object level and published by compare-and-swap
+/// of `refs/heads/main`; then the working tree and index follow (non-bare decks).
+public final class Deck {
+    /// The branch every deck lives on.
+    public static let branch = "refs/heads/main"
+    /// The deck metadata file at the root of the tree.
+    public static let metadataPath = "deck.json"
+    /// The folder that holds the card files.
+    public static let cardsFolder = "cards"
+    /// The `.gitattributes` line that routes card files to our merge driver.
+    public static let attributesLine = "cards/**/*.json merge=cards"
+
+    /// The repository behind the deck.
+    public let repository: Repository
+    /// The working tree folder (no trailing slash), or nil for a bare deck.
+    public let workingDirectory: String?
+    /// The git folder (no trailing slash).
+    public let gitDirectory: String
+    /// Whether writes fsync objects, refs and files (on unless `CARDS_FSYNC=0` or `cards.fsync=false`).
+    public let durable: Bool
+    /// How long to wait for another process's deck lock before failing, in seconds.
+    public var lockTimeout: Double = 30
+
+    init(repository: Repository) throws(StoreError) {
+        self.repository = repository
+        workingDirectory = repository.workingDirectory.map(Deck.trimSlash)
+        gitDirectory = Deck.trimSlash(repository.gitDirectory)
+        let setting = (try? repository.configString("cards.fsync")) ?? nil
+        let environment = getenv("CARDS_FSYNC").map { String(cString: $0) }
+        durable = !(environment == "0" || environment == "false" || setting == "false" || setting == "0")
+        Libgit2.setDurable(durable)
+    }
+
+    /// The folder a person would call the deck: the working tree, or the bare repository.
+    public var location: String { workingDirectory ?? gitDirectory }
+
+    /// Whether the deck has no working tree.
+    public var isBare: Bool { workingDirectory == nil }
+
+    /// Opens the deck at `path`, or the one that contains it when `searchUpward`.
+    public static func open(at path: String, searchUpward: Bool = true) throws(StoreError) -> Deck {
+        let repository: Repository
+        do {
+            repository = searchUpward ? try Repository.discover(from: path) : try Repository.open(at: path)
+        } catch {
+            if error.code == .notFound {
+                throw StoreError(
+                    .notADeck,
+                    "\(path) is not a deck (no git repository there or above it); create one with `cards init \(path)`")
+            }
+            throw StoreError.git(error, while: "opening \(path)")
+        }
+        let deck = try Deck(repository: repository)
+        try deck.checkIsDeck()
+        return deck
+    }
+
+    /// Fails unless the repository is a deck: it has `deck.json` at the root of `main`, or `main` is unborn
+    /// and `deck.json` is in the working tree (a deck being created).
+    func checkIsDeck() throws(StoreError) {
+        if let head = try headCommit() {
+            let tree = try git("reading the deck's last commit") { () throws(GitError) in try repository.commit(head).tree }
+            let entry = try git("reading the deck's tree") { () throws(GitError) in
+                try repository.treeEntry(in: tree, path: Deck.metadataPath)
+            }
+            if entry != nil { return }
+        }
+        throw StoreError(
+            .notADeck,
+            "\(location) is a git repository but not a deck (no deck.json on branch main); "
+                + "create a deck with `cards init`, or clone one with `cards clone`")
+    }
+
+    /// The commit `main` points to, or nil when the deck has no commit yet.
+    public func headCommit() throws(StoreError) -> ObjectID? {
+        try git("reading \(Deck.branch)") { () throws(GitError) in try repository.referenceTarget(Deck.branch) }
+    }
+
+    /// The absolute working-tree path of a repository path, or nil for a bare deck.
+    func workingPath(_ path: String) -> String? {
+        workingDirectory.map { "\($0)/\(path)" }
+    }
+
+    static func trimSlash(_ path: String) -> String {
+        var text = path
+        while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// An exclusive, process-wide lock on a deck's working tree and index (`.git/cards.lock`, flock).
+/// The kernel drops it when the holder dies, so a killed process never leaves it stuck.
+final class DeckLock {
+    private let descriptor: Int32
+
+    /// Waits up to `timeout` seconds for the lock, then fails naming the lock file and its holder.
+    init(path: String, timeout: Double) throws(StoreError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw StoreError(.io, "cannot open the deck lock \(path): \(String(cString: strerror(errno)))")
+        }
+        let deadline = DeckLock.now() + timeout
+        var delay: UInt32 = 1_000
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno != EWOULDBLOCK && errno != EINTR {
+                close(fd)
+                throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(errno)))")
+            }
+            if DeckLock.now() >= deadline {
+                let holder = DeckLock.holder(fd: fd)
+                close(fd)
+                throw StoreError(
+                    .locked,
+                    "the deck is locked by \(holder) (lock file \(path)) for more than \(Int(timeout)) s; "
+                        + "wait for it to finish, or stop that process")
+            }
+            usleep(delay)
+            delay = min(delay * 2, 50_000)
+        }
+        descriptor = fd
+        // Record who holds it, so a waiting process can name us.
+        let text = "pid \(getpid())\n"
+        _ = ftruncate(fd, 0)
+        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+    }
+
+    deinit {
+        _ = flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    private static func holder(fd: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = pread(fd, &buffer, 63, 0)
+        guard count > 0 else { return "another process" }
+        let digits = buffer[0..<count].filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        return digits.isEmpty ? "another process" : "process \(String(decoding: digits, as: UTF8.self))"
+    }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,199 @@
+import CardModel
+import GitCore
+
+/// A problem with one file of the deck: its path and what is wrong, for `list`, `status` and `fsck`.
+public struct CardProblem: Sendable, Hashable, CustomStringConvertible {
+    /// The path inside the deck (`cards/3f/….json`).
+    public var path: String
+    /// What is wrong with it, and what to do when that is not obvious.
+    public var reason: String
+
+    /// Creates a problem record.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// "path: reason".
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// The deck as of one commit: reads card files out of its tree on demand.
+public struct DeckSnapshot {
+    /// The commit, or nil for an empty deck with no history.
+    public let commit: ObjectID?
+    /// Its root tree, or nil for an empty deck.
+    public let tree: ObjectID?
+    let repository: Repository
+
+    /// Largest blob we read as a card: anything bigger is refused without inflating it.
+    static let readLimit = Card.maximumFileSize
+
+    init(repository: Repository, commit: ObjectID?) throws(StoreError) {
+        self.repository = repository
+        self.commit = commit
+        if let commit {
+            tree = try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+        } else {
+            tree = nil
+        }
+    }
+
+    /// The blob at a path, or nil.
+    func blobID(at path: String) throws(StoreError) -> ObjectID? {
+        guard let tree else { return nil }
+        let entry = try git("reading \(path)") { () throws(GitError) in try repository.treeEntry(in: tree, path: path) }
+        guard let entry, entry.kind == .blob else { return nil }
+        return entry.id
+    }
+
+    /// The card with this exact id, or nil when there is none. Throws when its file is invalid.
+    public func card(id: String) throws(StoreError) -> Card? {
+        let path = CardID.path(for: id)
+        guard let blob = try blobID(at: path) else { return nil }
+        return try decodeCard(blob: blob, path: path, id: id)
+    }
+
+    func decodeCard(blob: ObjectID, path: String, id: String?) throws(StoreError) -> Card {
+        let bytes: [UInt8]
+        do {
+            bytes = try repository.readBlob(blob, limit: DeckSnapshot.readLimit)
+        } catch {
+            throw StoreError(.invalidCard, "\(path): \(error.message)")
+        }
+        do {
+            return try Card.decode(bytes, expectedID: id)
+        } catch {
+            throw StoreError(.invalidCard, "\(path): \(error)")
+        }
+    }
+
+    /// The full id named by `reference`: a full id or a unique prefix of at least 4 hex digits.
+    /// Only the one fan-out folder the prefix falls in is read.
+    public func resolve(_ reference: String) throws(StoreError) -> String {
+        let lowered = reference.lowercased()
+        if let full = CardID.normalize(reference) {
+            guard try blobID(at: CardID.path(for: full)) != nil else {
+                throw StoreError(.cardNotFound, "no card with id \(full) in this deck; `cards list` shows the ids")
+            }
+            return full
+        }
+        let hex = lowered.filter { $0 != "-" }
+        let isHex = lowered.allSatisfy { $0.isHexDigit || $0 == "-" }
+        guard isHex, hex.count >= 4, lowered.count <= 36, !lowered.hasPrefix("-") else {
+            throw StoreError(
+                .invalidInput,
+                "'\(reference)' is not a card id: give the full id or its first 4 or more hex digits (see `cards list`)")
+        }
+        let folder = "\(Deck.cardsFolder)/\(lowered.prefix(2))"
+        var matches: [String] = []
+        if let tree, let entry = try git("reading \(folder)", { () throws(GitError) in try repository.treeEntry(in: tree, path: folder) }),
+            entry.kind == .tree
+        {
+            let entries = try git("reading \(folder)") { () throws(GitError) in try repository.treeEntries(entry.id) }
+            for item in entries where item.name.hasPrefix(lowered) && item.name.hasSuffix(".json") {
+                matches.append(String(item.name.dropLast(5)))
+            }
+        }
+        if matches.isEmpty {
+            throw StoreError(.cardNotFound, "no card id starts with '\(reference)'; `cards list` shows the ids")
+        }
+        if matches.count > 1 {
+            throw StoreError(
+                .ambiguousID,
+                "'\(reference)' matches \(matches.count) cards: \(matches.joined(separator: ", ")); give more digits")
+        }
+        return matches[0]
+    }
+
+    /// The card named by `reference` (see `resolve`).
+    public func card(matching reference: String) throws(StoreError) -> Card {
+        let id = try resolve(reference)
+        guard let card = try card(id: id) else {
+            throw StoreError(.cardNotFound, "no card with id \(id) in this deck")
+        }
+        return card
+    }
+
+    /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
+    public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
+        var cards: [Card] = []
+        var problems: [CardProblem] = []
+        try forEachCardFile { path, entry throws(StoreError) in
+            guard entry.kind == .blob else {
+                problems.append(CardProblem(path: path, reason: Deck.describe(kind: entry.kind)))
+                return
+            }
+            guard let id = CardID.id(fromPath: path) else {
+                problems.append(
+                    CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)"))
+                return
+            }
+            do {
+                cards.append(try decodeCard(blob: entry.id, path: path, id: id))
+            } catch {
+                problems.append(CardProblem(path: path, reason: Deck.stripPath(error.message, path)))
+            }
+        }
+        cards.sort(by: Deck.deckOrder)
+        return (cards, problems)
+    }
+
+    /// Visits every entry under `cards/` (two levels), in tree order.
+    func forEachCardFile(_ body: (String, TreeEntry) throws(StoreError) -> Void) throws(StoreError) {
+        guard let tree else { return }
+        guard let cardsEntry = try git("reading cards/", { () throws(GitError) in try repository.treeEntry(in: tree, path: Deck.cardsFolder) }) else {
+            return
+        }
+        guard cardsEntry.kind == .tree else {
+            try body(Deck.cardsFolder, cardsEntry)
+            return
+        }
+        let folders = try git("reading cards/") { () throws(GitError) in try repository.treeEntries(cardsEntry.id) }
+        for folder in folders {
+            let folderPath = "\(Deck.cardsFolder)/\(folder.name)"
+            guard folder.kind == .tree else {
+                try body(folderPath, folder)
+                continue
+            }
+            let files = try git("reading \(folderPath)") { () throws(GitError) in try repository.treeEntries(folder.id) }
+            for file in files {
+                try body("\(folderPath)/\(file.name)", file)
+            }
+        }
+    }
+}
+
+extension Deck {
+    /// A snapshot of the deck at `main` (empty when there is no commit yet).
+    public func snapshot() throws(StoreError) -> DeckSnapshot {
+        try DeckSnapshot(repository: repository, commit: headCommit())
+    }
+
+    /// A snapshot of the deck at any commit.
+    public func snapshot(at commit: ObjectID) throws(StoreError) -> DeckSnapshot {
+        try DeckSnapshot(repository: repository, commit: commit)
+    }
+
+    /// Deck order: by rank, then by id, so the order is total even when two ranks are equal.
+    public static func deckOrder(_ lhs: Card, _ rhs: Card) -> Bool {
+        let left = Array(lhs.rank.utf8)
+        let right = Array(rhs.rank.utf8)
+        if left != right { return left.lexicographicallyPrecedes(right) }
+        return Array(lhs.id.utf8).lexicographicallyPrecedes(Array(rhs.id.utf8))
+    }
+
+    static func describe(kind: TreeEntry.Kind) -> String {
+        switch kind {
+        case .symlink: return "a symbolic link, not a card file (remove it with `git rm`)"
+        case .tree: return "a folder where a card file belongs (remove it with `git rm -r`)"
+        case .submodule: return "a submodule entry, not a card file (remove it with `git rm`)"
+        case .blob, .other: return "not a regular file"
+        }
+    }
+
+    static func stripPath(_ message: String, _ path: String) -> String {
+        let prefix = "\(path): "
+        return message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+    }
+}

@@ -1,0 +1,137 @@
+import Glibc
+
+/// The few file operations the store needs, on plain POSIX calls (no Foundation on the hot path).
+enum FileSystem {
+    /// Reads a whole file, refusing one larger than `limit` bytes before reading it.
+    static func read(_ path: String, limit: Int = 64 * 1024 * 1024) throws(StoreError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw StoreError(.io, "cannot read \(path): \(errorText())") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StoreError(.io, "cannot read \(path): \(errorText())") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw StoreError(.io, "\(path) is not a regular file") }
+        if Int(info.st_size) > limit {
+            throw StoreError(.invalidInput, "\(path) is \(info.st_size) bytes, more than the \(limit) allowed")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(.io, "cannot read \(path): \(errorText())")
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        return Array(bytes[0..<offset])
+    }
+
+    /// Writes a file atomically: a temp file beside it, fsync when durable, then rename over it.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool) throws(StoreError) {
+        let directory = parent(of: path)
+        try makeDirectories(directory)
+        let temp = "\(directory)/.\(basename(of: path)).\(getpid()).tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw StoreError(.io, "cannot write \(temp): \(errorText())") }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let text = errorText()
+                close(fd)
+                unlink(temp)
+                throw StoreError(.io, "cannot write \(path): \(text)")
+            }
+            offset += count
+        }
+        if durable && fsync(fd) != 0 {
+            let text = errorText()
+            close(fd)
+            unlink(temp)
+            throw StoreError(.io, "cannot write \(path): \(text)")
+        }
+        close(fd)
+        guard rename(temp, path) == 0 else {
+            let text = errorText()
+            unlink(temp)
+            throw StoreError(.io, "cannot write \(path): \(text)")
+        }
+    }
+
+    /// Removes a file; no error when it is already gone. Also removes its folder when that is left empty.
+    static func remove(_ path: String) throws(StoreError) {
+        if unlink(path) != 0 && errno != ENOENT {
+            throw StoreError(.io, "cannot remove \(path): \(errorText())")
+        }
+        _ = rmdir(parent(of: path))
+    }
+
+    /// Creates a folder and its parents.
+    static func makeDirectories(_ path: String) throws(StoreError) {
+        if isDirectory(path) { return }
+        let up = parent(of: path)
+        if up != path && !up.isEmpty { try makeDirectories(up) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw StoreError(.io, "cannot create the folder \(path): \(errorText())")
+        }
+    }
+
+    /// Whether a path exists (without following a final symlink).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Whether a path is a folder.
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The folder part of a path.
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// The last component of a path.
+    static func basename(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// An absolute form of a path (relative ones are taken from the current folder).
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(cString: buffer)
+        if path == "." { return cwd }
+        return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
+    }
+
+    /// The entries of a folder (names only, no "." or "..").
+    static func list(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    static func errorText() -> String {
+        String(cString: strerror(errno))
+    }
+}

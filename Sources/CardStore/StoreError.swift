@@ -1,0 +1,64 @@
+import GitCore
+
+/// A failure of a deck operation, with a message that names the file, card or argument at fault
+/// and says what to do.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure, for callers that branch on it (exit codes, retries, tests).
+    public enum Code: Sendable, Equatable {
+        /// The folder is not a deck.
+        case notADeck
+        /// A deck already exists where one was to be created.
+        case alreadyExists
+        /// No card has that id or prefix.
+        case cardNotFound
+        /// The prefix matches more than one card.
+        case ambiguousID
+        /// A card (given or in the deck) breaks a rule.
+        case invalidCard
+        /// Some argument value is unusable.
+        case invalidInput
+        /// No author name and email are configured.
+        case noIdentity
+        /// Another process holds a lock for too long.
+        case locked
+        /// The working tree has hand edits that the command would overwrite.
+        case uncommittedChanges
+        /// Nothing to undo or restore.
+        case nothingToDo
+        /// A file could not be read or written.
+        case io
+        /// A libgit2 failure.
+        case git(GitError.Code)
+        /// A remote or merge problem.
+        case sync
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// One line (or a few) for a person: what went wrong and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    /// Wraps a libgit2 failure with what we were doing.
+    static func git(_ error: GitError, while doing: String) -> StoreError {
+        StoreError(.git(error.code), "\(doing) failed: \(error.message)")
+    }
+}
+
+/// Runs a GitCore call and turns its failure into a `StoreError` that says what we were doing.
+@inline(__always)
+func git<T>(_ doing: @autoclosure () -> String, _ body: () throws(GitError) -> T) throws(StoreError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw StoreError.git(error, while: doing())
+    }
+}
