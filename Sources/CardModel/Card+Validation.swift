@@ -1,0 +1,191 @@
+extension Card {
+    /// Checks every rule of card-format.md's table.
+    ///
+    /// Known text fields must be strings without control characters; unknown
+    /// fields are not checked (they are kept as they are). A `conflicts` field,
+    /// when present, must be an array of objects each naming its `field`.
+    ///
+    /// - Throws: `CardValidationError` for the first rule broken, in the order
+    ///   id, title, platformName, platformIcon, indexURL, color, rank, conflicts.
+    public func validate() throws(CardValidationError) {
+        let id = try requiredText("id")
+        guard CardID.isValid(id) else {
+            throw CardValidationError(
+                field: "id", rule: "\(Card.quoted(id)) is not a lowercase UUID like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f")
+        }
+
+        let title = try requiredText("title")
+        let trimmed = Card.trimmed(title)
+        guard !trimmed.isEmpty else {
+            throw CardValidationError(field: "title", rule: "must not be empty (after trimming spaces)")
+        }
+        guard trimmed.count <= 200 else {
+            throw CardValidationError(field: "title", rule: "is \(trimmed.count) characters long, at most 200 allowed")
+        }
+
+        let platformName = try optionalText("platformName")
+        guard platformName.count <= 64 else {
+            throw CardValidationError(
+                field: "platformName", rule: "is \(platformName.count) characters long, at most 64 allowed")
+        }
+
+        let icon = try optionalText("platformIcon")
+        guard icon.isEmpty || Card.isIconName(icon) else {
+            throw CardValidationError(
+                field: "platformIcon",
+                rule: "\(Card.quoted(icon)) is not an icon name (a-z, 0-9, \".\", \"_\", \"-\", "
+                    + "starting with a letter or digit, at most 64 characters)")
+        }
+
+        let url = try requiredText("indexURL")
+        try Card.checkURL(url)
+
+        let color = try requiredText("color")
+        guard Card.isColor(color) else {
+            throw CardValidationError(
+                field: "color",
+                rule: "\(Card.quoted(color)) is not a colour name (\(Card.colorNames.joined(separator: " "))) or #rrggbb")
+        }
+
+        let rank = try requiredText("rank")
+        guard Rank.isValid(rank) else {
+            throw CardValidationError(
+                field: "rank", rule: "\(Card.quoted(rank)) is not a rank (one or more base-62 digits 0-9A-Za-z)")
+        }
+
+        if let conflicts = fields["conflicts"] {
+            try Card.checkConflicts(conflicts)
+        }
+    }
+
+    // MARK: Field access
+
+    private func requiredText(_ name: String) throws(CardValidationError) -> String {
+        guard let value = fields[name] else {
+            throw CardValidationError(field: name, rule: "is missing; every card needs one")
+        }
+        return try Card.checkedText(value, name)
+    }
+
+    private func optionalText(_ name: String) throws(CardValidationError) -> String {
+        guard let value = fields[name] else { return "" }
+        return try Card.checkedText(value, name)
+    }
+
+    private static func checkedText(_ value: JSONValue, _ name: String) throws(CardValidationError) -> String {
+        guard case .string(let text) = value else {
+            throw CardValidationError(field: name, rule: "must be a string, found \(value.kindDescription)")
+        }
+        if let control = text.unicodeScalars.first(where: isControl) {
+            throw CardValidationError(
+                field: name, rule: "contains the control character \(hexScalar(control.value)); remove it")
+        }
+        return text
+    }
+
+    // MARK: Rules
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    static func trimmed(_ text: String) -> Substring {
+        let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+        let end = text.lastIndex { !$0.isWhitespace }.map { text.index(after: $0) } ?? text.endIndex
+        return start < end ? text[start..<end] : ""
+    }
+
+    /// `[a-z0-9][a-z0-9._-]{0,63}`.
+    static func isIconName(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, bytes.count <= 64 else { return false }
+        func isLowerAlnum(_ b: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+        }
+        guard isLowerAlnum(first) else { return false }
+        return bytes.dropFirst().allSatisfy {
+            isLowerAlnum($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
+    }
+
+    static func isColor(_ text: String) -> Bool {
+        if colorNames.contains(text) { return true }
+        let bytes = Array(text.utf8)
+        guard bytes.count == 7, bytes[0] == UInt8(ascii: "#") else { return false }
+        return bytes.dropFirst().allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0)
+        }
+    }
+
+    /// Absolute `http`, `https` (with a host) or `mailto` (with an address)
+    /// URL, no spaces, at most 2048 characters.
+    static func checkURL(_ url: String) throws(CardValidationError) {
+        let length = url.unicodeScalars.count
+        guard length <= 2048 else {
+            throw CardValidationError(field: "indexURL", rule: "is \(length) characters long, at most 2048 allowed")
+        }
+        let notAbsolute = CardValidationError(
+            field: "indexURL", rule: "\(quoted(url)) is not an absolute http, https or mailto URL")
+        if url.unicodeScalars.contains(where: { $0.properties.isWhitespace }) {
+            throw CardValidationError(
+                field: "indexURL", rule: "\(quoted(url)) contains a space; write it as %20")
+        }
+        guard let colon = url.firstIndex(of: ":") else { throw notAbsolute }
+        let scheme = url[..<colon].lowercased()
+        let rest = url[url.index(after: colon)...]
+        switch scheme {
+        case "http", "https":
+            guard rest.hasPrefix("//") else { throw notAbsolute }
+            let authority = rest.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+            let host: Substring
+            if hostAndPort.hasPrefix("[") {
+                host = hostAndPort.prefix { $0 != "]" }.dropFirst()  // IPv6 literal
+            } else {
+                host = hostAndPort.prefix { $0 != ":" }
+            }
+            guard !host.isEmpty else {
+                throw CardValidationError(field: "indexURL", rule: "\(quoted(url)) has no host name")
+            }
+        case "mailto":
+            guard !rest.isEmpty else {
+                throw CardValidationError(field: "indexURL", rule: "\(quoted(url)) has no address after mailto:")
+            }
+        default:
+            throw notAbsolute
+        }
+    }
+
+    static func checkConflicts(_ value: JSONValue) throws(CardValidationError) {
+        guard case .array(let records) = value else {
+            throw CardValidationError(
+                field: "conflicts", rule: "must be an array of conflict records, found \(value.kindDescription)")
+        }
+        for (index, record) in records.enumerated() {
+            guard case .object(let members) = record, members["field"]?.stringValue != nil else {
+                throw CardValidationError(
+                    field: "conflicts",
+                    rule: "record \(index + 1) must be an object with a string \"field\"; "
+                        + "settle it with `cards resolve` or remove it")
+            }
+        }
+    }
+
+    /// `"text"` for messages, shortened and with control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(80) {
+            if isControl(scalar) {
+                shown += "\\u{\(String(scalar.value, radix: 16))}"
+            } else if scalar == "\"" {
+                shown += "\\\""
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        if text.unicodeScalars.count > 80 { shown += "…" }
+        return "\"\(shown)\""
+    }
+}

@@ -1,0 +1,63 @@
+/// Card ids: lowercase canonical UUIDs, and the file paths they map to.
+public enum CardID {
+    /// Whether `s` is a lowercase canonical UUID (8-4-4-4-12 hex digits).
+    public static func isValid(_ s: String) -> Bool {
+        let bytes = Array(s.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            switch index {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
+    }
+
+    /// The lowercase form of a UUID written in any case, or `nil` if `s` is not a UUID.
+    public static func normalize(_ s: String) -> String? {
+        let lowered = String(
+            decoding: s.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 },
+            as: UTF8.self)
+        return isValid(lowered) ? lowered : nil
+    }
+
+    /// The card file's path in the deck: `cards/<first two characters>/<id>.json`.
+    public static func path(for id: String) -> String {
+        "cards/\(id.prefix(2))/\(id).json"
+    }
+
+    /// The id of the card stored at `path`, or `nil` if `path` is not a card path
+    /// (wrong folder, fan-out, extension or id).
+    public static func id(fromPath path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "cards", parts[2].hasSuffix(".json") else { return nil }
+        let id = String(parts[2].dropLast(5))
+        guard isValid(id), parts[1] == id.prefix(2) else { return nil }
+        return id
+    }
+
+    /// A new random (version 4) id.
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A new version 4 id drawn from `generator` (seeded generators make tests repeatable).
+    public static func random(using generator: inout some RandomNumberGenerator) -> String {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        let hex = Array("0123456789abcdef")
+        var text = ""
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append("-") }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return text
+    }
+}

@@ -1,0 +1,22 @@
+/// A card that breaks one of card-format.md's rules.
+///
+/// The description reads `field: rule`, for example
+/// `title: must not be empty (after trimming spaces)`.
+public struct CardValidationError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The field that breaks the rule, or `nil` for the card as a whole.
+    public var field: String?
+    /// What is wrong, in words, without the field name.
+    public var rule: String
+
+    /// Creates an error for `field` breaking `rule`.
+    public init(field: String?, rule: String) {
+        self.field = field
+        self.rule = rule
+    }
+
+    /// `field: rule`, or just the rule when no field is named.
+    public var description: String {
+        if let field { return "\(field): \(rule)" }
+        return rule
+    }
+}
