@@ -79,11 +79,11 @@ extension Deck {
             let rank: String
             if let after {
                 let afterID = try snapshot.resolve(after)
-                rank = try Deck.rank(for: .after(afterID), moving: cardID, in: snapshot)
+                rank = try Deck.rank(for: .after(afterID), moving: cardID, in: snapshot) ?? Deck.appendRank()
             } else {
                 rank = Deck.appendRank()
             }
-            var card = Card(
+            let card = Card(
                 id: cardID, title: title, indexURL: indexURL, platformName: platformName, platformIcon: platformIcon,
                 color: color, rank: rank)
             try Deck.validate(card, as: "the new card")
@@ -192,19 +192,19 @@ extension Deck {
         }
     }
 
-    /// A rank after every card appended so far: the time in microseconds, in base 62, after a "t"
-    /// that sorts above the ranks `Rank` hands out from "a0", so adding needs no read of the deck.
+    /// A rank after every card appended so far, without reading the deck: the time in microseconds
+    /// as nine base-62 digits after "i" (the fractional-index head for nine integer digits), which
+    /// sorts after every rank `Rank` hands out from "a0" for imports and inserts.
     static func appendRank() -> String {
-        let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         var value = UInt64(max(0, spec.tv_sec)) * 1_000_000 + UInt64(max(0, spec.tv_nsec / 1000))
-        var out: [Character] = []
-        for _ in 0..<10 {
-            out.append(digits[Int(value % 62)])
+        var out: [UInt8] = []
+        for _ in 0..<9 {
+            out.append(Rank.digits[Int(value % 62)])
             value /= 62
         }
-        return "t" + String(out.reversed())
+        return "i" + String(decoding: out.reversed(), as: UTF8.self)
     }
 
     /// The rank that puts `id` at `position`, reading the ranks of the deck; nil when it is already there.

@@ -31,10 +31,12 @@ extension Deck {
     /// Runs one operation as one commit: takes the deck lock, builds the change from the current
     /// `main`, writes blobs, the changed subtrees and the commit, publishes it by compare-and-swap
     /// (re-reading and re-applying when another writer moved `main`), then updates the working
-    /// tree and index. Returns nil when `build` returns nil (nothing to do: no commit).
+    /// tree and index. `recordingHandEdits` lets the change overwrite working-tree edits (it is them).
+    /// Returns nil when `build` returns nil (nothing to do: no commit).
     @discardableResult
     public func commitChange(
         parents extraParents: [ObjectID] = [],
+        recordingHandEdits: Bool = false,
         _ build: (DeckSnapshot) throws(StoreError) -> DeckChange?
     ) throws(StoreError) -> CommitOutcome? {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
@@ -45,7 +47,7 @@ extension Deck {
             attempt += 1
             let snapshot = try snapshot()
             guard let change = try build(snapshot) else { return nil }
-            if !isBare { try checkNoHandEdits(change, snapshot: snapshot) }
+            if !isBare && !recordingHandEdits { try checkNoHandEdits(change, snapshot: snapshot) }
             var updates: [TreeUpdate] = []
             for file in change.files {
                 if let content = file.content {
@@ -88,9 +90,9 @@ extension Deck {
     /// hand edit that `cards commit` should record first.
     func checkNoHandEdits(_ change: DeckChange, snapshot: DeckSnapshot) throws(StoreError) {
         for file in change.files {
-            guard let fullPath = workingPath(file.path), FileSystem.exists(fullPath) || (try snapshot.blobID(at: file.path)) != nil
-            else { continue }
+            guard let fullPath = workingPath(file.path) else { continue }
             let committed = try snapshot.blobID(at: file.path)
+            if committed == nil && !FileSystem.exists(fullPath) { continue }
             let present: ObjectID?
             if FileSystem.exists(fullPath) {
                 guard let bytes = try? FileSystem.read(fullPath, limit: 1 << 26) else {

@@ -129,7 +129,7 @@ public struct DeckSnapshot {
                     CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)"))
                 return
             }
-            do {
+            do throws(StoreError) {
                 cards.append(try decodeCard(blob: entry.id, path: path, id: id))
             } catch {
                 problems.append(CardProblem(path: path, reason: Deck.stripPath(error.message, path)))

@@ -110,9 +110,12 @@ enum FileSystem {
     /// An absolute form of a path (relative ones are taken from the current folder).
     static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let cwd = String(cString: buffer)
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let found = buffer.withUnsafeMutableBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { getcwd($0.baseAddress, $0.count) != nil }
+        }
+        guard found else { return path }
+        let cwd = String(decoding: buffer.prefix(while: { $0 != 0 }), as: UTF8.self)
         if path == "." { return cwd }
         return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
     }
@@ -124,7 +127,7 @@ enum FileSystem {
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             if name != "." && name != ".." { names.append(name) }
         }

@@ -1,0 +1,147 @@
+import CardModel
+import GitCore
+import Glibc
+
+/// What `fsck` found: problems (exit 1) and what `--repair` did.
+public struct CheckReport: Sendable {
+    /// Each problem, naming the file, object or lock.
+    public var problems: [String] = []
+    /// What repair changed.
+    public var repaired: [String] = []
+    /// Hand edits seen (not problems: `cards commit` records them).
+    public var handEdits = 0
+}
+
+extension Deck {
+    /// Verifies the deck: every object reachable from `main` (hashes checked), `deck.json`, every card
+    /// file, the index against `main`, the working tree against the index, and leftovers of an
+    /// interrupted command (locks, temp files). With `repair`, removes stale locks and temp files and
+    /// brings a working tree left behind `main` up to date, keeping every hand edit.
+    public func check(repair: Bool) throws(StoreError) -> CheckReport {
+        var report = CheckReport()
+        // Holding the deck lock means no cards command is mid-write, so leftovers are stale.
+        let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        checkLeftovers(&report, repair: repair)
+        guard let head = try headCommit() else {
+            report.problems.append("\(Deck.branch) has no commit: this deck was never initialised")
+            return report
+        }
+        do {
+            try checkObjects(from: head, &report)
+        } catch {
+            report.problems.append("reading the history failed: \(error)")
+        }
+        let snapshot = try snapshot(at: head)
+        if let blob = try snapshot.blobID(at: Deck.metadataPath) {
+            let bytes = try? repository.readBlob(blob, limit: Card.maximumFileSize)
+            let value = bytes.flatMap { try? JSONValue.parse($0) }
+            if value?["format"] == nil || value?["name"]?.stringValue == nil {
+                report.problems.append("\(Deck.metadataPath): not a deck description ({\"format\": 1, \"name\": …})")
+            }
+        } else {
+            report.problems.append("\(Deck.metadataPath): missing from \(Deck.branch)")
+        }
+        for problem in try snapshot.allCards().problems {
+            report.problems.append(problem.description)
+        }
+        if !isBare, let tree = snapshot.tree {
+            try checkIndex(tree: tree, &report, repair: repair)
+            for edit in try handEdits() {
+                if let problem = edit.problem {
+                    report.problems.append("\(edit.path) (hand edit, not committed): \(problem)")
+                } else {
+                    report.handEdits += 1
+                }
+            }
+        }
+        return report
+    }
+
+    private func checkLeftovers(_ report: inout CheckReport, repair: Bool) {
+        for lock in ["refs/heads/main.lock", "index.lock", "HEAD.lock", "config.lock"] {
+            let path = "\(gitDirectory)/\(lock)"
+            guard FileSystem.exists(path) else { continue }
+            if repair, unlink(path) == 0 {
+                report.repaired.append("removed the stale lock \(path)")
+            } else {
+                report.problems.append("\(path): a lock left by an interrupted command; `cards fsck --repair` removes it")
+            }
+        }
+        guard let workingDirectory else { return }
+        let cards = "\(workingDirectory)/\(Deck.cardsFolder)"
+        for folder in [workingDirectory, cards] + FileSystem.list(cards).map({ "\(cards)/\($0)" }) where FileSystem.isDirectory(folder) {
+            for name in FileSystem.list(folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                let path = "\(folder)/\(name)"
+                if repair, unlink(path) == 0 {
+                    report.repaired.append("removed the temp file \(path)")
+                } else {
+                    report.problems.append("\(path): a temp file left by an interrupted write; `cards fsck --repair` removes it")
+                }
+            }
+        }
+    }
+
+    /// Reads every commit, and every tree and blob each one changed, so each object is hash-checked once.
+    private func checkObjects(from head: ObjectID, _ report: inout CheckReport) throws {
+        var seen: Set<ObjectID> = []
+        var problems: [String] = []
+        try repository.walkHistory(from: head) { commit in
+            let parentTree = try commit.parents.first.map { try repository.commit($0).tree }
+            let changes = try TreeDiff.changes(in: repository, from: parentTree, to: commit.tree)
+            for change in changes {
+                guard let entry = change.new, entry.kind == .blob, seen.insert(entry.id).inserted else { continue }
+                do {
+                    _ = try repository.readBlob(entry.id, limit: 64 * 1024 * 1024)
+                } catch {
+                    problems.append("\(change.path) in commit \(commit.id.short): \(error)")
+                }
+            }
+            return true
+        }
+        report.problems += problems
+    }
+
+    private func checkIndex(tree: ObjectID, _ report: inout CheckReport, repair: Bool) throws(StoreError) {
+        let index = try git("opening the index") { () throws(GitError) in try repository.index() }
+        let indexTree = try git("reading the index") { () throws(GitError) in try index.writeTree() }
+        guard indexTree != tree else { return }
+        let changes = try git("comparing the index with main") { () throws(GitError) in
+            try TreeDiff.changes(in: repository, from: indexTree, to: tree)
+        }
+        guard repair, let workingDirectory else {
+            for change in changes {
+                report.problems.append(
+                    "\(change.path): the index and working tree are behind \(Deck.branch) (an interrupted command); "
+                        + "`cards fsck --repair` brings them up to date")
+            }
+            return
+        }
+        var current: [String] = []
+        for change in changes {
+            let full = "\(workingDirectory)/\(change.path)"
+            let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
+            // A file still as the index had it was left behind by the interrupted write: update it.
+            // Anything else is a hand edit: keep it (status then shows it against main).
+            if present == change.old?.id {
+                if let new = change.new {
+                    let bytes = try git("reading \(change.path)") { () throws(GitError) in try repository.readBlob(new.id) }
+                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                    current.append(change.path)
+                } else {
+                    try FileSystem.remove(full)
+                }
+                report.repaired.append("brought \(change.path) up to date with \(Deck.branch)")
+            } else {
+                if present == change.new?.id { current.append(change.path) }
+                if present != change.new?.id { report.repaired.append("kept the hand edit in \(change.path)") }
+            }
+        }
+        try git("rewriting the index") { () throws(GitError) in
+            try index.readTree(tree)
+            // Refresh the stat data of files that now match main, so git need not re-hash them.
+            for path in current { try index.add(path: path) }
+            try index.write()
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import CardModel
+import GitCore
+
+extension Deck {
+    /// The merge driver command registered in every deck's config, for plain `git merge`.
+    public static let mergeDriverCommand = "cards merge-driver %O %A %B %P"
+
+    /// Creates a new deck at `path`: a git repository on `main` with `deck.json`, `.gitattributes`,
+    /// the merge-driver config and a first commit; then, with `source`, a second commit importing
+    /// the cards of that folder (laid out like a deck, e.g. `sample-repo/`).
+    public static func create(at path: String, name: String?, bare: Bool, from source: String? = nil) throws(StoreError) -> Deck {
+        let absolute = FileSystem.absolute(path)
+        if FileSystem.exists("\(absolute)/.git") || (bare && FileSystem.exists("\(absolute)/HEAD")) {
+            throw StoreError(
+                .alreadyExists, "\(path) is already a git repository; `cards init` makes a deck in a new or empty folder")
+        }
+        // Read and check the source first, so a bad source leaves nothing behind.
+        var imported: [Card] = []
+        var sourceName: String?
+        if let source {
+            (imported, sourceName) = try readDeckFolder(source)
+        }
+        let deckName = name ?? sourceName ?? FileSystem.basename(of: Deck.trimSlash(absolute))
+        guard !deckName.isEmpty, deckName.count <= 200, !deckName.contains(where: { $0.isNewline }) else {
+            throw StoreError(.invalidInput, "--name must be 1 to 200 characters on one line")
+        }
+        let repository = try git("creating a repository at \(path)") { () throws(GitError) in
+            try Repository.create(at: absolute, bare: bare)
+        }
+        try git("configuring the merge driver") { () throws(GitError) in
+            try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
+            try repository.setConfig("merge.cards.driver", mergeDriverCommand)
+        }
+        let deck = try Deck(repository: repository)
+        let metadata = JSONValue.object(["format": .number("1"), "name": .string(deckName)]).canonicalBytes()
+        try deck.commitChange { (_) throws(StoreError) in
+            DeckChange(
+                files: [
+                    (Deck.metadataPath, metadata),
+                    (".gitattributes", Array((Deck.attributesLine + "\n").utf8)),
+                ],
+                message: CommitMessage(subject: "Create deck \"\(deckName)\"", trailers: [("Op", "init")]))
+        }
+        if !imported.isEmpty {
+            try deck.importCards(imported, source: FileSystem.basename(of: Deck.trimSlash(source ?? "")))
+        }
+        return deck
+    }
+
+    /// Reads every card file of a folder laid out like a deck (`cards/**/<id>.json`, optional `deck.json`).
+    /// Fails, naming each bad file and why, when any is not a valid card.
+    static func readDeckFolder(_ folder: String) throws(StoreError) -> (cards: [Card], name: String?) {
+        guard FileSystem.isDirectory(folder) else {
+            throw StoreError(.invalidInput, "--from \(folder): no such folder")
+        }
+        var name: String?
+        if FileSystem.exists("\(folder)/deck.json") {
+            let bytes = try FileSystem.read("\(folder)/deck.json", limit: Card.maximumFileSize)
+            name = (try? JSONValue.parse(bytes))?["name"]?.stringValue
+        }
+        let cardsFolder = "\(folder)/\(Deck.cardsFolder)"
+        guard FileSystem.isDirectory(cardsFolder) else {
+            throw StoreError(.invalidInput, "--from \(folder): it has no cards/ folder (a deck folder holds cards/<xx>/<id>.json)")
+        }
+        var cards: [Card] = []
+        var problems: [String] = []
+        for sub in FileSystem.list(cardsFolder) {
+            let subPath = "\(cardsFolder)/\(sub)"
+            guard FileSystem.isDirectory(subPath) else {
+                problems.append("\(Deck.cardsFolder)/\(sub): not a fan-out folder")
+                continue
+            }
+            for file in FileSystem.list(subPath) {
+                let relative = "\(Deck.cardsFolder)/\(sub)/\(file)"
+                guard let id = CardID.id(fromPath: relative) else {
+                    problems.append("\(relative): not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)")
+                    continue
+                }
+                do {
+                    let bytes = try FileSystem.read("\(folder)/\(relative)", limit: Card.maximumFileSize)
+                    cards.append(try Card.decode(bytes, expectedID: id))
+                } catch {
+                    problems.append("\(relative): \(error)")
+                }
+            }
+        }
+        if !problems.isEmpty {
+            throw StoreError(.invalidCard, "\(folder) has invalid card files:\n  " + problems.joined(separator: "\n  "))
+        }
+        return (cards, name)
+    }
+}
