@@ -1,9 +1,9 @@
 import Glibc
 
 /// The few file operations the store needs, on plain POSIX calls (no Foundation on the hot path).
-enum FileSystem {
+public enum FileSystem {
     /// Reads a whole file, refusing one larger than `limit` bytes before reading it.
-    static func read(_ path: String, limit: Int = 64 * 1024 * 1024) throws(StoreError) -> [UInt8] {
+    public static func read(_ path: String, limit: Int = 64 * 1024 * 1024) throws(StoreError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw StoreError(.io, "cannot read \(path): \(errorText())") }
         defer { close(fd) }
@@ -30,7 +30,7 @@ enum FileSystem {
     }
 
     /// Writes a file atomically: a temp file beside it, fsync when durable, then rename over it.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool) throws(StoreError) {
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool) throws(StoreError) {
         let directory = parent(of: path)
         try makeDirectories(directory)
         let temp = "\(directory)/.\(basename(of: path)).\(getpid()).tmp"
@@ -65,7 +65,7 @@ enum FileSystem {
     }
 
     /// Removes a file; no error when it is already gone. Also removes its folder when that is left empty.
-    static func remove(_ path: String) throws(StoreError) {
+    public static func remove(_ path: String) throws(StoreError) {
         if unlink(path) != 0 && errno != ENOENT {
             throw StoreError(.io, "cannot remove \(path): \(errorText())")
         }
@@ -73,7 +73,7 @@ enum FileSystem {
     }
 
     /// Creates a folder and its parents.
-    static func makeDirectories(_ path: String) throws(StoreError) {
+    public static func makeDirectories(_ path: String) throws(StoreError) {
         if isDirectory(path) { return }
         let up = parent(of: path)
         if up != path && !up.isEmpty { try makeDirectories(up) }
@@ -83,32 +83,32 @@ enum FileSystem {
     }
 
     /// Whether a path exists (without following a final symlink).
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
     /// Whether a path is a folder.
-    static func isDirectory(_ path: String) -> Bool {
+    public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The folder part of a path.
-    static func parent(of path: String) -> String {
+    public static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
     }
 
     /// The last component of a path.
-    static func basename(of path: String) -> String {
+    public static func basename(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
 
     /// An absolute form of a path (relative ones are taken from the current folder).
-    static func absolute(_ path: String) -> String {
+    public static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
         let found = buffer.withUnsafeMutableBufferPointer { raw in
@@ -121,7 +121,7 @@ enum FileSystem {
     }
 
     /// The entries of a folder (names only, no "." or "..").
-    static func list(_ path: String) -> [String] {
+    public static func list(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []

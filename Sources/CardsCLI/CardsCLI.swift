@@ -1,1 +1,148 @@
-// Placeholder: the CardsCLI module.
+import CardModel
+import CardStore
+import Glibc
+
+/// The `cards` command line: parses arguments, runs a command on a deck, prints results and
+/// errors, and returns the exit status (0 success, 1 failure, 64 usage error).
+public enum CardsCLI {
+    /// The version `cards --version` prints.
+    public static let version = "0.1.0"
+
+    /// Runs `cards` with the process's arguments and exits with its status.
+    public static func main() -> Never {
+        // A closed pipe (`cards list | head`) must end writes, not the process.
+        signal(SIGPIPE, SIG_IGN)
+        let status = run(Array(CommandLine.arguments.dropFirst()))
+        exit(status)
+    }
+
+    /// Runs one command line (without the program name), writing to the real standard output and
+    /// error; returns the exit status.
+    public static func run(_ arguments: [String]) -> Int32 {
+        let output = Output(capture: false)
+        return run(arguments, output: output)
+    }
+
+    /// Runs one command line, capturing what it prints: for in-process tests.
+    public static func runCapturing(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
+        let output = Output(capture: true)
+        let status = run(arguments, output: output)
+        return (
+            status, String(decoding: output.standardOutput, as: UTF8.self),
+            String(decoding: output.standardError, as: UTF8.self)
+        )
+    }
+
+    static func run(_ arguments: [String], output: Output) -> Int32 {
+        var context = Context(output: output)
+        var rest = arguments[...]
+        // Global options come before the command.
+        while let first = rest.first, first.hasPrefix("-") {
+            if first == "--version" {
+                output.print(version)
+                return 0
+            }
+            if first == "-h" || first == "--help" {
+                output.print(Commands.topLevelHelp, terminator: "")
+                return 0
+            }
+            if first == "--deck" {
+                rest = rest.dropFirst()
+                guard let value = rest.first else {
+                    return usageFailure(UsageError(message: "missing value for '--deck <dir>'"), output: output)
+                }
+                context.deckOption = value
+                rest = rest.dropFirst()
+                continue
+            }
+            if first.hasPrefix("--deck=") {
+                context.deckOption = String(first.dropFirst("--deck=".count))
+                rest = rest.dropFirst()
+                continue
+            }
+            return usageFailure(UsageError(message: "unknown option '\(first)'"), output: output)
+        }
+        guard let name = rest.first else {
+            output.print(Commands.topLevelHelp, terminator: "")
+            return 0
+        }
+        rest = rest.dropFirst()
+        guard var command = Commands.all.first(where: { $0.spec.name == name }) else {
+            return usageFailure(
+                UsageError(message: "unknown command '\(name)'; `cards help` lists the commands"), output: output)
+        }
+        // Two-word commands (`remote add`).
+        if let group = Commands.groups[name] {
+            guard let sub = rest.first, !sub.hasPrefix("-"), let found = group.first(where: { $0.spec.name == "\(name) \(sub)" }) else {
+                if rest.first == "-h" || rest.first == "--help" || rest.isEmpty {
+                    output.print(command.spec.helpText, terminator: "")
+                    return rest.isEmpty ? 64 : 0
+                }
+                return usageFailure(
+                    UsageError(message: "unknown subcommand '\(rest.first ?? "")'", command: command.spec), output: output)
+            }
+            command = found
+            rest = rest.dropFirst()
+        }
+        let parsed: ParsedArguments
+        do {
+            parsed = try command.spec.parse(Array(rest))
+        } catch {
+            if error.message == "--help" {
+                output.print(command.spec.helpText, terminator: "")
+                return 0
+            }
+            return usageFailure(error, output: output)
+        }
+        do {
+            return try command.run(&context, parsed)
+        } catch var error as UsageError {
+            if error.command == nil { error.command = command.spec }
+            return usageFailure(error, output: output)
+        } catch let error as StoreError {
+            output.error("Error: \(error.message)")
+            return 1
+        } catch let error as CLIError {
+            output.error("Error: \(error.message)")
+            return error.exitCode
+        } catch {
+            output.error("Error: \(error)")
+            return 1
+        }
+    }
+
+    static func usageFailure(_ error: UsageError, output: Output) -> Int32 {
+        output.error("Error: \(error.message)")
+        if let spec = error.command {
+            output.error("Usage: cards \(spec.usage)")
+            let helpName = spec.name
+            output.error("  See 'cards \(helpName) --help' for more information.")
+        } else {
+            output.error("Usage: cards [--deck <dir>] <command> [options]")
+            output.error("  See 'cards --help' for more information.")
+        }
+        return 64
+    }
+}
+
+/// What every command gets: where to print, and how to find the deck.
+struct Context {
+    let output: Output
+    /// `--deck DIR`, if given.
+    var deckOption: String?
+
+    /// The deck to work on: `--deck`, else `$CARDS_DECK`, else the deck containing the current folder.
+    func openDeck() throws(StoreError) -> Deck {
+        if let deckOption { return try Deck.open(at: deckOption, searchUpward: false) }
+        if let environment = getenv("CARDS_DECK").map({ String(cString: $0) }), !environment.isEmpty {
+            return try Deck.open(at: environment, searchUpward: false)
+        }
+        return try Deck.open(at: ".", searchUpward: true)
+    }
+}
+
+/// A runnable command: its spec and what it does.
+struct Command: Sendable {
+    var spec: CommandSpec
+    var run: @Sendable (inout Context, ParsedArguments) throws -> Int32
+}

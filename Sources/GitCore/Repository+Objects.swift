@@ -105,12 +105,13 @@ extension Repository {
     /// paths are rewritten, so the cost grows with the change, not with the tree.
     /// A removal of a path that is not there is skipped; duplicate paths keep the last update.
     public func updatedTree(base: ObjectID?, updates: [TreeUpdate]) throws(GitError) -> ObjectID {
-        let baseID: ObjectID
-        if let base { baseID = base } else { baseID = try emptyTree() }
+        // A nil baseline builds from nothing (the first commit), without writing an empty tree.
         var tree: OpaquePointer?
-        var baseOID = baseID.raw
-        try check(git_tree_lookup(&tree, pointer, &baseOID), "git_tree_lookup")
-        defer { git_tree_free(tree) }
+        if let base {
+            var baseOID = base.raw
+            try check(git_tree_lookup(&tree, pointer, &baseOID), "git_tree_lookup")
+        }
+        defer { if tree != nil { git_tree_free(tree) } }
 
         var lastByPath: [String: TreeUpdate] = [:]
         var order: [String] = []
@@ -123,6 +124,7 @@ extension Repository {
             guard let update = lastByPath[path] else { continue }
             if update.blob == nil {
                 // libgit2 fails on removing what is not there: filter first.
+                guard tree != nil else { continue }
                 var entry: OpaquePointer?
                 let found = git_tree_entry_bypath(&entry, tree, path)
                 if found == 0 { git_tree_entry_free(entry) } else {
@@ -132,7 +134,10 @@ extension Repository {
             }
             effective.append(update)
         }
-        if effective.isEmpty { return baseID }
+        if effective.isEmpty {
+            if let base { return base }
+            return try emptyTree()
+        }
 
         // The C path strings must live through the call.
         let paths = effective.map { strdup($0.path) }

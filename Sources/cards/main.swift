@@ -1,1 +1,3 @@
 import CardsCLI
+
+CardsCLI.main()

@@ -1,0 +1,169 @@
+import CardModel
+import CardStore
+
+extension Commands {
+    static let initCommand = Command(
+        spec: CommandSpec(
+            name: "init", abstract: "Create a deck.", usage: "init [<dir>] [--name <name>] [--from <dir>] [--bare]",
+            arguments: [("dir", "Where to create the deck (default: the current folder).")],
+            options: [
+                .value("--name", "name", "The deck's name (default: the source deck's name, else the folder's)."),
+                .value("--from", "dir", "Import the cards of a folder laid out like a deck, such as sample-repo/."),
+                .flag("--bare", "Create a deck with no working tree (for servers and very large decks)."),
+            ],
+            positionals: 0...1)
+    ) { context, arguments in
+        let path = arguments.positionals.first ?? "."
+        let deck = try Deck.create(
+            at: path, name: arguments.value("--name"), bare: arguments.has("--bare"), from: arguments.value("--from"))
+        let count = try deck.snapshot().allCards().cards.count
+        context.output.print("Created deck in \(deck.location) with \(count) card\(count == 1 ? "" : "s").")
+        return 0
+    }
+
+    static let addCommand = Command(
+        spec: CommandSpec(
+            name: "add", abstract: "Add a card; prints its id.",
+            usage:
+                "add --title <title> --url <url> [--platform <name>] [--icon <icon>] [--color <color>] [--id <uuid>] [--after <id>]",
+            options: [
+                .value("--title", "title", "The card's title (1 to 200 characters)."),
+                .value("--url", "url", "Its link: an http, https or mailto URL."),
+                .value("--platform", "name", "The platform's name (GitHub, Mastodon, ...)."),
+                .value("--icon", "icon", "An icon name such as github (lowercase letters, digits, . _ -)."),
+                .value("--color", "color", "A colour name (red green blue ...) or #rrggbb (default: blue)."),
+                .value("--id", "uuid", "Use this id instead of a new one."),
+                .value("--after", "id", "Insert after this card instead of at the end."),
+            ])
+    ) { context, arguments in
+        guard let title = arguments.value("--title") else { throw UsageError(message: "missing '--title <title>'") }
+        guard let url = arguments.value("--url") else { throw UsageError(message: "missing '--url <url>'") }
+        let deck = try context.openDeck()
+        let card = try deck.add(
+            title: title, indexURL: url, platformName: arguments.value("--platform") ?? "",
+            platformIcon: arguments.value("--icon") ?? "", color: arguments.value("--color") ?? "blue",
+            id: arguments.value("--id"), after: arguments.value("--after"))
+        context.output.print(card.id)
+        return 0
+    }
+
+    static let editCommand = Command(
+        spec: CommandSpec(
+            name: "edit", abstract: "Change fields of a card (no commit when nothing changes).",
+            usage:
+                "edit <id> [--title <title>] [--url <url>] [--platform <name>] [--icon <icon>] [--color <color>] [--set <key=json> ...]",
+            arguments: [("id", "The card's id or a unique prefix (4+ hex digits).")],
+            options: [
+                .value("--title", "title", "New title."),
+                .value("--url", "url", "New URL."),
+                .value("--platform", "name", "New platform name."),
+                .value("--icon", "icon", "New icon name."),
+                .value("--color", "color", "New colour."),
+                .value("--set", "key=json", "Set any field to a JSON value, e.g. --set 'pinned=true' (repeatable).", repeatable: true),
+            ],
+            positionals: 1...1)
+    ) { context, arguments in
+        var edit = CardEdit(
+            title: arguments.value("--title"), indexURL: arguments.value("--url"),
+            platformName: arguments.value("--platform"), platformIcon: arguments.value("--icon"),
+            color: arguments.value("--color"))
+        for assignment in arguments.values["--set"] ?? [] {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw UsageError(message: "--set '\(assignment)': expected KEY=JSON, e.g. pinned=true")
+            }
+            let key = String(assignment[..<equals])
+            let text = String(assignment[assignment.index(after: equals)...])
+            do {
+                edit.extra.append((key, try JSONValue.parse(Array(text.utf8))))
+            } catch {
+                throw UsageError(
+                    message: "--set \(key)=…: '\(text)' is not JSON (\(error)); quote strings: --set '\(key)=\"text\"'")
+            }
+        }
+        let deck = try context.openDeck()
+        let id = try deck.snapshot().resolve(arguments.positionals[0])
+        if try deck.edit(id, edit) == nil {
+            context.output.print("No change to card \(id).")
+        } else {
+            context.output.print("Edited card \(id).")
+        }
+        return 0
+    }
+
+    static let moveCommand = Command(
+        spec: CommandSpec(
+            name: "move", abstract: "Reorder a card (rewrites only its rank).",
+            usage: "move <id> (--before <id> | --after <id> | --top | --bottom)",
+            arguments: [("id", "The card to move.")],
+            options: [
+                .value("--before", "id", "Put it just before this card."),
+                .value("--after", "id", "Put it just after this card."),
+                .flag("--top", "Put it first."),
+                .flag("--bottom", "Put it last."),
+            ],
+            positionals: 1...1)
+    ) { context, arguments in
+        var positions: [CardPosition] = []
+        if let before = arguments.value("--before") { positions.append(.before(before)) }
+        if let after = arguments.value("--after") { positions.append(.after(after)) }
+        if arguments.has("--top") { positions.append(.top) }
+        if arguments.has("--bottom") { positions.append(.bottom) }
+        guard positions.count == 1, let position = positions.first else {
+            throw UsageError(message: "give exactly one of --before, --after, --top, --bottom")
+        }
+        let deck = try context.openDeck()
+        let id = try deck.snapshot().resolve(arguments.positionals[0])
+        if try deck.move(id, to: position) == nil {
+            context.output.print("Card \(id) is already there.")
+        } else {
+            context.output.print("Moved card \(id).")
+        }
+        return 0
+    }
+
+    static let deleteCommand = Command(
+        spec: CommandSpec(
+            name: "delete", abstract: "Delete cards in one commit (they stay in history: see restore).",
+            usage: "delete <id> ...", arguments: [("id", "The cards to delete.")], positionals: 1...Int.max)
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        let ids = try deck.snapshot().resolveAll(arguments.positionals)
+        try deck.delete(ids)
+        for id in ids { context.output.print("Deleted card \(id).") }
+        return 0
+    }
+
+    static let showCommand = Command(
+        spec: CommandSpec(
+            name: "show", abstract: "Show one card.", usage: "show <id> [--json]",
+            arguments: [("id", "The card's id or a unique prefix.")],
+            options: [.flag("--json", "Print the canonical card object.")], positionals: 1...1)
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        let card = try deck.snapshot().card(matching: arguments.positionals[0])
+        if arguments.has("--json") {
+            context.output.write(card.encoded())
+        } else {
+            context.output.print(CardText.detail(card), terminator: "")
+        }
+        return 0
+    }
+
+    static let listCommand = Command(
+        spec: CommandSpec(
+            name: "list", abstract: "List the cards in deck order.", usage: "list [--json]",
+            options: [.flag("--json", "Print a JSON array of the canonical card objects.")])
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        let (cards, problems) = try deck.snapshot().allCards()
+        if arguments.has("--json") {
+            context.output.write(JSONValue.array(cards.map { .object($0.fields) }).canonicalBytes())
+        } else {
+            context.output.print(CardText.table(cards), terminator: "")
+        }
+        for problem in problems {
+            context.output.error("warning: \(problem.path) is not a valid card and was skipped: \(problem.reason)")
+        }
+        return 0
+    }
+}

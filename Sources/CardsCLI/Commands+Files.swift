@@ -1,0 +1,115 @@
+import CardModel
+import CardStore
+import Glibc
+
+extension Commands {
+    static let statusCommand = Command(
+        spec: CommandSpec(
+            name: "status", abstract: "Show hand edits in the working tree (and invalid card files).", usage: "status")
+    ) { context, _ in
+        let deck = try context.openDeck()
+        let edits = try deck.handEdits()
+        if edits.isEmpty {
+            context.output.print("Nothing to commit: the card files match the deck.")
+            return 0
+        }
+        for edit in edits {
+            if let problem = edit.problem {
+                context.output.print("invalid  \(edit.path): \(problem)")
+            } else {
+                context.output.print("\(CardText.pad(edit.change.rawValue, 8)) \(edit.path)")
+            }
+        }
+        let invalid = edits.filter { $0.problem != nil }.count
+        if invalid > 0 {
+            context.output.error("\(invalid) invalid card file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`")
+        }
+        return 0
+    }
+
+    static let commitCommand = Command(
+        spec: CommandSpec(
+            name: "commit", abstract: "Validate and commit hand edits to card files.", usage: "commit [-m <message>]",
+            options: [.value("--message", "message", "The commit's subject.", short: "-m")])
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        guard let (outcome, edits) = try deck.commitHandEdits(message: arguments.value("--message")) else {
+            context.output.print("Nothing to commit: the card files match the deck.")
+            return 0
+        }
+        context.output.print("Committed \(edits.count) hand edit\(edits.count == 1 ? "" : "s") as \(outcome.commit.short).")
+        return 0
+    }
+
+    static let importCommand = Command(
+        spec: CommandSpec(
+            name: "import", abstract: "Import cards from a JSON array or JSON Lines file, in one commit.",
+            usage: "import <file>", arguments: [("file", "The file to read, or - for standard input.")],
+            positionals: 1...1,
+            discussion: "Cards without an id get a new one; a card whose id is in the deck replaces it.")
+    ) { context, arguments in
+        let path = arguments.positionals[0]
+        let bytes: [UInt8]
+        if path == "-" {
+            bytes = try readStandardInput(limit: Deck.maximumImportSize)
+        } else {
+            do {
+                bytes = try FileSystem.read(path, limit: Deck.maximumImportSize)
+            } catch let error as StoreError {
+                throw CLIError(message: "\(error.message); give a readable JSON or JSON Lines file")
+            }
+        }
+        let cards = try Deck.parseImport(bytes, name: path == "-" ? "standard input" : path)
+        let deck = try context.openDeck()
+        let summary = try deck.importCards(cards, source: path == "-" ? "" : FileSystem.basename(of: path))
+        context.output.print(
+            "Imported \(cards.count) card\(cards.count == 1 ? "" : "s"): \(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged.")
+        return 0
+    }
+
+    static let exportCommand = Command(
+        spec: CommandSpec(name: "export", abstract: "Print every card as a JSON array (deck order).", usage: "export")
+    ) { context, _ in
+        let deck = try context.openDeck()
+        let (json, problems) = try deck.export()
+        context.output.write(json)
+        for problem in problems {
+            context.output.error("warning: \(problem.path) is not a valid card and was not exported: \(problem.reason)")
+        }
+        return 0
+    }
+
+    static let fsckCommand = Command(
+        spec: CommandSpec(
+            name: "fsck", abstract: "Verify the deck: objects, card files, index and working tree.",
+            usage: "fsck [--repair]",
+            options: [.flag("--repair", "Remove stale locks and temp files, bring a working tree left behind up to date.")])
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        let report = try deck.check(repair: arguments.has("--repair"))
+        for line in report.repaired { context.output.print("repaired: \(line)") }
+        for problem in report.problems { context.output.error("problem: \(problem)") }
+        if report.problems.isEmpty {
+            let edits = report.handEdits > 0 ? " (\(report.handEdits) hand edit\(report.handEdits == 1 ? "" : "s") not committed: see `cards status`)" : ""
+            context.output.print("The deck is consistent\(edits).")
+            return 0
+        }
+        throw CLIError(message: "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") found in \(deck.location)")
+    }
+
+    static func readStandardInput(limit: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CLIError(message: "cannot read standard input: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+            if bytes.count > limit { throw CLIError(message: "standard input is larger than \(limit) bytes") }
+        }
+        return bytes
+    }
+}

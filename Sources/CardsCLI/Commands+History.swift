@@ -1,0 +1,113 @@
+import CardModel
+import CardStore
+import GitCore
+
+extension Commands {
+    static let undoCommand = Command(
+        spec: CommandSpec(
+            name: "undo", abstract: "Revert the last card operation as a new commit.", usage: "undo",
+            discussion: "A deleted card comes back with the same id and content. Repeat to go further back.")
+    ) { context, _ in
+        let deck = try context.openDeck()
+        let result = try deck.undo()
+        context.output.print("Undid \"\(result.undone.commit.subject)\" (\(result.undone.commit.id.short)).")
+        for path in result.skipped {
+            context.output.error("note: \(path) changed since; it was left as it is now")
+        }
+        return 0
+    }
+
+    static let restoreCommand = Command(
+        spec: CommandSpec(
+            name: "restore", abstract: "Bring back a deleted card from history.", usage: "restore <id>",
+            arguments: [("id", "The deleted card's id or a unique prefix.")], positionals: 1...1)
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        let (card, commit) = try deck.restore(arguments.positionals[0])
+        context.output.print("Restored card \(card.id) \"\(card.title)\" from \(commit.short).")
+        return 0
+    }
+
+    static let logCommand = Command(
+        spec: CommandSpec(
+            name: "log", abstract: "Show the deck's history, newest first.", usage: "log [-n <n>] [--json]",
+            options: [
+                .value("--max-count", "n", "Show at most n commits.", short: "-n"),
+                .flag("--json", "Print a JSON array of commits."),
+            ])
+    ) { context, arguments in
+        var limit: Int?
+        if let text = arguments.value("--max-count") {
+            guard let value = Int(text), value >= 0 else {
+                throw UsageError(message: "-n '\(text)': expected a whole number")
+            }
+            limit = value
+        }
+        let deck = try context.openDeck()
+        let entries = limit == 0 ? [] : try deck.log(limit: limit)
+        if arguments.has("--json") {
+            context.output.write(JSONValue.array(entries.map(logJSON)).canonicalBytes())
+        } else {
+            for entry in entries {
+                let commit = entry.commit
+                context.output.print("\(commit.id.short) \(DateText.utc(commit.author.time))  \(commit.subject)")
+            }
+        }
+        return 0
+    }
+
+    static func logJSON(_ entry: LogEntry) -> JSONValue {
+        let commit = entry.commit
+        var trailers: [String: JSONValue] = [:]
+        for (key, value) in commit.trailers {
+            var list = trailers[key]?.arrayValue ?? []
+            list.append(.string(value))
+            trailers[key] = .array(list)
+        }
+        return .object([
+            "commit": .string(commit.id.hex),
+            "parents": .array(commit.parents.map { .string($0.hex) }),
+            "author": .object(["name": .string(commit.author.name), "email": .string(commit.author.email)]),
+            "time": .number(String(commit.author.time)),
+            "date": .string(DateText.iso8601(commit.author.time)),
+            "subject": .string(commit.subject),
+            "message": .string(commit.message),
+            "op": entry.operation.map { .string($0) } ?? .null,
+            "cards": .array(entry.cardIDs.map { .string($0) }),
+            "trailers": .object(trailers),
+        ])
+    }
+}
+
+/// Dates without Foundation: UTC only, which is what a shared history should show anyway.
+enum DateText {
+    /// "2026-11-29 19:30" in UTC.
+    static func utc(_ seconds: Int64) -> String {
+        let (year, month, day, hour, minute, _) = civil(seconds)
+        return "\(year)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute))"
+    }
+
+    /// "2026-11-29T19:30:05Z".
+    static func iso8601(_ seconds: Int64) -> String {
+        let (year, month, day, hour, minute, second) = civil(seconds)
+        return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))Z"
+    }
+
+    private static func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// Howard Hinnant's days-to-civil algorithm.
+    private static func civil(_ seconds: Int64) -> (Int64, Int64, Int64, Int64, Int64, Int64) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day, rest / 3_600, (rest % 3_600) / 60, rest % 60)
+    }
+}
