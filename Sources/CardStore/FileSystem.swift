@@ -138,3 +138,42 @@ public enum FileSystem {
         String(cString: strerror(errno))
     }
 }
+
+extension FileSystem {
+    /// Creates a new private folder under /tmp (or `$TMPDIR`) whose name starts with `prefix`.
+    public static func makeTemporaryDirectory(prefix: String) throws(StoreError) -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(base)/\(prefix)XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard let start = buffer.baseAddress else { return false }
+            return mkdtemp(start) != nil
+        }
+        guard made else { throw StoreError(.io, "cannot create a temporary folder in \(base): \(errorText())") }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The absolute path of the running executable, if the system says.
+    public static func executablePath() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBufferPointer { raw -> Int in
+            raw.withMemoryRebound(to: CChar.self) { chars -> Int in
+                guard let start = chars.baseAddress else { return -1 }
+                return readlink("/proc/self/exe", start, chars.count - 1)
+            }
+        }
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count], as: UTF8.self)
+    }
+
+    /// Removes a file or a folder with everything in it, never following symbolic links.
+    public static func removeTree(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in list(path) { removeTree("\(path)/\(name)") }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+}
