@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+/// Bad input: one clear error line naming the culprit, exit 1 (64 for usage), the deck unchanged.
+@Suite("Bad input gets a clear error and changes nothing")
+struct BadInputTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var status: Int32
+        var mentions: [String]
+        var testDescription: String { name }
+    }
+
+    static let ambiguousA = "aaaa0000-0000-4000-8000-000000000001"
+    static let ambiguousB = "aaaa1111-0000-4000-8000-000000000002"
+
+    static let cases: [Case] = [
+        Case(name: "invalid URL", arguments: ["add", "--title", "X", "--url", "ftp://files.example"], status: 1, mentions: ["indexURL", "ftp://files.example"]),
+        Case(name: "URL with no scheme", arguments: ["add", "--title", "X", "--url", "github.com/me"], status: 1, mentions: ["indexURL"]),
+        Case(name: "empty title", arguments: ["add", "--title", "   ", "--url", "https://a.example"], status: 1, mentions: ["title"]),
+        Case(name: "too-long title", arguments: ["add", "--title", String(repeating: "x", count: 201), "--url", "https://a.example"], status: 1, mentions: ["title", "200"]),
+        Case(name: "bad colour", arguments: ["add", "--title", "X", "--url", "https://a.example", "--color", "#12345g"], status: 1, mentions: ["color", "#12345g"]),
+        Case(name: "bad icon", arguments: ["add", "--title", "X", "--url", "https://a.example", "--icon", "Git Hub"], status: 1, mentions: ["platformIcon"]),
+        Case(name: "unknown id", arguments: ["show", "ffffffff-ffff-4fff-8fff-ffffffffffff"], status: 1, mentions: ["ffffffff-ffff-4fff-8fff-ffffffffffff"]),
+        Case(name: "unknown prefix", arguments: ["edit", "fffff", "--title", "Y"], status: 1, mentions: ["fffff"]),
+        Case(name: "ambiguous prefix", arguments: ["delete", "aaaa"], status: 1, mentions: ["aaaa", ambiguousA, ambiguousB]),
+        Case(name: "path-like id", arguments: ["show", "../../etc/passwd"], status: 1, mentions: ["../../etc/passwd"]),
+        Case(name: "path-like --id", arguments: ["add", "--title", "X", "--url", "https://a.example", "--id", "../../etc/passwd"], status: 1, mentions: ["../../etc/passwd"]),
+        Case(name: "id set by --set", arguments: ["edit", ambiguousA, "--set", "id=\"x\""], status: 1, mentions: ["id"]),
+        Case(name: "--set with bad JSON", arguments: ["edit", ambiguousA, "--set", "pinned=yes please"], status: 64, mentions: ["pinned", "not JSON"]),
+        Case(name: "unknown option", arguments: ["add", "--titel", "X"], status: 64, mentions: ["--titel"]),
+        Case(name: "missing value", arguments: ["add", "--title"], status: 64, mentions: ["--title"]),
+        Case(name: "missing required option", arguments: ["add", "--url", "https://a.example"], status: 64, mentions: ["--title"]),
+        Case(name: "unknown command", arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
+        Case(name: "move with two positions", arguments: ["move", ambiguousA, "--top", "--bottom"], status: 64, mentions: ["exactly one"]),
+        Case(name: "log -n not a number", arguments: ["log", "-n", "ten"], status: 64, mentions: ["ten"]),
+        Case(name: "import of a missing file", arguments: ["import", "/nonexistent/cards.json"], status: 1, mentions: ["/nonexistent/cards.json"]),
+        Case(name: "undo on a fresh deck is refused with a reason", arguments: ["restore", "bbbb"], status: 1, mentions: ["bbbb"]),
+    ]
+
+    @Test("each bad command fails clearly and leaves the deck as it was", arguments: cases)
+    func badCommand(_ item: Case) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        for id in [Self.ambiguousA, Self.ambiguousB] {
+            #expect(try scratch.cards(["add", "--title", "Twin", "--url", "https://twin.example", "--id", id], in: deck).status == 0)
+        }
+        let before = try scratch.fingerprint(deck)
+        let result = try scratch.cards(item.arguments, in: deck)
+        #expect(result.status == item.status, "exit \(result.status), stderr: \(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: "), "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"))
+        for word in item.mentions {
+            #expect(result.stderr.contains(word), "the error should name '\(word)': \(result.stderr)")
+        }
+        if item.status == 64 {
+            #expect(result.stderr.contains("Usage: cards"))
+            #expect(result.stderr.contains("--help"))
+        } else {
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 || item.name == "ambiguous prefix", "one line: \(result.stderr)")
+        }
+        #expect(try scratch.fingerprint(deck) == before, "the deck changed")
+    }
+
+    @Test("a folder that is not a deck, and a git repository that is not one")
+    func notADeck() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path("plain"), withIntermediateDirectories: true)
+        let plain = try scratch.cards(["list"], in: scratch.path("plain"))
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("not a deck") && plain.stderr.contains("cards init"))
+        try FileManager.default.createDirectory(atPath: scratch.path("repo"), withIntermediateDirectories: true)
+        try scratch.git(["init", "-q"], in: scratch.path("repo"))
+        let repo = try scratch.cards(["--deck", scratch.path("repo"), "add", "--title", "X", "--url", "https://x.example"])
+        #expect(repo.status == 1)
+        #expect(repo.stderr.contains("not a deck"))
+        #expect(try scratch.git(["rev-list", "--all"], in: scratch.path("repo")).stdout.isEmpty)
+    }
+
+    @Test("no git identity configured: a clear error telling how to set one, nothing written")
+    func noIdentity() throws {
+        let scratch = try Scratch(identity: false)
+        let deck = scratch.path("deck")
+        let result = try scratch.cards(["init", deck])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("user.name") && result.stderr.contains("CARDS_AUTHOR_NAME"))
+        let withEnv = try scratch.cards(["init", scratch.path("deck2")], extraEnvironment: ["CARDS_AUTHOR_NAME": "Env Person", "CARDS_AUTHOR_EMAIL": "env@example.invalid"])
+        #expect(withEnv.status == 0, "\(withEnv.stderr)")
+        #expect(try scratch.git(["log", "-1", "--format=%an <%ae>"], in: scratch.path("deck2")).stdout == "Env Person <env@example.invalid>\n")
+    }
+
+    @Test("a bad card file in the deck: list names it and lists the rest, commit refuses it, nothing deletes it")
+    func badCardFile() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let count = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").count
+        let badID = "0bad0bad-0000-4000-8000-000000000000"
+        let relative = "cards/0b/\(badID).json"
+        try FileManager.default.createDirectory(atPath: deck + "/cards/0b", withIntermediateDirectories: true)
+        try "{ this is not json".write(toFile: deck + "/" + relative, atomically: true, encoding: .utf8)
+        // Hand edit not committed: status names it, commit refuses, the file stays.
+        let status = try scratch.cards(["status"], in: deck)
+        #expect(status.stdout.contains("invalid") && status.stdout.contains(relative))
+        let commit = try scratch.cards(["commit"], in: deck)
+        #expect(commit.status == 1)
+        #expect(commit.stderr.contains(relative))
+        #expect(FileManager.default.fileExists(atPath: deck + "/" + relative))
+        // Committed behind our back with git: list still lists the rest and names the bad file.
+        try scratch.git(["add", relative], in: deck)
+        try scratch.git(["commit", "-q", "-m", "bad file from elsewhere"], in: deck)
+        let list = try scratch.cards(["list"], in: deck)
+        #expect(list.status == 0)
+        #expect(list.stdout.split(separator: "\n").count == count)
+        #expect(list.stderr.contains(relative))
+        let fsck = try scratch.cards(["fsck"], in: deck)
+        #expect(fsck.status == 1 && fsck.stderr.contains(relative))
+        // Other commands keep working and never delete it.
+        #expect(try scratch.cards(["add", "--title", "Still works", "--url", "https://ok.example"], in: deck).status == 0)
+        #expect(FileManager.default.fileExists(atPath: deck + "/" + relative))
+        #expect(try scratch.git(["cat-file", "-e", "main:\(relative)"], in: deck).status == 0)
+    }
+
+    @Test("a card file that breaks a rule, a 10 MB file and invalid UTF-8 are named and refused")
+    func hostileFiles() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        try FileManager.default.createDirectory(atPath: deck + "/cards/0c", withIntermediateDirectories: true)
+        let ruleID = "0c000000-0000-4000-8000-000000000001"
+        let rule = "{\"id\": \"\(ruleID)\", \"title\": \"\", \"indexURL\": \"https://x.example\", \"color\": \"blue\", \"rank\": \"a0\"}"
+        try rule.write(toFile: deck + "/cards/0c/\(ruleID).json", atomically: true, encoding: .utf8)
+        let bigID = "0c000000-0000-4000-8000-000000000002"
+        try Data(repeating: 0x20, count: 10 * 1024 * 1024).write(to: URL(fileURLWithPath: deck + "/cards/0c/\(bigID).json"))
+        let utfID = "0c000000-0000-4000-8000-000000000003"
+        var bytes = Data("{\"id\": \"\(utfID)\", \"title\": \"bad ".utf8)
+        bytes.append(contentsOf: [0xff, 0xfe])
+        bytes.append(Data("\", \"indexURL\": \"https://x.example\", \"color\": \"blue\", \"rank\": \"a0\"}".utf8))
+        try bytes.write(to: URL(fileURLWithPath: deck + "/cards/0c/\(utfID).json"))
+        let status = try scratch.cards(["status"], in: deck)
+        #expect(status.status == 0)
+        for id in [ruleID, bigID, utfID] {
+            #expect(status.stdout.contains("invalid  cards/0c/\(id).json"), "\(id) not named: \(status.stdout)")
+        }
+        #expect(status.stdout.contains("title"))
+        let before = try scratch.commits(deck)
+        let commit = try scratch.cards(["commit"], in: deck)
+        #expect(commit.status == 1)
+        for id in [ruleID, bigID, utfID] { #expect(commit.stderr.contains(id)) }
+        #expect(try scratch.commits(deck) == before)
+        for id in [ruleID, bigID, utfID] { #expect(FileManager.default.fileExists(atPath: deck + "/cards/0c/\(id).json")) }
+    }
+
+    @Test("a card edited by hand is not overwritten by a command on that card")
+    func handEditProtected() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cards(["list"], in: deck).stdout.split(separator: " ").first.map(String.init))
+        let full = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        let path = try #require(FileManager.default.subpathsOfDirectory(atPath: deck + "/cards").first { $0.contains(id) && $0.hasSuffix(".json") })
+        try full.replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"HAND ").write(toFile: deck + "/cards/" + path, atomically: true, encoding: .utf8)
+        let edit = try scratch.cards(["edit", id, "--color", "red"], in: deck)
+        #expect(edit.status == 1)
+        #expect(edit.stderr.contains("hand edits") && edit.stderr.contains("cards commit"))
+        #expect(try String(contentsOfFile: deck + "/cards/" + path, encoding: .utf8).contains("HAND "))
+    }
+}

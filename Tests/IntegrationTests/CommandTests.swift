@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+
+/// Every command run as the built binary against a real deck: output, exit status, the commit it
+/// made (as the git CLI sees it), and a clean `git status` and `git fsck --strict` after each.
+@Suite("Commands against a real deck")
+struct CommandTests {
+    @Test("init creates a deck git can read, with the merge driver registered")
+    func initCreatesDeck() throws {
+        let scratch = try Scratch()
+        let deck = scratch.path("mine")
+        let result = try scratch.cards(["init", deck, "--name", "My cards"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Created deck"))
+        #expect(try scratch.commits(deck).count == 1)
+        let show = try scratch.git(["show", "main:deck.json"], in: deck).stdout
+        #expect(show == "{\n  \"format\": 1,\n  \"name\": \"My cards\"\n}\n")
+        #expect(try scratch.git(["config", "merge.cards.driver"], in: deck).stdout.contains("cards merge-driver"))
+        #expect(try scratch.git(["show", "main:.gitattributes"], in: deck).stdout.contains("merge=cards"))
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: init"))
+        try scratch.expectClean(deck)
+        // A second init in the same place refuses and changes nothing.
+        let again = try scratch.cards(["init", deck])
+        #expect(again.status == 1)
+        #expect(again.stderr.hasPrefix("Error: ") && again.stderr.contains("already a git repository"))
+        #expect(try scratch.commits(deck).count == 1)
+    }
+
+    @Test("init --from the sample, --bare, and list/show/export")
+    func initFromSample() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let sampleFiles = try FileManager.default.subpathsOfDirectory(atPath: Binaries.sampleRepo + "/cards").filter { $0.hasSuffix(".json") }
+        #expect(sampleFiles.count >= 12 && sampleFiles.count <= 20)
+        let list = try scratch.cards(["list"], in: deck)
+        #expect(list.status == 0)
+        #expect(list.stdout.split(separator: "\n").count == sampleFiles.count)
+        let json = try scratch.cards(["list", "--json"], in: deck)
+        let array = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(array?.count == sampleFiles.count)
+        // Each card's file in the deck equals the sample's bytes (the sample is canonical).
+        for file in sampleFiles {
+            let ours = FileManager.default.contents(atPath: deck + "/cards/" + file)
+            let theirs = FileManager.default.contents(atPath: Binaries.sampleRepo + "/cards/" + file)
+            #expect(ours == theirs, "\(file) differs from the sample")
+        }
+        let export = try scratch.cards(["export"], in: deck)
+        #expect(export.stdout == json.stdout)
+        #expect(try scratch.commits(deck).count == 2)
+        try scratch.expectClean(deck)
+
+        let bare = scratch.path("bare.git")
+        #expect(try scratch.cards(["init", "--bare", bare, "--from", Binaries.sampleRepo]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: bare + "/cards"))
+        let bareList = try scratch.cards(["--deck", bare, "list", "--json"])
+        #expect(bareList.stdout == json.stdout)
+        let id = try scratch.cards(["--deck", bare, "add", "--title", "Server card", "--url", "https://example.org"]).stdout
+        #expect(id.count == 37)
+        #expect(try scratch.git(["--git-dir", bare, "fsck", "--strict"], in: scratch.root).status == 0)
+    }
+
+    @Test("add, edit, move, delete, show: one commit each, with trailers git reads")
+    func addEditMoveDelete() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let before = try scratch.commits(deck).count
+
+        let add = try scratch.cards(
+            ["add", "--title", "Octocat on GitHub", "--url", "https://github.com/octocat", "--platform", "GitHub", "--icon", "github", "--color", "#1f2328"],
+            in: deck)
+        #expect(add.status == 0, "\(add.stderr)")
+        let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(UUID(uuidString: id) != nil && id == id.lowercased())
+        #expect(add.stdout == id + "\n", "add prints the id alone")
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Add card \"Octocat on GitHub\"\n\nCard-Id: \(id)\nOp: add"))
+        #expect(try scratch.git(["show", "--name-only", "--format=", "main"], in: deck).stdout == path + "\n")
+        #expect(try scratch.commits(deck).count == before + 1)
+        try scratch.expectClean(deck)
+
+        let show = try scratch.cards(["show", String(id.prefix(6)), "--json"], in: deck)
+        #expect(show.status == 0)
+        #expect(show.stdout == String(decoding: FileManager.default.contents(atPath: deck + "/" + path) ?? Data(), as: UTF8.self))
+
+        let edit = try scratch.cards(["edit", String(id.prefix(8)), "--title", "The Octocat", "--color", "purple"], in: deck)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        #expect(try scratch.git(["log", "-1", "--format=%s"], in: deck).stdout.contains("Edit card \"The Octocat\": color, title"))
+        #expect(try scratch.commits(deck).count == before + 2)
+        try scratch.expectClean(deck)
+
+        // A no-op edit makes no commit.
+        let noop = try scratch.cards(["edit", id, "--title", "The Octocat"], in: deck)
+        #expect(noop.status == 0)
+        #expect(try scratch.commits(deck).count == before + 2)
+
+        // Move to the top: only this card's file changes, and it lists first.
+        let move = try scratch.cards(["move", id, "--top"], in: deck)
+        #expect(move.status == 0, "\(move.stderr)")
+        #expect(try scratch.git(["show", "--name-only", "--format=", "main"], in: deck).stdout == path + "\n")
+        #expect(try scratch.cards(["list"], in: deck).stdout.hasPrefix(String(id.prefix(8))))
+        try scratch.expectClean(deck)
+
+        let delete = try scratch.cards(["delete", String(id.prefix(5))], in: deck)
+        #expect(delete.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: deck + "/" + path))
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: delete"))
+        #expect(try scratch.commits(deck).count == before + 4)
+        try scratch.expectClean(deck)
+    }
+
+    @Test("add --after puts the card right after another; move --before/--after/--bottom")
+    func ordering() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let ids = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        let added = try scratch.cards(["add", "--title", "Between", "--url", "https://example.org", "--after", ids[2]], in: deck).stdout
+        var order = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        #expect(order[3] == String(added.prefix(8)))
+        #expect(try scratch.cards(["move", ids[0], "--bottom"], in: deck).status == 0)
+        order = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        #expect(order.last == ids[0])
+        #expect(try scratch.cards(["move", ids[0], "--before", ids[1]], in: deck).status == 0)
+        order = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        #expect(order.first == ids[0])
+        #expect(try scratch.cards(["move", ids[0], "--after", ids[5]], in: deck).status == 0)
+        order = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        #expect(order.firstIndex(of: ids[0]) == (order.firstIndex(of: ids[5]) ?? -1) + 1)
+        try scratch.expectClean(deck)
+    }
+
+    @Test("log, log -n, log --json agree with git log")
+    func log() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        _ = try scratch.cards(["add", "--title", "One", "--url", "https://one.example"], in: deck)
+        let log = try scratch.cards(["log"], in: deck)
+        let gitLog = try scratch.git(["log", "--format=%h %s"], in: deck).stdout.split(separator: "\n")
+        let ours = log.stdout.split(separator: "\n")
+        #expect(ours.count == gitLog.count)
+        for (line, gitLine) in zip(ours, gitLog) {
+            let parts = gitLine.split(separator: " ", maxSplits: 1)
+            #expect(line.hasPrefix(parts[0]) && line.hasSuffix(parts[1]))
+        }
+        #expect(try scratch.cards(["log", "-n", "1"], in: deck).stdout.split(separator: "\n").count == 1)
+        let json = try scratch.cards(["log", "--json", "-n", "2"], in: deck)
+        let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(entries?.count == 2)
+        #expect(entries?.first?["op"] as? String == "add")
+        #expect((entries?.first?["commit"] as? String) == (try scratch.git(["rev-parse", "main"], in: deck).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    @Test("status and commit record hand edits, canonically")
+    func handEdits() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        #expect(try scratch.cards(["status"], in: deck).stdout.contains("Nothing to commit"))
+        let first = try scratch.cards(["list", "--json"], in: deck)
+        let cards = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]] ?? []
+        let id = try #require(cards.first?["id"] as? String)
+        let path = deck + "/cards/\(id.prefix(2))/\(id).json"
+        // Hand edit: change the title, in non-canonical formatting.
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        object["title"] = "Edited by hand"
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        let status = try scratch.cards(["status"], in: deck)
+        #expect(status.stdout.contains("changed") && status.stdout.contains("cards/\(id.prefix(2))/\(id).json"))
+        let commit = try scratch.cards(["commit", "-m", "Fix my title"], in: deck)
+        #expect(commit.status == 0, "\(commit.stderr)")
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Fix my title\n\nCard-Id: \(id)\nOp: commit"))
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.hasSuffix("\n  \"title\": \"Edited by hand\"\n}\n"), "written back canonically")
+        try scratch.expectClean(deck)
+        #expect(try scratch.cards(["commit"], in: deck).stdout.contains("Nothing to commit"))
+    }
+
+    @Test("import JSON array and JSON Lines, export round trip")
+    func importExport() throws {
+        let scratch = try Scratch()
+        let deck = scratch.path("deck")
+        #expect(try scratch.cards(["init", deck]).status == 0)
+        let lines = """
+            {"title": "First", "indexURL": "https://first.example", "platformName": "Web"}
+            {"title": "Second", "indexURL": "mailto:me@example.org", "color": "red", "futureField": {"nested": [1, 2]}}
+
+            """
+        try lines.write(toFile: scratch.path("in.jsonl"), atomically: true, encoding: .utf8)
+        let result = try scratch.cards(["import", scratch.path("in.jsonl")], in: deck)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("2 added"))
+        #expect(try scratch.commits(deck).count == 2)
+        let export = try scratch.cards(["export"], in: deck).stdout
+        let exported = try JSONSerialization.jsonObject(with: Data(export.utf8)) as? [[String: Any]] ?? []
+        #expect(exported.map { $0["title"] as? String } == ["First", "Second"])
+        #expect((exported.last?["futureField"] as? [String: Any]) != nil, "unknown fields kept")
+        try scratch.expectClean(deck)
+        // Re-importing the export changes nothing and makes no commit.
+        try export.write(toFile: scratch.path("out.json"), atomically: true, encoding: .utf8)
+        let again = try scratch.cards(["import", scratch.path("out.json")], in: deck)
+        #expect(again.stdout.contains("2 unchanged"))
+        #expect(try scratch.commits(deck).count == 2)
+        // From standard input.
+        let stdin = try scratch.cards(["import", "-"], in: deck, input: Data("[{\"title\": \"Third\", \"indexURL\": \"https://third.example\"}]".utf8))
+        #expect(stdin.status == 0, "\(stdin.stderr)")
+        #expect(try scratch.commits(deck).count == 3)
+    }
+
+    @Test("fsck passes on a good deck; help and --version")
+    func fsckHelpVersion() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let fsck = try scratch.cards(["fsck"], in: deck)
+        #expect(fsck.status == 0 && fsck.stdout.contains("consistent"))
+        let version = try scratch.cards(["--version"])
+        #expect(version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+        let help = try scratch.cards(["--help"])
+        #expect(help.status == 0)
+        for section in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] { #expect(help.stdout.contains(section)) }
+        for command in ["init", "add", "edit", "move", "delete", "show", "list", "undo", "restore", "log", "status", "commit", "import", "export", "fsck"] {
+            let sub = try scratch.cards(["help", command])
+            #expect(sub.status == 0 && sub.stdout.contains("USAGE: cards \(command)"), "help \(command)")
+            let flag = try scratch.cards([command, "--help"])
+            #expect(flag.stdout == sub.stdout, "\(command) --help")
+        }
+    }
+}

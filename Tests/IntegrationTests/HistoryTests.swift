@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// undo and restore bring cards back exactly, through real commits.
+@Suite("Undo and restore")
+struct HistoryTests {
+    @Test("undo after delete brings the card back with the same id and bytes")
+    func undoDelete() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cards(["list"], in: deck).stdout.split(separator: " ").first.map(String.init))
+        let original = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        let blob = try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout
+        #expect(try scratch.cards(["delete", id], in: deck).status == 0)
+        let undo = try scratch.cards(["undo"], in: deck)
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(undo.stdout.contains("Delete card"))
+        #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout == original)
+        #expect(try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout == blob, "same tree as before the delete")
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: undo"))
+        try scratch.expectClean(deck)
+    }
+
+    @Test("undo walks back: add, then edit, undone in reverse order")
+    func undoSequence() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let start = try scratch.cards(["export"], in: deck).stdout
+        let id = try scratch.cards(["add", "--title", "Temp", "--url", "https://temp.example"], in: deck).stdout.trimmingCharacters(in: .newlines)
+        #expect(try scratch.cards(["edit", id, "--title", "Temp 2"], in: deck).status == 0)
+        #expect(try scratch.cards(["undo"], in: deck).status == 0)
+        #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout.contains("\"title\": \"Temp\""))
+        #expect(try scratch.cards(["undo"], in: deck).status == 0)
+        #expect(try scratch.cards(["export"], in: deck).stdout == start)
+        // Then the import; then nothing.
+        #expect(try scratch.cards(["undo"], in: deck).status == 0)
+        #expect(try scratch.cards(["export"], in: deck).stdout == "[]\n")
+        let nothing = try scratch.cards(["undo"], in: deck)
+        #expect(nothing.status == 1 && nothing.stderr.contains("nothing to undo"))
+        try scratch.expectClean(deck)
+    }
+
+    @Test("restore finds a card deleted 20 commits ago")
+    func restoreOld() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cards(["list"], in: deck).stdout.split(separator: " ").first.map(String.init))
+        let original = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        #expect(try scratch.cards(["delete", id], in: deck).status == 0)
+        for index in 0..<20 {
+            #expect(try scratch.cards(["add", "--title", "Filler \(index)", "--url", "https://filler.example/\(index)"], in: deck).status == 0)
+        }
+        let notHere = try scratch.cards(["show", id], in: deck)
+        #expect(notHere.status == 1)
+        let restore = try scratch.cards(["restore", id], in: deck)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout == original)
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: restore"))
+        let twice = try scratch.cards(["restore", id], in: deck)
+        #expect(twice.status == 1 && twice.stderr.contains("not deleted"))
+        try scratch.expectClean(deck)
+    }
+}
