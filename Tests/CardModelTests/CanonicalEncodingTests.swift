@@ -23,7 +23,8 @@ import Testing
             color: "blue", rank: "a0")
         #expect(card.encoded() == Array(Self.sample.utf8))
         // Reading any layout of the same JSON gives the same bytes.
-        let scrambled = #"{"title":"Octocat on GitHub","rank":"a0","platformName":"GitHub","platformIcon":"github","#
+        let scrambled =
+            #"{"title":"Octocat on GitHub","rank":"a0","platformName":"GitHub","platformIcon":"github","#
             + #""indexURL":"https:\/\/github.com\/octocat","id":"3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f","color":"blue"}"#
         #expect(try Card.decode(Array(scrambled.utf8)).encoded() == Array(Self.sample.utf8))
     }
@@ -96,7 +97,9 @@ import Testing
     }
 
     func randomString(_ rng: inout SplitMix64) -> String {
-        let alphabet: [Unicode.Scalar] = ["a", "Z", "/", "\\", "\"", "\u{0}", "\n", "\u{1F}", "é", "😀", " ", "\u{2028}"]
+        let alphabet: [Unicode.Scalar] = [
+            "a", "Z", "/", "\\", "\"", "\u{0}", "\n", "\u{1F}", "é", "😀", " ", "\u{2028}",
+        ]
         var s = ""
         for _ in 0..<Int.random(in: 0...6, using: &rng) {
             s.unicodeScalars.append(alphabet[Int.random(in: 0..<alphabet.count, using: &rng)])

@@ -42,16 +42,21 @@ import Testing
     @Test func randomPairsAreStrictlyBetween() {
         let seed = UInt64.random(in: 0...UInt64.max)
         var rng = SplitMix64(seed: seed)
-        var pool = Rank.sequence(count: 5, after: nil) + ["0", "1", "z", "zz", "a00", "Zz", "A" + String(repeating: "0", count: 26) + "V", "5x"]
+        var pool =
+            Rank.sequence(count: 5, after: nil) + [
+                "0", "1", "z", "zz", "a00", "Zz", "A" + String(repeating: "0", count: 26) + "V", "5x",
+            ]
         for _ in 0..<20_000 {
             let a = pool.randomElement(using: &rng)
             let b = pool.randomElement(using: &rng)
             let lower = Bool.random(using: &rng) ? a : nil
             let upper = Bool.random(using: &rng) ? b : nil
             let r = Rank.between(lower, upper)
-            #expect(Rank.isValid(r), "seed \(seed): between(\(String(describing: lower)), \(String(describing: upper)))")
+            #expect(
+                Rank.isValid(r), "seed \(seed): between(\(String(describing: lower)), \(String(describing: upper)))")
             if let lower, let upper, !less(lower, upper) {
-                #expect(less(lower, r), "corrupt bounds must still give > lower; seed \(seed): \(lower) \(upper) -> \(r)")
+                #expect(
+                    less(lower, r), "corrupt bounds must still give > lower; seed \(seed): \(lower) \(upper) -> \(r)")
             } else if let upper, upper == (lower ?? "") + "0" {
                 #expect(r == upper, "seed \(seed)")
             } else {
