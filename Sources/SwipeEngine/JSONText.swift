@@ -25,10 +25,23 @@ public enum JSONText {
         guard value.isFinite else { return "0" }
         // Beyond 1e15, thousandths are below Double's precision: print the value itself (e.g. `1e+20`, valid JSON).
         guard abs(value) < 1e15 else { return "\(value)" }
-        let rounded = (value * 1000).rounded() / 1000
-        if rounded == 0 { return "0" }
-        if rounded == rounded.rounded(.towardZero) { return String(Int64(rounded)) }
-        return "\(rounded)"
+        // Whole thousandths, rounded half away from zero, then printed digit by digit: no float noise, and no
+        // libm (`rounded()` needs it, and this module links nothing but the standard library).
+        let scaled = value * 1000
+        let thousandths = Int64(scaled < 0 ? scaled - 0.5 : scaled + 0.5)
+        guard thousandths != 0 else { return "0" }
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = thousandths.magnitude
+        let whole = magnitude / 1000
+        var fraction = magnitude % 1000
+        guard fraction != 0 else { return sign + String(whole) }
+        var digits = 3
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        let fractionText = String(fraction)
+        return sign + String(whole) + "." + String(repeating: "0", count: digits - fractionText.count) + fractionText
     }
 
     /// `[x, y]`.

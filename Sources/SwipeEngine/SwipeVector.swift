@@ -26,7 +26,15 @@ public struct SwipeVector: Equatable, Hashable, Sendable, CustomStringConvertibl
         let big = max(ax, ay)
         guard big > 0, big.isFinite else { return big }
         let small = min(ax, ay) / big
-        return big * (1 + small * small).squareRoot()
+        return big * Self.squareRootOfOneToTwo(1 + small * small)
+    }
+
+    /// √v for v in 1...2 by Newton's method: the module links nothing but the standard library, and
+    /// `squareRoot()` needs libm in unoptimised builds.
+    private static func squareRootOfOneToTwo(_ v: Double) -> Double {
+        var root = 0.5 + v / 2
+        for _ in 0..<6 { root = (root + v / root) / 2 }
+        return root
     }
 
     /// The vector mirrored left to right (x → −x).
