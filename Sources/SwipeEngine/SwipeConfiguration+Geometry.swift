@@ -50,6 +50,7 @@ extension SwipeConfiguration {
             if x < 0 { return (-magnitude, .topTrailing) }
             return (0, .topLeading)
         case .proportional(let maxDegrees, let flips):
+            guard width.isFinite, width > 0, x.isFinite else { return (0, .center) }
             let ratio = min(max(x / width, -1), 1)
             var degrees = (maxDegrees.isFinite ? maxDegrees : 0) * ratio
             if flips && grabbedInLowerHalf { degrees = -degrees }
