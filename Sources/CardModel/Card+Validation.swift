@@ -11,7 +11,8 @@ extension Card {
         let id = try requiredText("id")
         guard CardID.isValid(id) else {
             throw CardValidationError(
-                field: "id", rule: "\(Card.quoted(id)) is not a lowercase UUID like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f")
+                field: "id",
+                rule: "\(Card.quoted(id)) is not a lowercase UUID like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f")
         }
 
         let title = try requiredText("title")
@@ -44,7 +45,8 @@ extension Card {
         guard Card.isColor(color) else {
             throw CardValidationError(
                 field: "color",
-                rule: "\(Card.quoted(color)) is not a colour name (\(Card.colorNames.joined(separator: " "))) or #rrggbb")
+                rule:
+                    "\(Card.quoted(color)) is not a colour name (\(Card.colorNames.joined(separator: " "))) or #rrggbb")
         }
 
         let rank = try requiredText("rank")

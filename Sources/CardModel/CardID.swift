@@ -9,8 +9,9 @@ public enum CardID {
             case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
             default:
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
                 else { return false }
             }
         }

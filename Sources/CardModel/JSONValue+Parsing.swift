@@ -187,12 +187,20 @@ private struct JSONParser {
         var secondRange: ClosedRange<UInt8> = 0x80...0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE0:
+            length = 3
+            secondRange = 0xA0...0xBF
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; secondRange = 0x80...0x9F
-        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xED:
+            length = 3
+            secondRange = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            secondRange = 0x90...0xBF
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        case 0xF4:
+            length = 4
+            secondRange = 0x80...0x8F
         default:
             throw error("invalid UTF-8 byte 0x\(hexByte(lead)); the file must be UTF-8", at: start)
         }
@@ -239,7 +247,8 @@ private struct JSONParser {
                 pos += 2
                 let low = try parseHex4(escapeStart: lowStart)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw error("lone surrogate \\u\(hex4(unit)) (followed by \\u\(hex4(low)), not a low surrogate)", at: start)
+                    throw error(
+                        "lone surrogate \\u\(hex4(unit)) (followed by \\u\(hex4(low)), not a low surrogate)", at: start)
                 }
                 scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(unit) {

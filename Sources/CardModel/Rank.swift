@@ -26,7 +26,8 @@ public enum Rank {
     /// Deterministic. A bound that is not a valid rank is treated as open.
     /// If `lower >= upper` (corrupt input) the result is the rank that would
     /// follow `lower` at the end. The only pairs with no string strictly
-    /// between them are `upper == lower + "0"`; then `upper` is returned and
+    /// between them are `upper == lower + "0"` (with `lower` open, `upper ==
+    /// "0"`: nothing sorts before it); then `upper` is returned and
     /// the deck order (`rank`, `id`) stays total. Ranks this type makes never
     /// end in `0`, so that case needs hand-written ranks.
     public static func between(_ lower: String?, _ upper: String?) -> String {

@@ -1,0 +1,124 @@
+import CardModel
+
+/// The three-way deck merge of merge.md: card by card, then field by field.
+///
+/// A pure function of (base, ours, theirs, sides, policy). Swapping `ours`
+/// and `theirs` (with their sides) gives byte-identical cards; only the
+/// decisions' wording (“from ours”) changes. Total: any input, valid or not,
+/// gives a result.
+public enum DeckMerger {
+    /// Merges every card in `versions`.
+    ///
+    /// - Parameters:
+    ///   - versions: The three versions of each card that changed on either side, by id.
+    ///   - ours: Our side (deck-level); per-card sides in `CardVersions` override it.
+    ///   - theirs: Their side (deck-level).
+    ///   - policy: What to do with delete-versus-edit.
+    /// - Complexity: O(total size of the cards given).
+    public static func merge(
+        _ versions: [String: CardVersions], ours: MergeSide, theirs: MergeSide, policy: MergePolicy = .keep
+    ) -> DeckMergeResult {
+        var cards: [String: Card?] = [:]
+        var decisions: [CardDecision] = []
+        var newConflicts: [String: [ConflictRecord]] = [:]
+        let ids = versions.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for id in ids {
+            guard let cardVersions = versions[id] else { continue }
+            let outcome = mergeCard(id: id, cardVersions, ours: ours, theirs: theirs, policy: policy)
+            cards[id] = .some(outcome.card)
+            decisions.append(outcome.decision)
+            if !outcome.newConflicts.isEmpty {
+                newConflicts[id] = outcome.newConflicts
+            }
+        }
+        return DeckMergeResult(cards: cards, decisions: decisions, newConflicts: newConflicts)
+    }
+
+    /// Merges one card (also what the git merge driver needs).
+    ///
+    /// - Returns: The merged card (`nil` = absent), the decision, and the conflict records this merge added.
+    public static func mergeCard(
+        id: String, _ versions: CardVersions, ours: MergeSide, theirs: MergeSide, policy: MergePolicy = .keep
+    ) -> (card: Card?, decision: CardDecision, newConflicts: [ConflictRecord]) {
+        let oursSide = versions.oursSide ?? ours
+        let theirsSide = versions.theirsSide ?? theirs
+        let base = versions.base
+        let label = DecisionText.label(id: id, versions)
+
+        switch (versions.ours, versions.theirs) {
+        case (nil, nil):
+            if base == nil {
+                return (nil, DecisionText.unchanged(id: id, label: label, absent: true), [])
+            }
+            return (nil, DecisionText.deletedOnBoth(id: id, label: label), [])
+
+        case (let o?, let t?):
+            if same(o, t) {
+                if same(o, base) {
+                    return (o, DecisionText.unchanged(id: id, label: label, absent: false), [])
+                }
+                return (o, DecisionText.sameOnBoth(id: id, label: label, added: base == nil), [])
+            }
+            if same(o, base) {
+                return (t, DecisionText.tookSide(id: id, label: label, ours: false, what: "edited"), [])
+            }
+            if same(t, base) {
+                return (o, DecisionText.tookSide(id: id, label: label, ours: true, what: "edited"), [])
+            }
+            let merged = FieldMerge(base: base?.fields ?? [:], ours: o.fields, theirs: t.fields,
+                                    oursSide: oursSide, theirsSide: theirsSide)
+            let decision = DecisionText.fieldMerge(id: id, label: label, merged, addedOnBoth: base == nil)
+            return (Card(fields: merged.fields), decision, merged.newRecords)
+
+        case (let o?, nil):
+            return oneSideMissing(
+                id: id, label: label, base: base, present: o, presentIsOurs: true,
+                presentSide: oursSide, deletingSide: theirsSide, policy: policy)
+
+        case (nil, let t?):
+            return oneSideMissing(
+                id: id, label: label, base: base, present: t, presentIsOurs: false,
+                presentSide: theirsSide, deletingSide: oursSide, policy: policy)
+        }
+    }
+
+    /// Whether two versions are the same bytes. `Card`'s own `==` compares
+    /// field names by Unicode canonical equivalence; the merge must not, or two
+    /// differently encoded cards could be taken for the same change.
+    static func same(_ a: Card?, _ b: Card?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return JSONValue.object(a.fields) == JSONValue.object(b.fields)
+    }
+
+    /// One side has the card, the other has not: added, deleted, or delete versus edit.
+    private static func oneSideMissing(
+        id: String, label: String, base: Card?, present: Card, presentIsOurs: Bool,
+        presentSide: MergeSide, deletingSide: MergeSide, policy: MergePolicy
+    ) -> (card: Card?, decision: CardDecision, newConflicts: [ConflictRecord]) {
+        guard let base else {
+            return (present, DecisionText.tookSide(id: id, label: label, ours: presentIsOurs, what: "added"), [])
+        }
+        if same(present, base) {
+            // Deleted on the missing side, untouched on the other: a plain delete.
+            return (nil, DecisionText.tookSide(id: id, label: label, ours: !presentIsOurs, what: "deleted"), [])
+        }
+        switch policy {
+        case .keep:
+            let record = ConflictRecord.deletion(deletedIn: deletingSide.commit, editedIn: presentSide.commit)
+            var card = present
+            let records = RecordSet.merge(
+                base: [], ours: ConflictRecord.rawRecords(present.fields["conflicts"]), theirs: [],
+                added: [record.json])
+            card.fields["conflicts"] = records.isEmpty ? nil : .array(records)
+            let decision = DecisionText.keptEdited(
+                id: id, label: label, editedIsOurs: presentIsOurs, deletedIn: deletingSide.commit,
+                editedIn: presentSide.commit)
+            return (card, decision, [record])
+        case .delete:
+            let decision = DecisionText.deletedEdited(
+                id: id, label: label, editedIsOurs: presentIsOurs, deletedIn: deletingSide.commit,
+                editedIn: presentSide.commit)
+            return (nil, decision, [])
+        }
+    }
+}

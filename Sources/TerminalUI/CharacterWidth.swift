@@ -1,0 +1,16 @@
+/// How many columns a character takes in a terminal: 2 for East Asian wide characters and most emoji, else 1.
+///
+/// A table of the common wide ranges, not the full Unicode East Asian Width data: enough for card titles in
+/// Chinese, Japanese or Korean, which the seeds were written in.
+enum CharacterWidth {
+    static func of(_ character: Character) -> Int {
+        guard let scalar = character.unicodeScalars.first else { return 1 }
+        let v = scalar.value
+        let wide: [ClosedRange<UInt32>] = [
+            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+            0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
+        ]
+        return wide.contains { $0.contains(v) } ? 2 : 1
+    }
+}

@@ -1,0 +1,95 @@
+import Glibc
+
+/// Owns the terminal while the interactive session runs: raw mode, the alternate screen, a hidden cursor and
+/// mouse reporting. The exact original termios is saved and put back by `restore()`, by `deinit`, at exit, and
+/// on SIGINT/SIGTERM/SIGHUP (the handler restores, then re-raises the signal).
+public final class RawTerminal {
+    /// The descriptor input is read from.
+    public let input: Int32
+    /// The descriptor output is written to.
+    public let output: Int32
+    private var restored = false
+
+    /// Enters raw mode and the session's screen modes.
+    /// - Throws: `TerminalError.notATerminal` when either descriptor is not a terminal, or a system-call error.
+    public init(input: Int32, output: Int32) throws {
+        guard isatty(input) == 1, isatty(output) == 1 else { throw TerminalError.notATerminal }
+        self.input = input
+        self.output = output
+        var original = termios()
+        guard tcgetattr(input, &original) == 0 else { throw Self.systemError("tcgetattr") }
+        var raw = original
+        cfmakeraw(&raw)
+        // Blocking reads of at least one byte; the event loop polls first, so reads never wait.
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        let leave = Array(TerminalModes.leaveAll.utf8)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: leave.count)
+        buffer.initialize(from: leave, count: leave.count)
+        TerminalRestoreState.leaveBytes?.deallocate()
+        TerminalRestoreState.leaveBytes = buffer
+        TerminalRestoreState.leaveCount = leave.count
+        TerminalRestoreState.savedSettings = original
+        TerminalRestoreState.inputDescriptor = input
+        TerminalRestoreState.outputDescriptor = output
+        TerminalRestoreState.installHandlers()
+        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw Self.systemError("tcsetattr") }
+        TerminalRestoreState.active = 1
+        do {
+            try Self.writeAll(output, Array(TerminalModes.enterAll.utf8))
+        } catch {
+            TerminalRestoreState.restore()
+            throw error
+        }
+    }
+
+    deinit { restore() }
+
+    /// Leaves the screen modes and puts the original termios back. Safe to call more than once.
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        TerminalRestoreState.restore()
+    }
+
+    /// The terminal's size from `TIOCGWINSZ`, or nil when the call fails.
+    public func size() -> TerminalSize? { Self.size(of: output) }
+
+    /// The size of the terminal on a descriptor, or nil.
+    public static func size(of descriptor: Int32) -> TerminalSize? {
+        var window = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else {
+            return nil
+        }
+        return TerminalSize(columns: Int(window.ws_col), rows: Int(window.ws_row))
+    }
+
+    /// Whether a SIGWINCH arrived since the last call (clears the flag).
+    public static func takeResize() -> Bool {
+        guard TerminalRestoreState.resizePending != 0 else { return false }
+        TerminalRestoreState.resizePending = 0
+        return true
+    }
+
+    /// Writes every byte, retrying on partial writes and EINTR: one frame, one `write` in the normal case.
+    public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw systemError("write")
+            }
+            offset += written
+        }
+    }
+
+    static func systemError(_ call: String) -> TerminalError {
+        let number = errno
+        let reason = strerror(number).map { String(cString: $0) } ?? "error \(number)"
+        return TerminalError(
+            code: .systemCall, message: "terminal \(call) failed: \(reason)", errorNumber: number)
+    }
+}

@@ -1,0 +1,50 @@
+extension ScreenGrid {
+    /// Writes text from a position, clipped to the grid and to `maxColumns`; control characters become `?`.
+    /// Returns the number of columns used.
+    @discardableResult
+    public mutating func put(
+        _ text: String, row: Int, column: Int, style: CellStyle = .plain, maxColumns: Int = .max
+    ) -> Int {
+        var x = column
+        let limit = maxColumns == .max ? Int.max : column + max(0, maxColumns)
+        for character in text {
+            let shown: Character = character.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } == true
+                ? "?" : character
+            let width = CharacterWidth.of(shown)
+            guard x + width <= limit else { break }
+            self[row, x] = Cell(shown, style: style)
+            if width == 2 { self[row, x + 1] = Cell(" ", style: style, isContinuation: true) }
+            x += width
+        }
+        return x - column
+    }
+
+    /// Fills a rectangle with one cell.
+    public mutating func fill(row: Int, column: Int, width: Int, height: Int, with cell: Cell) {
+        for r in row..<(row + max(0, height)) {
+            for c in column..<(column + max(0, width)) { self[r, c] = cell }
+        }
+    }
+
+    /// Text truncated to fit `columns` cells, with an ellipsis when cut.
+    public static func truncate(_ text: String, toColumns columns: Int) -> String {
+        guard columns > 0 else { return "" }
+        var used = 0
+        var out = ""
+        for character in text {
+            let width = CharacterWidth.of(character)
+            if used + width > columns {
+                while used + 1 > columns, let last = out.popLast() { used -= CharacterWidth.of(last) }
+                return out + "…"
+            }
+            out.append(character)
+            used += width
+        }
+        return out
+    }
+
+    /// The number of columns a string takes.
+    public static func width(of text: String) -> Int {
+        text.reduce(0) { $0 + CharacterWidth.of($1) }
+    }
+}
