@@ -10,7 +10,7 @@ enum Commands {
     }
 
     /// Commands from other files (swipe, merge, sync), registered here so `all` stays one list.
-    static var extraCommands: [Command] { [demoCommand] }
+    static var extraCommands: [Command] { [mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand] }
 
     /// Two-word command groups (`remote add`), by group name.
     static var groups: [String: [Command]] { [:] }
