@@ -50,6 +50,7 @@ extension Repository {
         var blob: OpaquePointer?
         var oid = id.raw
         try check(git_blob_lookup(&blob, pointer, &oid), "git_blob_lookup")
+        blobsRead += 1
         defer { git_blob_free(blob) }
         let size = Int(git_blob_rawsize(blob))
         guard size > 0, let raw = git_blob_rawcontent(blob) else { return [] }

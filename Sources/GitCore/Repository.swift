@@ -5,6 +5,9 @@ import CGit2
 public final class Repository {
     let pointer: OpaquePointer
 
+    /// How many blobs this handle has read (for tests that check a cost grows with what changed).
+    public internal(set) var blobsRead = 0
+
     private init(pointer: OpaquePointer) {
         self.pointer = pointer
     }
