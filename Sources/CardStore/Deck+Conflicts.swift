@@ -11,7 +11,9 @@ extension Deck {
     /// Settles a conflict of one card as an ordinary commit (op `resolve`): `.pick(n)` for a field,
     /// `.keep`/`.delete` for a deleted-versus-edited card (field `*`).
     @discardableResult
-    public func resolve(_ reference: String, field: String, _ resolution: ConflictResolution) throws(StoreError) -> Card? {
+    public func resolve(_ reference: String, field: String, _ resolution: ConflictResolution) throws(StoreError)
+        -> Card?
+    {
         var resolved: Card?
         try commitChange { (snapshot) throws(StoreError) in
             let card = try snapshot.card(matching: reference)

@@ -30,16 +30,22 @@ extension Deck {
     /// (ours first) built card by card and field by field (merge.md), published by compare-and-swap,
     /// then the working tree and index. Only cards that changed on either side are read.
     /// `dryRun` decides everything and writes nothing.
-    public func merge(theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool) throws(StoreError) -> MergeReport {
+    public func merge(theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool) throws(StoreError)
+        -> MergeReport
+    {
         let ours = try headCommit()
         if let ours {
             if ours == theirs { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
-            let contained = try git("comparing histories") { () throws(GitError) in try repository.isDescendant(ours, of: theirs) }
+            let contained = try git("comparing histories") { () throws(GitError) in
+                try repository.isDescendant(ours, of: theirs)
+            }
             if contained { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
         }
         let behind: Bool
         if let ours {
-            behind = try git("comparing histories") { () throws(GitError) in try repository.isDescendant(theirs, of: ours) }
+            behind = try git("comparing histories") { () throws(GitError) in
+                try repository.isDescendant(theirs, of: ours)
+            }
         } else {
             behind = true
         }
@@ -82,9 +88,11 @@ extension Deck {
             try checkNoHandEditsIgnoringTarget(pseudo, snapshot: snapshot)
         }
         do {
-            try repository.updateReference(Deck.branch, to: target, expected: current, logMessage: "cards: fast-forward")
+            try repository.updateReference(
+                Deck.branch, to: target, expected: current, logMessage: "cards: fast-forward")
         } catch {
-            throw StoreError.git(error, while: "moving main forward (another command changed the deck meanwhile; try again)")
+            throw StoreError.git(
+                error, while: "moving main forward (another command changed the deck meanwhile; try again)")
         }
         if !isBare { try updateWorkingTree(paths, snapshotTree: newTree) }
         return target
@@ -99,7 +107,8 @@ extension Deck {
             if present == committed { continue }
             throw StoreError(
                 .uncommittedChanges,
-                "\(file.path) has hand edits that are not committed; run `cards commit` first, then merge or sync again")
+                "\(file.path) has hand edits that are not committed; run `cards commit` first, then merge or sync again"
+            )
         }
     }
 
@@ -108,7 +117,9 @@ extension Deck {
     static func isSafeWorkingPath(_ path: String) -> Bool {
         if path.isEmpty || path.hasPrefix("/") { return false }
         for component in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if component.isEmpty || component == "." || component == ".." || component.lowercased() == ".git" { return false }
+            if component.isEmpty || component == "." || component == ".." || component.lowercased() == ".git" {
+                return false
+            }
         }
         return true
     }
@@ -120,7 +131,9 @@ extension Deck {
 
     /// Decides the merge of `theirs` into `ours` from the changed paths of the two sides against their
     /// merge base (none: an empty base), reading only the cards that changed.
-    func planMerge(ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError) -> MergePlan {
+    func planMerge(ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError)
+        -> MergePlan
+    {
         let oursCommit = try git("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
         let theirsCommit = try git("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
         let base = try git("finding the merge base") { () throws(GitError) in try repository.mergeBase(ours, theirs) }
@@ -180,7 +193,9 @@ extension Deck {
                     pick = entries.ours
                 } else {
                     pick = theirsWins ? entries.theirs : entries.ours
-                    report.otherFiles.append("\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")")
+                    report.otherFiles.append(
+                        "\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")"
+                    )
                 }
                 rawPicks.append((path, pick))
             }
@@ -194,16 +209,20 @@ extension Deck {
             if current?.id == newBytes.map(ObjectID.blobHash(of:)) && (current == nil) == (newBytes == nil) { continue }
             files.append((path, newBytes))
         }
-        for (path, entry) in rawPicks where entry?.id != paths[path]?.ours?.id || entry?.kind != paths[path]?.ours?.kind {
+        for (path, entry) in rawPicks where entry?.id != paths[path]?.ours?.id || entry?.kind != paths[path]?.ours?.kind
+        {
             guard let entry else {
                 files.append((path, nil))
                 continue
             }
             guard entry.kind == .blob, Deck.isSafeWorkingPath(path) else {
-                report.otherFiles.append("\(path): a \(entry.kind) entry from \(theirsName) was not taken (only plain files are)")
+                report.otherFiles.append(
+                    "\(path): a \(entry.kind) entry from \(theirsName) was not taken (only plain files are)")
                 continue
             }
-            let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id, limit: 64 * 1024 * 1024) }
+            let bytes = try git("reading \(path)") { () throws(GitError) in
+                try repository.readBlob(entry.id, limit: 64 * 1024 * 1024)
+            }
             files.append((path, bytes))
         }
         files.sort { $0.path < $1.path }
@@ -261,7 +280,8 @@ extension Deck {
     /// Which file to keep when a version is invalid: the side that changed it; both changed: the invalid
     /// one (it must stay visible until fixed); both invalid: the later tip's.
     static func pickInvalid(
-        _ entries: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?), mine: Version, other: Version, theirsWins: Bool
+        _ entries: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?), mine: Version, other: Version,
+        theirsWins: Bool
     ) -> TreeEntry? {
         if entries.ours?.id == entries.base?.id { return entries.theirs }
         if entries.theirs?.id == entries.base?.id { return entries.ours }

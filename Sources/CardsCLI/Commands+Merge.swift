@@ -11,7 +11,9 @@ extension Commands {
             usage: "merge <ref> [--policy keep|delete] [--dry-run]",
             arguments: [("ref", "A branch, remote-tracking ref (origin/main) or commit.")],
             options: [
-                .value("--policy", "keep|delete", "Deleted on one side, edited on the other: keep the card (default) or delete it."),
+                .value(
+                    "--policy", "keep|delete",
+                    "Deleted on one side, edited on the other: keep the card (default) or delete it."),
                 .flag("--dry-run", "Print the decisions and write nothing."),
             ],
             positionals: 1...1)
@@ -26,7 +28,10 @@ extension Commands {
             throw CLIError(message: "cannot read '\(reference)': \(error)")
         }
         guard let theirs = resolved else {
-            throw CLIError(message: "'\(reference)' names no commit in this deck; try a branch such as origin/main (see `git branch -a`)")
+            throw CLIError(
+                message:
+                    "'\(reference)' names no commit in this deck; try a branch such as origin/main (see `git branch -a`)"
+            )
         }
         let dryRun = arguments.has("--dry-run")
         let report = try deck.merge(theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun)
@@ -48,21 +53,32 @@ extension Commands {
         case .upToDate:
             output.print("Already up to date with \(name).")
         case .fastForward:
-            output.print(dryRun ? "Would fast-forward to \(name)." : "Fast-forwarded to \(name) (\(report.commit?.short ?? "")).")
+            output.print(
+                dryRun ? "Would fast-forward to \(name)." : "Fast-forwarded to \(name) (\(report.commit?.short ?? ""))."
+            )
         case .merged:
             let changed = report.decisions.filter { $0.kind != .unchanged }
-            output.print(dryRun ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side." : "Merged \(name) (\(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side.")
+            output.print(
+                dryRun
+                    ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
+                    : "Merged \(name) (\(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
+            )
             for decision in changed {
                 output.print("  \(decision.kind.rawValue): \(decision.summary)")
             }
             for line in report.otherFiles { output.print("  \(line)") }
-            let conflicts = changed.filter { [.conflict, .keptEditedOverDelete, .deletedOverEdit].contains($0.kind) }.count
+            let conflicts = changed.filter { [.conflict, .keptEditedOverDelete, .deletedOverEdit].contains($0.kind) }
+                .count
             if conflicts > 0 {
-                output.print("\(would)\(dryRun ? "record" : "Recorded") \(conflicts) conflict\(conflicts == 1 ? "" : "s"): see `cards conflicts`, settle with `cards resolve`.")
+                output.print(
+                    "\(would)\(dryRun ? "record" : "Recorded") \(conflicts) conflict\(conflicts == 1 ? "" : "s"): see `cards conflicts`, settle with `cards resolve`."
+                )
             }
         }
         for problem in report.invalid {
-            output.error("error: \(problem.path) from \(name) is not a valid card (\(problem.reason)); kept as it came: fix it and `cards commit`")
+            output.error(
+                "error: \(problem.path) from \(name) is not a valid card (\(problem.reason)); kept as it came: fix it and `cards commit`"
+            )
         }
     }
 
@@ -89,7 +105,9 @@ extension Commands {
             context.output.print("\(card.id.prefix(8))  \(card.title)")
             for record in ConflictRecord.records(in: card) {
                 if record.isDeletion {
-                    context.output.print("    deleted in \(record.deletedIn.map { String($0.prefix(7)) } ?? "?") but edited in \(record.editedIn.map { String($0.prefix(7)) } ?? "?"): kept")
+                    context.output.print(
+                        "    deleted in \(record.deletedIn.map { String($0.prefix(7)) } ?? "?") but edited in \(record.editedIn.map { String($0.prefix(7)) } ?? "?"): kept"
+                    )
                     context.output.print("    settle: cards resolve \(card.id.prefix(8)) --keep | --delete")
                     continue
                 }
@@ -120,9 +138,13 @@ extension Commands {
     ) { context, arguments in
         let field: String
         let resolution: ConflictResolution
-        switch (arguments.value("--field"), arguments.value("--pick"), arguments.has("--keep"), arguments.has("--delete")) {
+        switch (
+            arguments.value("--field"), arguments.value("--pick"), arguments.has("--keep"), arguments.has("--delete")
+        ) {
         case (let name?, let pick?, false, false):
-            guard let number = Int(pick), number >= 1 else { throw UsageError(message: "--pick '\(pick)': expected a choice number from 1") }
+            guard let number = Int(pick), number >= 1 else {
+                throw UsageError(message: "--pick '\(pick)': expected a choice number from 1")
+            }
             field = name
             resolution = .pick(number)
         case (nil, nil, true, false):
@@ -146,11 +168,13 @@ extension Commands {
             name: "merge-driver", abstract: "git merge driver: merges one card file field by field into OURS.",
             usage: "merge-driver <base> <ours> <theirs> [<path>]",
             arguments: [
-                ("base", "The common ancestor's version (%O)."), ("ours", "Our version, overwritten with the result (%A)."),
+                ("base", "The common ancestor's version (%O)."),
+                ("ours", "Our version, overwritten with the result (%A)."),
                 ("theirs", "Their version (%B)."), ("path", "The card's path in the deck (%P)."),
             ],
             positionals: 3...4,
-            discussion: "Registered by `cards init` and `cards clone` as merge.cards.driver, for `git merge` and `git pull`.")
+            discussion:
+                "Registered by `cards init` and `cards clone` as merge.cards.driver, for `git merge` and `git pull`.")
     ) { context, arguments in
         let paths = arguments.positionals
         let label = paths.count > 3 ? paths[3] : paths[1]

@@ -10,7 +10,9 @@ enum Commands {
     }
 
     /// Commands from other files (swipe, merge, sync), registered here so `all` stays one list.
-    static var extraCommands: [Command] { [mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand] }
+    static var extraCommands: [Command] {
+        [mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand]
+    }
 
     /// Two-word command groups (`remote add`), by group name.
     static var groups: [String: [Command]] { [:] }
@@ -48,7 +50,9 @@ enum Commands {
         }
         let full = arguments.positionals.joined(separator: " ")
         let everything = all + groups.values.flatMap { $0 }
-        guard let command = everything.first(where: { $0.spec.name == full }) ?? everything.first(where: { $0.spec.name == name })
+        guard
+            let command = everything.first(where: { $0.spec.name == full })
+                ?? everything.first(where: { $0.spec.name == name })
         else {
             throw UsageError(message: "unknown command '\(full)'; `cards help` lists the commands")
         }

@@ -128,7 +128,9 @@ extension Repository {
                 guard tree != nil else { continue }
                 var entry: OpaquePointer?
                 let found = git_tree_entry_bypath(&entry, tree, path)
-                if found == 0 { git_tree_entry_free(entry) } else {
+                if found == 0 {
+                    git_tree_entry_free(entry)
+                } else {
                     git_error_clear()
                     continue
                 }

@@ -25,7 +25,9 @@ extension Repository {
         if result == GIT_EEXISTS.rawValue {
             // libgit2 reports "must not exist yet, but does" as EEXISTS: it is the same race.
             git_error_clear()
-            throw GitError(code: .referenceChanged, message: "\(name) was created by another writer", function: "git_reference_create_matching")
+            throw GitError(
+                code: .referenceChanged, message: "\(name) was created by another writer",
+                function: "git_reference_create_matching")
         }
         try check(result, "git_reference_create_matching")
         git_reference_free(reference)
@@ -75,7 +77,8 @@ extension Repository {
     public func resolveCommit(_ revision: String) throws(GitError) -> ObjectID? {
         var object: OpaquePointer?
         let result = git_revparse_single(&object, pointer, revision)
-        if result == GIT_ENOTFOUND.rawValue || result == GIT_EAMBIGUOUS.rawValue || result == GIT_EINVALIDSPEC.rawValue {
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EAMBIGUOUS.rawValue || result == GIT_EINVALIDSPEC.rawValue
+        {
             git_error_clear()
             return nil
         }

@@ -19,7 +19,8 @@ struct MergeStoreTests {
     /// Fetches `from`'s main into `into` as refs/remotes/peer/main with the git CLI, returning its id.
     func fetch(_ scratch: StoreScratch, into: String, from: String) throws -> ObjectID {
         try scratch.git(["fetch", "-q", from, "+main:refs/remotes/peer/main"], in: into)
-        let hex = try scratch.git(["rev-parse", "refs/remotes/peer/main"], in: into).trimmingCharacters(in: .whitespacesAndNewlines)
+        let hex = try scratch.git(["rev-parse", "refs/remotes/peer/main"], in: into).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return try #require(ObjectID(hex: hex))
     }
 
@@ -56,7 +57,8 @@ struct MergeStoreTests {
         let record = try #require(ConflictRecord.records(in: second).first)
         #expect(record.field == "title")
         #expect(Set(record.values.compactMap { $0.value?.stringValue }) == ["Work", "Job"])
-        let third = try #require(try merged.card(id: cards[2].id), "delete versus edit keeps the edited card under policy keep")
+        let third = try #require(
+            try merged.card(id: cards[2].id), "delete versus edit keeps the edited card under policy keep")
         #expect(third.platformName == "Edited on B")
         #expect(ConflictRecord.records(in: third).contains { $0.isDeletion })
         #expect(try merged.allCards().cards.count == 21, "20 shared cards and the one added on B")

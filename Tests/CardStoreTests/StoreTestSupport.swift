@@ -61,7 +61,8 @@ func makeCards(_ count: Int, prefix: String = "Card", seed: UInt64 = 1) -> [Card
     var generator = SeededGenerator(seed: seed)
     return (0..<count).map { index in
         Card(
-            id: CardID.random(using: &generator), title: "\(prefix) \(index)", indexURL: "https://example.org/\(prefix)/\(index)",
+            id: CardID.random(using: &generator), title: "\(prefix) \(index)",
+            indexURL: "https://example.org/\(prefix)/\(index)",
             platformName: "Web", platformIcon: "globe", color: "blue", rank: "a\(index % 10)")
     }
 }

@@ -16,7 +16,9 @@ struct HistoryTests {
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(undo.stdout.contains("Delete card"))
         #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout == original)
-        #expect(try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout == blob, "same tree as before the delete")
+        #expect(
+            try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout == blob,
+            "same tree as before the delete")
         #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: undo"))
         try scratch.expectClean(deck)
     }
@@ -26,7 +28,8 @@ struct HistoryTests {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
         let start = try scratch.cards(["export"], in: deck).stdout
-        let id = try scratch.cards(["add", "--title", "Temp", "--url", "https://temp.example"], in: deck).stdout.trimmingCharacters(in: .newlines)
+        let id = try scratch.cards(["add", "--title", "Temp", "--url", "https://temp.example"], in: deck).stdout
+            .trimmingCharacters(in: .newlines)
         #expect(try scratch.cards(["edit", id, "--title", "Temp 2"], in: deck).status == 0)
         #expect(try scratch.cards(["undo"], in: deck).status == 0)
         #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout.contains("\"title\": \"Temp\""))
@@ -48,7 +51,10 @@ struct HistoryTests {
         let original = try scratch.cards(["show", id, "--json"], in: deck).stdout
         #expect(try scratch.cards(["delete", id], in: deck).status == 0)
         for index in 0..<20 {
-            #expect(try scratch.cards(["add", "--title", "Filler \(index)", "--url", "https://filler.example/\(index)"], in: deck).status == 0)
+            #expect(
+                try scratch.cards(
+                    ["add", "--title", "Filler \(index)", "--url", "https://filler.example/\(index)"], in: deck
+                ).status == 0)
         }
         let notHere = try scratch.cards(["show", id], in: deck)
         #expect(notHere.status == 1)

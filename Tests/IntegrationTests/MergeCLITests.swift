@@ -10,7 +10,8 @@ struct MergeCLITests {
         #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
         for name in ["a", "b"] {
             try scratch.git(["clone", "-q", remote, scratch.path(name)], in: scratch.root)
-            try scratch.git(["config", "merge.cards.driver", "\(Binaries.cards) merge-driver %O %A %B %P"], in: scratch.path(name))
+            try scratch.git(
+                ["config", "merge.cards.driver", "\(Binaries.cards) merge-driver %O %A %B %P"], in: scratch.path(name))
         }
         return (remote, scratch.path("a"), scratch.path("b"))
     }
@@ -90,7 +91,10 @@ struct MergeCLITests {
         let (_, a, b) = try setUp(scratch)
         let ids = try scratch.cards(["list"], in: a).stdout.split(separator: "\n").map { String($0.prefix(8)) }
         // B breaks one card by hand and commits it with git; A edits another card.
-        let path = try #require(FileManager.default.subpathsOfDirectory(atPath: b + "/cards").first { $0.contains(ids[1]) && $0.hasSuffix(".json") })
+        let path = try #require(
+            FileManager.default.subpathsOfDirectory(atPath: b + "/cards").first {
+                $0.contains(ids[1]) && $0.hasSuffix(".json")
+            })
         try "{\"broken\": true}".write(toFile: b + "/cards/" + path, atomically: true, encoding: .utf8)
         try scratch.git(["commit", "-q", "-am", "broken by hand"], in: b)
         #expect(try scratch.cards(["edit", ids[2], "--platform", "Also from B"], in: b).status == 0)
@@ -100,7 +104,9 @@ struct MergeCLITests {
         let merge = try scratch.cards(["merge", "origin/main"], in: a)
         #expect(merge.status == 1)
         #expect(merge.stderr.contains("cards/" + path) && merge.stderr.contains("not a valid card"))
-        #expect(try String(contentsOfFile: a + "/cards/" + path, encoding: .utf8) == "{\"broken\": true}", "kept as it came")
+        #expect(
+            try String(contentsOfFile: a + "/cards/" + path, encoding: .utf8) == "{\"broken\": true}", "kept as it came"
+        )
         #expect(try scratch.cards(["show", ids[2], "--json"], in: a).stdout.contains("Also from B"))
         #expect(try scratch.cards(["show", ids[3], "--json"], in: a).stdout.contains("From A"))
         #expect(try scratch.cards(["status"], in: a).status == 0)

@@ -50,7 +50,9 @@ final class Scratch: @unchecked Sendable {
 
     /// Runs the built `cards` binary.
     @discardableResult
-    func cards(_ arguments: [String], in directory: String? = nil, input: Data? = nil, extraEnvironment: [String: String] = [:]) throws -> RunResult {
+    func cards(
+        _ arguments: [String], in directory: String? = nil, input: Data? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> RunResult {
         try run(Binaries.cards, arguments, in: directory, input: input, extraEnvironment: extraEnvironment)
     }
 
@@ -60,7 +62,10 @@ final class Scratch: @unchecked Sendable {
         try run("/usr/bin/git", arguments, in: directory)
     }
 
-    func run(_ program: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil, extraEnvironment: [String: String] = [:]) throws -> RunResult {
+    func run(
+        _ program: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil,
+        extraEnvironment: [String: String] = [:]
+    ) throws -> RunResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -120,9 +125,12 @@ final class Scratch: @unchecked Sendable {
     /// Asserts what a user checks after every command: a clean `git status` and a clean `git fsck --strict`.
     func expectClean(_ deck: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let status = try git(["status", "--porcelain"], in: deck)
-        #expect(status.status == 0 && status.stdout.isEmpty, "git status is not clean: \(status.stdout)", sourceLocation: sourceLocation)
+        #expect(
+            status.status == 0 && status.stdout.isEmpty, "git status is not clean: \(status.stdout)",
+            sourceLocation: sourceLocation)
         let fsck = try git(["fsck", "--strict", "--no-dangling"], in: deck)
-        #expect(fsck.status == 0, "git fsck --strict failed: \(fsck.stdout)\(fsck.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            fsck.status == 0, "git fsck --strict failed: \(fsck.stdout)\(fsck.stderr)", sourceLocation: sourceLocation)
     }
 
     /// A fingerprint of a deck: the commit of main and every file in the working tree with its bytes.
@@ -134,7 +142,9 @@ final class Scratch: @unchecked Sendable {
         while let item = enumerator?.nextObject() as? String {
             if item.hasPrefix(".git/") || item == ".git" { continue }
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: deck + "/" + item, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: deck + "/" + item, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 result[item] = FileManager.default.contents(atPath: deck + "/" + item)
             }
         }
