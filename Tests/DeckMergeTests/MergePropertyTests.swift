@@ -153,13 +153,6 @@ import Testing
                 problems += found
                 // Policy delete drops an edit on purpose (it stays restorable from history).
                 for decision in result.decisions where decision.kind == .deletedOverEdit { lastDelete[decision.id] = op }
-                // Policy delete drops an edit on purpose (it stays restorable from history).
-                for decision in result.decisions where decision.kind == .deletedOverEdit { lastDelete[decision.id] = op }
-                if let dbg = ProcessInfo.processInfo.environment["MERGE_DEBUG"] {
-                    let parts = dbg.split(separator: " ").map(String.init)
-                    let show = { (d: Deck) in String(describing: d[parts[0]]?.fields[parts[1]]) + " c=" + String(describing: d[parts[0]]?.fields["conflicts"] != nil) }
-                    print("op \(op) merge \(x)<-\(y) base \(show(base)) ours \(show(ours.deck)) theirs \(show(theirs.deck)) -> \(show(deck)) times \(ours.time) \(theirs.time)")
-                }
                 let merge = history.add(
                     .init(id: gen.commitID(), parents: [hx, hy], deck: deck, time: Int64(op * 10) + skew[x]))
                 heads[x] = merge
