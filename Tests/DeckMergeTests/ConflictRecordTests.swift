@@ -14,7 +14,8 @@ import Testing
 
     @Test func workVersusJobGoldenFileAndTrailers() throws {
         let versions = CardVersions(
-            base: Self.card(title: "Old"), ours: Self.card(title: "Work"), theirs: Self.card(title: "Job", color: "red"))
+            base: Self.card(title: "Old"), ours: Self.card(title: "Work"), theirs: Self.card(title: "Job", color: "red")
+        )
         let result = DeckMerger.merge([Self.id: versions], ours: Self.laptop, theirs: Self.phone)
         let card = try #require(result.cards[Self.id] ?? nil)
         let expected = """
@@ -69,11 +70,15 @@ import Testing
     @Test func resolvedRecordsStayResolvedAndNewOnesAreAdded() throws {
         let conflicted = try #require(
             DeckMerger.merge(
-                [Self.id: CardVersions(base: Self.card(title: "Old"), ours: Self.card(title: "Work"), theirs: Self.card(title: "Job"))],
+                [
+                    Self.id: CardVersions(
+                        base: Self.card(title: "Old"), ours: Self.card(title: "Work"), theirs: Self.card(title: "Job"))
+                ],
                 ours: Self.laptop, theirs: Self.phone
             ).cards[Self.id] ?? nil)
         // One device settles the conflict by picking "Job"; the other edits the colour.
-        #expect(ConflictResolver.choices(in: conflicted, field: "title").map(\.value) == [.string("Work"), .string("Job")])
+        #expect(
+            ConflictResolver.choices(in: conflicted, field: "title").map(\.value) == [.string("Work"), .string("Job")])
         let resolved = try #require(try ConflictResolver.resolve(conflicted, field: "title", .pick(2)))
         #expect(resolved.title == "Job")
         #expect(resolved.fields["conflicts"] == nil)
@@ -95,9 +100,10 @@ import Testing
         let card = try #require(result.cards[Self.id] ?? nil)
         let record = try #require(ConflictRecord.records(in: card).first)
         #expect(record.isDeletion && record.deletedIn == Self.laptop.commit && record.editedIn == Self.phone.commit)
-        #expect(result.decisions.first?.trailers == [
-            "Card-Conflict: \(Self.id) kept edited card from \(Self.phone.commit) over delete in \(Self.laptop.commit)"
-        ])
+        #expect(
+            result.decisions.first?.trailers == [
+                "Card-Conflict: \(Self.id) kept edited card from \(Self.phone.commit) over delete in \(Self.laptop.commit)"
+            ])
         let kept = try #require(try ConflictResolver.resolve(card, field: "*", .keep))
         #expect(kept.fields["conflicts"] == nil && kept.title == "Edited")
         #expect(try ConflictResolver.resolve(card, field: "*", .delete) == nil)
@@ -113,7 +119,10 @@ import Testing
     @Test func resolveErrorsSayWhatToDo() throws {
         let card = try #require(
             DeckMerger.merge(
-                [Self.id: CardVersions(base: Self.card(title: "Old"), ours: Self.card(title: "Work"), theirs: Self.card(title: "Job"))],
+                [
+                    Self.id: CardVersions(
+                        base: Self.card(title: "Old"), ours: Self.card(title: "Work"), theirs: Self.card(title: "Job"))
+                ],
                 ours: Self.laptop, theirs: Self.phone
             ).cards[Self.id] ?? nil)
         func failure(_ field: String, _ resolution: ConflictResolution) -> String? {
@@ -124,7 +133,9 @@ import Testing
                 return error.description
             }
         }
-        #expect(failure("color", .pick(1)) == "card \(Self.id), field color: no conflict recorded for this field; open conflicts: title")
+        #expect(
+            failure("color", .pick(1))
+                == "card \(Self.id), field color: no conflict recorded for this field; open conflicts: title")
         #expect(failure("title", .pick(3)) == "card \(Self.id), field title: no choice 3; choose 1 to 2")
         #expect(failure("title", .pick(0)) != nil)
         #expect(failure("title", .keep)?.contains("--pick N") == true)
@@ -144,9 +155,17 @@ import Testing
         #expect(card.fields["platformName"] == nil)  // the removal was later
         let record = try #require(ConflictRecord.records(in: card).first)
         #expect(record.kept == nil)
-        #expect(record.values == [ConflictValue(value: nil, commit: Self.laptop.commit), ConflictValue(value: .string("GitLab"), commit: Self.phone.commit)])
-        #expect(record.json["values"]?.arrayValue?.first == .object(["commit": .string(Self.laptop.commit), "removed": .bool(true)]))
-        #expect(result.decisions.first?.trailers.last == "Card-Conflict: \(Self.id) platformName kept (removed) over \"GitLab\"")
+        #expect(
+            record.values == [
+                ConflictValue(value: nil, commit: Self.laptop.commit),
+                ConflictValue(value: .string("GitLab"), commit: Self.phone.commit),
+            ])
+        #expect(
+            record.json["values"]?.arrayValue?.first
+                == .object(["commit": .string(Self.laptop.commit), "removed": .bool(true)]))
+        #expect(
+            result.decisions.first?.trailers.last
+                == "Card-Conflict: \(Self.id) platformName kept (removed) over \"GitLab\"")
         let picked = try ConflictResolver.resolve(card, field: "platformName", .pick(2))
         #expect(picked?.platformName == "GitLab")
     }

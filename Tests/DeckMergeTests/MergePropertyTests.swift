@@ -141,8 +141,14 @@ import Testing
                 let hx = heads[x]
                 let hy = heads[y]
                 if hx == hy { return }
-                if history.ancestors[hy].contains(hx) { heads[x] = hy; return }
-                if history.ancestors[hx].contains(hy) { heads[y] = hx; return }
+                if history.ancestors[hy].contains(hx) {
+                    heads[x] = hy
+                    return
+                }
+                if history.ancestors[hx].contains(hy) {
+                    heads[y] = hx
+                    return
+                }
                 let base = history.mergeBase(hx, hy).map { history.commits[$0].deck } ?? [:]
                 let ours = history.commits[hx]
                 let theirs = history.commits[hy]
@@ -152,7 +158,9 @@ import Testing
                     theirsSide: MergeSide(commit: theirs.id, time: theirs.time), policy: policy)
                 problems += found
                 // Policy delete drops an edit on purpose (it stays restorable from history).
-                for decision in result.decisions where decision.kind == .deletedOverEdit { lastDelete[decision.id] = op }
+                for decision in result.decisions where decision.kind == .deletedOverEdit {
+                    lastDelete[decision.id] = op
+                }
                 let merge = history.add(
                     .init(id: gen.commitID(), parents: [hx, hy], deck: deck, time: Int64(op * 10) + skew[x]))
                 heads[x] = merge
@@ -164,11 +172,14 @@ import Testing
                 if gen.chance(0.55) {
                     var written: [(id: String, field: String, value: JSONValue?)] = []
                     let before = history.commits[heads[device]].deck
-                    let (deck, deleted) = gen.edit(before, count: Int.random(in: 1...3, using: &gen.rng), written: &written)
+                    let (deck, deleted) = gen.edit(
+                        before, count: Int.random(in: 1...3, using: &gen.rng), written: &written)
                     // An added card starts from "no field" (the empty base of merge.md), so
                     // removing a field later is a revert to that state.
                     for id in Set(deck.keys).subtracting(before.keys) {
-                        for field in DeckGenerator.editableFields { seenValues["\(id) \(field)", default: []].insert(nil) }
+                        for field in DeckGenerator.editableFields {
+                            seenValues["\(id) \(field)", default: []].insert(nil)
+                        }
                     }
                     for w in written {
                         let key = "\(w.id) \(w.field)"
@@ -182,8 +193,9 @@ import Testing
                     for id in deleted { lastDelete[id] = op }
                     everAdded.formUnion(deck.keys)
                     heads[device] = history.add(
-                        .init(id: gen.commitID(), parents: [heads[device]], deck: deck,
-                              time: Int64(op * 10) + skew[device]))
+                        .init(
+                            id: gen.commitID(), parents: [heads[device]], deck: deck,
+                            time: Int64(op * 10) + skew[device]))
                 } else {
                     let other = (device + Int.random(in: 1...2, using: &gen.rng)) % 3
                     sync(device, other, op: op)
@@ -205,7 +217,9 @@ import Testing
             // The latest write of each field survives as the value or in a conflict record.
             for (key, write) in lastWrite where !reverts.contains(key) {
                 let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let card = final[parts[0]], write.op > lastDelete[parts[0]] ?? 0 else { continue }
+                guard parts.count == 2, let card = final[parts[0]], write.op > lastDelete[parts[0]] ?? 0 else {
+                    continue
+                }
                 let field = parts[1]
                 let recorded = ConflictRecord.records(in: card).contains { r in
                     r.field == field && r.values.contains { $0.value == write.value }

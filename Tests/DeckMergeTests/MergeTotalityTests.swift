@@ -51,7 +51,10 @@ import Testing
         #expect(result.cards.isEmpty && result.decisions.isEmpty && !result.hasConflicts)
         let card = Card(fields: ["title": .string("x")])
         let same = DeckMerger.merge(
-            ["x": CardVersions(base: card, ours: card, theirs: card), "y": CardVersions(base: nil, ours: nil, theirs: nil)],
+            [
+                "x": CardVersions(base: card, ours: card, theirs: card),
+                "y": CardVersions(base: nil, ours: nil, theirs: nil),
+            ],
             ours: Self.a, theirs: Self.b)
         #expect(same.decisions.map(\.kind) == [.unchanged, .unchanged])
         #expect(same.trailers.isEmpty)
