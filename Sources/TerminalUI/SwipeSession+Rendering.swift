@@ -55,7 +55,8 @@ extension SwipeSession {
         if size.rows >= 3 { grid.put(help, row: size.rows - 2, column: 0, style: CellStyle(attributes: .dim)) }
         let bar = CellStyle(attributes: .reverse)
         grid.fill(row: size.rows - 1, column: 0, width: size.columns, height: 1, with: Cell(" ", style: bar))
-        let status = " \(positionText) · \(lastAction)"
+        let armedText = isArmed ? (frame?.candidate == .right ? "release to keep" : "release to delete") : nil
+        let status = " \(positionText) · \(armedText ?? lastAction)"
         grid.put(ScreenGrid.truncate(status, toColumns: size.columns), row: size.rows - 1, column: 0, style: bar)
     }
 
@@ -82,11 +83,15 @@ extension SwipeSession {
             lines[2] = card.platformName
             lines[3] = card.platformIcon.isEmpty ? "" : "icon: \(card.platformIcon)"
             lines[4] = card.indexURL
+            // Centred, so it stays on screen while the card hangs off an edge.
+            let label: String
             switch highlight {
-            case .delete: lines[layout.rows - 2] = "← release to delete"
-            case .keep: lines[layout.rows - 2] = "release to keep →"
-            case .none: break
+            case .delete: label = "← release to delete"
+            case .keep: label = "release to keep →"
+            case .none: label = ""
             }
+            let indent = max(0, (inner - ScreenGrid.width(of: label)) / 2)
+            lines[layout.rows - 2] = String(repeating: " ", count: indent) + label
         }
         let radians = rotation * Double.pi / 180
         let sine = rotation.isFinite ? sin(radians) : 0
