@@ -14,7 +14,8 @@ public struct SwipeCardInfo: Equatable, Hashable, Sendable {
     public var color: String
 
     /// Creates card info.
-    public init(id: String, title: String, platformName: String, platformIcon: String, indexURL: String, color: String) {
+    public init(id: String, title: String, platformName: String, platformIcon: String, indexURL: String, color: String)
+    {
         self.id = id
         self.title = title
         self.platformName = platformName

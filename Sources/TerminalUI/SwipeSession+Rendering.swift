@@ -16,7 +16,9 @@ extension SwipeSession {
         let header = " CardDeck · swipe"
         grid.put(header, row: 0, column: 0, style: CellStyle(attributes: .bold))
         let preset = "preset \(configuration.name) "
-        grid.put(preset, row: 0, column: max(0, size.columns - ScreenGrid.width(of: preset)), style: CellStyle(attributes: .dim))
+        grid.put(
+            preset, row: 0, column: max(0, size.columns - ScreenGrid.width(of: preset)),
+            style: CellStyle(attributes: .dim))
         drawFooter(into: &grid)
         guard let layout = SessionLayout(size: size, cardSize: cardSize) else {
             grid.put("Terminal too small: make it at least 24×10.", row: 1, column: 1)
@@ -29,22 +31,27 @@ extension SwipeSession {
         if let card = topCard {
             if drag != nil, let frame, gestureCard?.id == card.id {
                 let highlight: Highlight = frame.armed ? (frame.candidate == .right ? .keep : .delete) : .none
-                draw(card, layout: layout, offset: frame.offset, rotation: frame.rotation, anchor: frame.anchor,
+                draw(
+                    card, layout: layout, offset: frame.offset, rotation: frame.rotation, anchor: frame.anchor,
                     highlight: highlight, into: &grid)
             } else if let settling, settling.card.id == card.id {
                 let state = settling.state(at: now)
-                draw(card, layout: layout, offset: state.offset, rotation: state.rotation, anchor: settling.anchor,
+                draw(
+                    card, layout: layout, offset: state.offset, rotation: state.rotation, anchor: settling.anchor,
                     into: &grid)
             } else {
                 draw(card, layout: layout, into: &grid)
             }
         } else {
             let message = deck.cards.isEmpty ? "The deck is empty." : "No more cards."
-            grid.put(message, row: layout.top + layout.rows / 2, column: layout.left + 2, style: CellStyle(attributes: .bold))
+            grid.put(
+                message, row: layout.top + layout.rows / 2, column: layout.left + 2, style: CellStyle(attributes: .bold)
+            )
         }
         if let flying {
             let state = flying.state(at: now)
-            draw(flying.card, layout: layout, offset: state.offset, rotation: state.rotation, anchor: flying.anchor,
+            draw(
+                flying.card, layout: layout, offset: state.offset, rotation: state.rotation, anchor: flying.anchor,
                 highlight: flying.toOffset.x < 0 ? .delete : .keep, into: &grid)
         }
         return grid

@@ -46,9 +46,12 @@ struct InputParserTests {
             [.mouse(MouseEvent(kind: .press, button: .right, column: 1, row: 2, modifiers: 16))]
         ),
         // Unknown sequences are skipped, and what follows still parses.
-        (bytes("\u{1B}[99zq\u{1B}[?1;2cu\u{1B}OZ\u{1B}[15~x"), [
-            .key(.character("q")), .key(.character("u")), .key(.character("x")),
-        ]),
+        (
+            bytes("\u{1B}[99zq\u{1B}[?1;2cu\u{1B}OZ\u{1B}[15~x"),
+            [
+                .key(.character("q")), .key(.character("u")), .key(.character("x")),
+            ]
+        ),
         (bytes("\u{1B}[M !!q"), [.key(.character("q"))]),
         // Invalid UTF-8 is dropped byte by byte.
         ([0xFF, 0x80, 0x71], [.key(.character("q"))]),

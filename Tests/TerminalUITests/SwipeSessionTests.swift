@@ -34,7 +34,8 @@ struct SwipeSessionTests {
     }
 
     static func release(_ s: inout SwipeSession<MemoryDeck>, at point: (column: Int, row: Int, time: Double)) {
-        s.handle(.mouse(MouseEvent(kind: .release, button: .left, column: point.column, row: point.row)), at: point.time)
+        s.handle(
+            .mouse(MouseEvent(kind: .release, button: .left, column: point.column, row: point.row)), at: point.time)
     }
 
     static func settle(_ s: inout SwipeSession<MemoryDeck>, from time: Double) -> Double {
@@ -136,8 +137,9 @@ struct SwipeSessionTests {
         let bottom = lines[l.top + l.rows - 1].firstIndex(of: "╰")
         #expect(top != nil && bottom != nil)
         if let top, let bottom {
-            #expect(lines[l.top].distance(from: lines[l.top].startIndex, to: top)
-                != lines[l.top + l.rows - 1].distance(from: lines[l.top + l.rows - 1].startIndex, to: bottom))
+            #expect(
+                lines[l.top].distance(from: lines[l.top].startIndex, to: top)
+                    != lines[l.top + l.rows - 1].distance(from: lines[l.top + l.rows - 1].startIndex, to: bottom))
         }
     }
 
