@@ -11,7 +11,7 @@ enum Commands {
 
     /// Commands from other files (swipe, merge, sync), registered here so `all` stays one list.
     static var extraCommands: [Command] {
-        [mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand]
+        [swipeCommand, mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand]
     }
 
     /// Two-word command groups (`remote add`), by group name.

@@ -27,7 +27,8 @@ public enum SwipeSessionRunner {
         var session = SwipeSession(
             deck: deck, configuration: preset, size: terminal.size() ?? TerminalSize(columns: 80, rows: 24))
         defer { deck = session.deck }
-        var renderer = ScreenRenderer()
+        // NO_COLOR (no-color.org): any value, even empty, turns colour off.
+        var renderer = ScreenRenderer(monochrome: getenv("NO_COLOR") != nil)
         var parser = InputParser()
         var lastByteTime = MonotonicClock.now()
         var buffer = [UInt8](repeating: 0, count: 4096)
