@@ -45,6 +45,7 @@ extension Deck {
         for problem in try snapshot.allCards().problems {
             report.problems.append(problem.description)
         }
+        if repair { clearPending() }
         if !isBare, let tree = snapshot.tree {
             try checkIndex(tree: tree, &report, repair: repair)
             for edit in try handEdits() {
@@ -62,17 +63,35 @@ extension Deck {
         for lock in ["refs/heads/main.lock", "index.lock", "HEAD.lock", "config.lock"] {
             let path = "\(gitDirectory)/\(lock)"
             guard FileSystem.exists(path) else { continue }
-            if repair, unlink(path) == 0 {
+            // A lock some process has open is in use (a git command is running): never remove it.
+            let openers = LockFiles.openers(of: path)
+            if !openers.isEmpty {
+                report.problems.append(
+                    "\(path): held by \(openers.map(\.description).joined(separator: ", ")); "
+                        + "run fsck again once it has finished")
+            } else if repair, unlink(path) == 0 {
                 report.repaired.append("removed the stale lock \(path)")
             } else {
                 report.problems.append(
                     "\(path): a lock left by an interrupted command; `cards fsck --repair` removes it")
             }
         }
-        guard let workingDirectory else { return }
-        let cards = "\(workingDirectory)/\(Deck.cardsFolder)"
-        for folder in [workingDirectory, cards] + FileSystem.list(cards).map({ "\(cards)/\($0)" })
-        where FileSystem.isDirectory(folder) {
+        if let interrupted = interruptedWrite() {
+            if repair {
+                report.repaired.append(
+                    "finished the write of process \(interrupted.pid), interrupted before it was done")
+            } else {
+                report.problems.append(
+                    "\(pendingPath): a write by process \(interrupted.pid) was interrupted; "
+                        + "`cards fsck --repair` (or the next command) finishes it")
+            }
+        }
+        let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
+        var folders = [gitDirectory]
+        if let workingDirectory, let cards {
+            folders += [workingDirectory, cards] + FileSystem.list(cards).map { "\(cards)/\($0)" }
+        }
+        for folder in folders where FileSystem.isDirectory(folder) {
             for name in FileSystem.list(folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 let path = "\(folder)/\(name)"
                 if repair, unlink(path) == 0 {
@@ -105,7 +124,7 @@ extension Deck {
         report.problems += problems
     }
 
-    private func checkIndex(tree: ObjectID, _ report: inout CheckReport, repair: Bool) throws(StoreError) {
+    func checkIndex(tree: ObjectID, _ report: inout CheckReport, repair: Bool) throws(StoreError) {
         let index = try git("opening the index") { () throws(GitError) in try repository.index() }
         let indexTree = try git("reading the index") { () throws(GitError) in try index.writeTree() }
         guard indexTree != tree else { return }
@@ -138,7 +157,8 @@ extension Deck {
                 }
                 report.repaired.append("brought \(change.path) up to date with \(Deck.branch)")
             } else {
-                if present == change.new?.id { current.append(change.path) }
+                // Already as main has it: refresh its stat data (a deleted file has none to refresh).
+                if present == change.new?.id, present != nil { current.append(change.path) }
                 if present != change.new?.id { report.repaired.append("kept the hand edit in \(change.path)") }
             }
         }

@@ -74,6 +74,7 @@ extension Deck {
     func fastForward(to target: ObjectID, from current: ObjectID?) throws(StoreError) -> ObjectID {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
+        try recoverInterruptedWrite()
         let oldTree = try current.map { (id) throws(StoreError) in
             try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
@@ -87,14 +88,25 @@ extension Deck {
             let pseudo = DeckChange(files: paths.map { ($0, nil) }, message: CommitMessage(subject: ""))
             try checkNoHandEditsIgnoringTarget(pseudo, snapshot: snapshot)
         }
-        do {
-            try repository.updateReference(
-                Deck.branch, to: target, expected: current, logMessage: "cards: fast-forward")
-        } catch {
-            throw StoreError.git(
-                error, while: "moving main forward (another command changed the deck meanwhile; try again)")
+        let deadline = DeckLock.now() + lockTimeout
+        if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
+        try markPending(paths)
+        while true {
+            do {
+                try repository.updateReference(
+                    Deck.branch, to: target, expected: current, logMessage: "cards: fast-forward")
+                break
+            } catch  where error.code == .locked && DeckLock.now() < deadline {
+                if !clearStaleGitLock("refs/heads/main.lock") { Deck.pause(milliseconds: 10) }
+            } catch {
+                clearPending()
+                if error.code == .locked { throw gitLockError("refs/heads/main.lock") }
+                throw StoreError.git(
+                    error, while: "moving main forward (another command changed the deck meanwhile; try again)")
+            }
         }
         if !isBare { try updateWorkingTree(paths, snapshotTree: newTree) }
+        clearPending()
         return target
     }
 

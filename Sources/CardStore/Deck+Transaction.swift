@@ -41,7 +41,9 @@ extension Deck {
     ) throws(StoreError) -> CommitOutcome? {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
+        try recoverInterruptedWrite()
         let author = try signature()
+        let deadline = DeckLock.now() + lockTimeout
         var attempt = 0
         while true {
             attempt += 1
@@ -67,24 +69,27 @@ extension Deck {
                 try repository.createCommit(
                     tree: tree, parents: parents, message: change.message.text, author: author, committer: author)
             }
+            // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
+            if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
+            try markPending(change.files.map(\.path))
             do {
                 try repository.updateReference(
                     Deck.branch, to: commit, expected: snapshot.commit, logMessage: "cards: \(change.message.subject)")
-            } catch  where (error.code == .referenceChanged || error.code == .locked) && attempt < Deck.publishAttempts
-            {
+            } catch  where error.code == .referenceChanged && attempt < Deck.publishAttempts {
                 // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
                 usleep(UInt32(1_000 * attempt))
                 continue
+            } catch  where error.code == .locked && DeckLock.now() < deadline {
+                // A git command holds main.lock, or a killed writer of ours left it (removed when proved stale).
+                if !clearStaleGitLock("refs/heads/main.lock") { usleep(UInt32(min(1_000 * attempt, 50_000))) }
+                continue
             } catch {
-                if error.code == .locked {
-                    throw StoreError(
-                        .locked,
-                        "\(gitDirectory)/refs/heads/main.lock is held by another writer; if no git command is running, "
-                            + "run `cards fsck --repair` to remove a stale lock")
-                }
+                clearPending()
+                if error.code == .locked { throw gitLockError("refs/heads/main.lock") }
                 throw StoreError.git(error, while: "publishing the commit on main")
             }
             if !isBare { try updateWorkingTree(change.files.map(\.path), snapshotTree: tree) }
+            clearPending()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
     }
@@ -151,15 +156,10 @@ extension Deck {
                 }
                 try index.write()
                 return
-            } catch  where error.code == .locked && attempt < 200 {
+            } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
                 usleep(10_000)
             } catch {
-                if error.code == .locked {
-                    throw StoreError(
-                        .locked,
-                        "\(gitDirectory)/index.lock is held by another process; the commit was made, but the index is behind: "
-                            + "run `cards fsck --repair` once no git command is running")
-                }
+                if error.code == .locked { throw gitLockError("index.lock", committed: true) }
                 throw StoreError.git(
                     error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
             }

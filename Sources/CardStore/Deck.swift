@@ -24,7 +24,7 @@ public final class Deck {
     /// Whether writes fsync objects, refs and files (on unless `CARDS_FSYNC=0` or `cards.fsync=false`).
     public let durable: Bool
     /// How long to wait for another process's deck lock before failing, in seconds.
-    public var lockTimeout: Double = 30
+    public var lockTimeout: Double = Deck.defaultLockTimeout
 
     init(repository: Repository) throws(StoreError) {
         self.repository = repository

@@ -19,7 +19,7 @@ final class DeckLock {
                 throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(errno)))")
             }
             if DeckLock.now() >= deadline {
-                let holder = DeckLock.holder(fd: fd)
+                let holder = LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd)
                 close(fd)
                 throw StoreError(
                     .locked,

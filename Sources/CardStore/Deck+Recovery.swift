@@ -1,0 +1,120 @@
+import GitCore
+import Glibc
+
+/// Finishing what a killed command left, so the next command works without `cards fsck --repair`.
+///
+/// A write publishes `main` first and then brings the working tree and index along. Just before
+/// publishing it writes `.git/cards-pending` (its pid and the paths it will touch) and removes it once
+/// the index is written. A command that finds the flag under the deck lock knows the writer died in
+/// between: it removes the git locks that writer left (proved stale: the writer is dead, the lock is
+/// younger than the flag, and no process has it open), its temp files, and brings the working tree and
+/// index in line with `main`, keeping hand edits. Git locks that cannot be proved stale are waited for
+/// up to the lock timeout, then named in the error with the process that holds them.
+extension Deck {
+    /// The flag file of a write in progress.
+    var pendingPath: String { "\(gitDirectory)/cards-pending" }
+
+    /// Records that this process is about to publish a change touching `paths`. Not fsynced: if a
+    /// crash loses it, `cards fsck` still finds an index behind `main` and `--repair` fixes it.
+    func markPending(_ paths: [String]) throws(StoreError) {
+        let text = (["pid \(getpid())"] + paths).joined(separator: "\n") + "\n"
+        try FileSystem.writeAtomically(Array(text.utf8), to: pendingPath, durable: false)
+    }
+
+    /// The write is complete: working tree and index follow `main`.
+    func clearPending() {
+        unlink(pendingPath)
+    }
+
+    /// The pid and paths of an interrupted write, when its flag is there and its writer is dead.
+    func interruptedWrite() -> (pid: Int32, paths: [String], since: Double)? {
+        guard let bytes = try? FileSystem.read(pendingPath, limit: 1 << 24),
+            let since = LockFiles.modificationTime(pendingPath)
+        else { return nil }
+        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard let first = lines.first, first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)) else {
+            return (0, [], since)
+        }
+        lines.removeFirst()
+        if pid == getpid() || LockFiles.isAlive(pid) { return nil }
+        return (pid, lines.filter(Deck.isSafeWorkingPath), since)
+    }
+
+    /// Under the deck lock, before a write: completes a write that a killed command left half done.
+    func recoverInterruptedWrite() throws(StoreError) {
+        guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite() else { return }
+        for name in ["refs/heads/main.lock", "index.lock"] { _ = clearStaleGitLock(name) }
+        if let workingDirectory {
+            for path in interrupted.paths {
+                let folder = FileSystem.parent(of: "\(workingDirectory)/\(path)")
+                let prefix = ".\(FileSystem.basename(of: path))."
+                for name in FileSystem.list(folder) where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+                    unlink("\(folder)/\(name)")
+                }
+            }
+            if let tree = try snapshot().tree {
+                var report = CheckReport()
+                try checkIndex(tree: tree, &report, repair: true)
+            }
+        }
+        clearPending()
+    }
+
+    /// Removes a git lock file (`refs/heads/main.lock`, `index.lock`) left by a dead `cards` writer:
+    /// its pending flag names a dead process, the lock was written after the flag, and no process
+    /// has the lock open. Returns whether it removed one.
+    func clearStaleGitLock(_ name: String) -> Bool {
+        let path = "\(gitDirectory)/\(name)"
+        guard let written = LockFiles.modificationTime(path), let interrupted = interruptedWrite(),
+            written >= interrupted.since - 0.01, LockFiles.openers(of: path).isEmpty
+        else { return false }
+        return unlink(path) == 0
+    }
+
+    /// Waits while another process holds the git lock file `name`, up to the lock timeout; removes it
+    /// when a dead writer of ours left it. Fails naming the lock and its holder.
+    func waitForGitLock(_ name: String, deadline: Double) throws(StoreError) {
+        let path = "\(gitDirectory)/\(name)"
+        var delay: UInt32 = 1_000
+        while FileSystem.exists(path) {
+            if clearStaleGitLock(name) { continue }
+            if DeckLock.now() >= deadline { throw gitLockError(name) }
+            usleep(delay)
+            delay = min(delay * 2, 50_000)
+        }
+    }
+
+    /// The error for a git lock held past the lock timeout: who holds it, or that nobody does.
+    func gitLockError(_ name: String, committed: Bool = false) -> StoreError {
+        let path = "\(gitDirectory)/\(name)"
+        let openers = LockFiles.openers(of: path)
+        let state =
+            committed
+            ? "the commit was made, but the working tree and index are behind it; "
+            : "nothing was changed; "
+        if openers.isEmpty {
+            return StoreError(
+                .locked,
+                "\(path) is in the way and no process has it open: a lock left by an interrupted git command; "
+                    + state + "run `cards fsck --repair` to remove it, then try again")
+        }
+        let holders = openers.map(\.description).joined(separator: ", ")
+        return StoreError(
+            .locked,
+            "\(path) is held by \(holders) for more than \(Int(lockTimeout)) s; " + state
+                + "wait for it to finish or stop it, then try again")
+    }
+
+    /// Sleeps before retrying a lock.
+    static func pause(milliseconds: Int) {
+        usleep(UInt32(milliseconds * 1_000))
+    }
+
+    /// The lock timeout from `CARDS_LOCK_TIMEOUT` (seconds), else 30.
+    static var defaultLockTimeout: Double {
+        if let text = getenv("CARDS_LOCK_TIMEOUT").map({ String(cString: $0) }), let value = Double(text), value >= 0 {
+            return value
+        }
+        return 30
+    }
+}

@@ -1,0 +1,91 @@
+import Glibc
+
+/// Who holds a lock file, and whether a git lock file (`refs/heads/main.lock`, `index.lock`) was left
+/// behind by a process that died. Linux only: reads `/proc/locks` and `/proc/<pid>/fd`. Called only
+/// when a lock is found in the way, never on the normal write path.
+enum LockFiles {
+    /// A process that has a lock file open.
+    struct Holder: Equatable, CustomStringConvertible {
+        /// Its process id.
+        var pid: Int32
+        /// Its command name (`/proc/<pid>/comm`), or "" when unknown.
+        var name: String
+
+        var description: String { name.isEmpty ? "process \(pid)" : "process \(pid) (\(name))" }
+    }
+
+    /// The processes other than this one that have `path` open (found through `/proc/*/fd`).
+    static func openers(of path: String) -> [Holder] {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return [] }
+        var holders: [Holder] = []
+        let me = getpid()
+        for entry in FileSystem.list("/proc") {
+            guard let pid = Int32(entry), pid != me else { continue }
+            let folder = "/proc/\(entry)/fd"
+            for fd in FileSystem.list(folder) {
+                var info = stat()
+                if stat("\(folder)/\(fd)", &info) == 0 && info.st_dev == target.st_dev && info.st_ino == target.st_ino {
+                    holders.append(Holder(pid: pid, name: processName(pid)))
+                    break
+                }
+            }
+        }
+        return holders
+    }
+
+    /// The process holding a `flock` on `path`, from `/proc/locks` (nil when none, or not on Linux).
+    static func flockHolder(of path: String) -> Holder? {
+        var target = stat()
+        guard stat(path, &target) == 0, let bytes = try? FileSystem.read("/proc/locks", limit: 1 << 22) else {
+            return nil
+        }
+        let me = getpid()
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            // "1: FLOCK  ADVISORY  WRITE 30065 fe:00:16222691 0 EOF"
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]), pid != me,
+                let inode = fields[5].split(separator: ":").last, UInt64(inode) == UInt64(target.st_ino)
+            else { continue }
+            // Same inode number: confirm the process really has this file open (another device may reuse it).
+            if openers(of: path).contains(where: { $0.pid == pid }) || !FileSystem.isDirectory("/proc/\(pid)/fd") {
+                return Holder(pid: pid, name: processName(pid))
+            }
+        }
+        return nil
+    }
+
+    /// The command name of a process, or "" when it is gone.
+    static func processName(_ pid: Int32) -> String {
+        guard let bytes = try? FileSystem.read("/proc/\(pid)/comm", limit: 4096) else { return "" }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n")
+    }
+
+    /// Whether a process with this id is alive.
+    static func isAlive(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+    }
+
+    /// The modification time of a file in seconds since the epoch, or nil when it is missing.
+    static func modificationTime(_ path: String) -> Double? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// Seconds since the epoch, from the same clock as file times.
+    static func wallClock() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var text = Substring(self)
+        while let last = text.last, set.contains(last) { text.removeLast() }
+        while let first = text.first, set.contains(first) { text.removeFirst() }
+        return String(text)
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+
+/// A child process started with `posix_spawn` and reaped only by `wait()`, so the test can send it a
+/// signal at any moment without racing a background reaper (the pid stays ours until we wait), and
+/// can read its resource use (peak memory) from `wait4`.
+final class ChildProcess {
+    /// How a child ended.
+    enum Ending: Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    /// What `wait()` reports.
+    struct Result {
+        var ending: Ending
+        var stdout: String
+        var stderr: String
+        /// Peak resident memory of the child, in KiB.
+        var maxResidentKiB: Int
+        /// Wall time from start to exit, in seconds.
+        var seconds: Double
+
+        var status: Int32? {
+            if case .exited(let code) = ending { return code }
+            return nil
+        }
+        var wasKilled: Bool { ending == .signalled(SIGKILL) }
+    }
+
+    let pid: pid_t
+    let started: Double
+    private let outPath: String
+    private let errPath: String
+    private var reaped = false
+
+    /// Starts `program` with `arguments` in `directory`, with exactly `environment`; standard input is
+    /// /dev/null, output goes to files under `scratchDirectory`.
+    init(
+        _ program: String, _ arguments: [String], directory: String, environment: [String: String],
+        scratchDirectory: String
+    ) throws {
+        let serial = Scratch.nextSerial()
+        outPath = "\(scratchDirectory)/.child-out-\(serial)"
+        errPath = "\(scratchDirectory)/.child-err-\(serial)"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // posix_spawn_file_actions_addchdir_np is not visible from Swift's Glibc: a shell changes
+        // folder and then execs the program, which keeps the shell's pid.
+        let shellArguments = ["/bin/sh", "-c", "cd -- \"$0\" && exec \"$@\"", directory, program] + arguments
+        let argv = shellArguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var child: pid_t = 0
+        started = ChildProcess.now()
+        let result = posix_spawn(&child, "/bin/sh", &actions, nil, argv, envp)
+        guard result == 0 else {
+            throw NSError(
+                domain: "ChildProcess", code: Int(result),
+                userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(program): \(String(cString: strerror(result)))"])
+        }
+        pid = child
+    }
+
+    deinit {
+        if !reaped {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        unlink(outPath)
+        unlink(errPath)
+    }
+
+    /// Sends a signal; harmless when the child already exited (it is a zombie until `wait`).
+    func signal(_ number: Int32) {
+        if !reaped { kill(pid, number) }
+    }
+
+    /// Waits for the child to end and collects what it printed.
+    func wait() -> Result {
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let ended = ChildProcess.now()
+        reaped = true
+        let ending: Ending
+        // WIFEXITED / WTERMSIG are macros Swift does not import.
+        if status & 0x7f == 0 {
+            ending = .exited((status >> 8) & 0xff)
+        } else {
+            ending = .signalled(status & 0x7f)
+        }
+        let out = FileManager.default.contents(atPath: outPath) ?? Data()
+        let err = FileManager.default.contents(atPath: errPath) ?? Data()
+        return Result(
+            ending: ending, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self),
+            maxResidentKiB: usage.ru_maxrss, seconds: ended - started)
+    }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+extension Scratch {
+    /// Starts the built `cards` binary without waiting for it.
+    func startCards(
+        _ arguments: [String], in directory: String, extraEnvironment: [String: String] = [:]
+    ) throws -> ChildProcess {
+        var env = environment
+        for (key, value) in extraEnvironment { env[key] = value }
+        return try ChildProcess(
+            Binaries.cards, arguments, directory: directory, environment: env, scratchDirectory: root)
+    }
+}
+
+/// A count taken from the environment (`CARDS_KILLS=200`), else a default sized for CI.
+func environmentCount(_ name: String, default value: Int) -> Int {
+    if let text = ProcessInfo.processInfo.environment[name], let number = Int(text), number >= 0 { return number }
+    return value
+}
+
+/// A seed from the environment (`CARDS_SEED=…` replays a run), else a fresh one; printed by the caller.
+func environmentSeed(_ name: String = "CARDS_SEED") -> UInt64 {
+    if let text = ProcessInfo.processInfo.environment[name], let number = UInt64(text) { return number }
+    return UInt64.random(in: 1...UInt64.max)
+}
+
+/// SplitMix64: small, seedable, the same on every machine.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A lowercase UUID drawn from this generator.
+    mutating func uuid() -> String {
+        let a = next()
+        let b = next()
+        let hex = String(format: "%016llx%016llx", a, b)
+        let chars = Array(hex)
+        func part(_ range: Range<Int>) -> String { String(chars[range]) }
+        return "\(part(0..<8))-\(part(8..<12))-4\(part(13..<16))-8\(part(17..<20))-\(part(20..<32))"
+    }
+}
+
+/// Figures a reliability test prints and, when `CARDS_FIGURES` names a file, appends there as one
+/// JSON line, so `./dev reliability` can collect the figures of the run for docs/RELIABILITY.md.
+func reportFigures(_ name: String, _ figures: [String: Any]) {
+    var line = figures
+    line["test"] = name
+    let text =
+        (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])).map {
+            String(decoding: $0, as: UTF8.self)
+        } ?? "{}"
+    print("FIGURES \(text)")
+    if let path = ProcessInfo.processInfo.environment["CARDS_FIGURES"], !path.isEmpty,
+        let handle = FileHandle(forWritingAtPath: path)
+            ?? {
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+                return FileHandle(forWritingAtPath: path)
+            }()
+    {
+        handle.seekToEndOfFile()
+        handle.write(Data((text + "\n").utf8))
+        try? handle.close()
+    }
+}

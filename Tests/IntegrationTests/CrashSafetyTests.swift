@@ -1,0 +1,235 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `cards` killed with SIGKILL at random moments of add, delete, import and merge, with fsync on:
+/// after each kill every acknowledged change is there, the killed one is all or nothing, `cards fsck`
+/// names any leftover and `cards fsck --repair` clears it, and the next command works.
+/// `CARDS_KILLS` sets how many kills (default 40 in CI; `./dev reliability` runs 200),
+/// `CARDS_SEED` replays a run.
+@Suite("Crash safety")
+struct CrashSafetyTests {
+    enum Operation: String, CaseIterable {
+        case add, delete, `import`, merge
+    }
+
+    struct Figures {
+        var kills = 0
+        var finishedBeforeKill = 0
+        var killedAfterPublish = 0
+        var leftovers: [String: Int] = [:]
+        var repairs = 0
+        var nextCommandWithoutRepair = 0
+        var changesLost = 0
+        var byOperation: [String: Int] = [:]
+    }
+
+    @Test("SIGKILL during add, delete, import and merge loses nothing and leaves nothing half-written")
+    func killsDuringWrites() throws {
+        let wanted = environmentCount("CARDS_KILLS", default: 40)
+        let seed = environmentSeed()
+        print("crash safety: \(wanted) kills, CARDS_SEED=\(seed)")
+        var random = SplitMix64(seed: seed)
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let other = scratch.path("other")
+        #expect(try scratch.git(["clone", "-q", deck, other], in: scratch.root).status == 0)
+        let durable = ["CARDS_FSYNC": "1"]
+        var model = try scratch.cardIDs(deck)
+        var estimates: [Operation: Double] = [.add: 0.03, .delete: 0.03, .import: 0.05, .merge: 0.05]
+        var figures = Figures()
+        var serial = 0
+        var attempts = 0
+        while figures.kills < wanted && attempts < wanted * 5 {
+            attempts += 1
+            let context = "seed \(seed), attempt \(attempts)"
+            let operation = Operation.allCases[Int(random.next() % 4)]
+            var arguments: [String]
+            var after = model
+            var incoming: String?
+            switch operation {
+            case .add:
+                let id = random.uuid()
+                serial += 1
+                arguments = ["add", "--id", id, "--title", "Kill \(serial)", "--url", "https://kill.example/\(serial)"]
+                after.insert(id)
+            case .delete:
+                let candidates = model.sorted()
+                guard candidates.count > 8 else { continue }
+                var picked: Set<String> = []
+                for _ in 0..<(1 + Int(random.next() % 3)) {
+                    picked.insert(candidates[Int(random.next() % UInt64(candidates.count))])
+                }
+                arguments = ["delete"] + picked.sorted()
+                after.subtract(picked)
+            case .import:
+                var lines: [String] = []
+                for _ in 0..<(10 + Int(random.next() % 40)) {
+                    let id = random.uuid()
+                    serial += 1
+                    lines.append(
+                        "{\"id\": \"\(id)\", \"title\": \"Imported \(serial)\", \"indexURL\": \"https://imp.example/\(serial)\"}"
+                    )
+                    after.insert(id)
+                }
+                let file = scratch.path("import-\(attempts).jsonl")
+                try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+                arguments = ["import", file]
+            case .merge:
+                // The other device catches up with the deck, adds two cards; the deck fetches them as
+                // `incoming`, and half the time makes a commit of its own first so the merge is a real one.
+                try scratch.gitChecked(["fetch", "-q", "origin"], in: other)
+                try scratch.gitChecked(["reset", "-q", "--hard", "origin/main"], in: other)
+                for _ in 0..<2 {
+                    let id = random.uuid()
+                    serial += 1
+                    let added = try scratch.cards(
+                        ["add", "--id", id, "--title", "Other \(serial)", "--url", "https://other.example/\(serial)"],
+                        in: other)
+                    #expect(added.status == 0, "\(context): \(added.stderr)")
+                    after.insert(id)
+                }
+                try scratch.gitChecked(["fetch", "-q", other, "+main:refs/heads/incoming"], in: deck)
+                if random.next() % 2 == 0 {
+                    let id = random.uuid()
+                    let local = try scratch.cards(
+                        ["add", "--id", id, "--title", "Local \(serial)", "--url", "https://local.example/\(serial)"],
+                        in: deck)
+                    #expect(local.status == 0, "\(context): \(local.stderr)")
+                    model.insert(id)
+                    after.insert(id)
+                }
+                incoming = try scratch.revParse(deck, "refs/heads/incoming")
+                arguments = ["merge", "incoming"]
+            }
+            let before = try scratch.revParse(deck, "main")
+            let estimate = estimates[operation] ?? 0.03
+            let child = try scratch.startCards(arguments, in: deck, extraEnvironment: durable)
+            // Most of a short command's life is start-up: aim the kill over its whole run, a little past it.
+            let delay = estimate * Double(random.next() % 1100) / 1000
+            usleep(UInt32(delay * 1_000_000))
+            child.signal(SIGKILL)
+            let result = child.wait()
+            if result.wasKilled {
+                figures.kills += 1
+                figures.byOperation[operation.rawValue, default: 0] += 1
+            } else {
+                figures.finishedBeforeKill += 1
+                estimates[operation] = result.seconds
+                #expect(result.status == 0, "\(context): \(arguments) failed: \(result.stderr)")
+            }
+            // What the killed command left on main (read by git, which changes nothing).
+            let head = try scratch.revParse(deck, "main")
+            let moved = head != before
+            if result.status == 0 {
+                #expect(moved, "\(context): \(operation) exited 0 but main did not move")
+            }
+            if moved {
+                if result.wasKilled { figures.killedAfterPublish += 1 }
+                if operation == .merge, let incoming, head == incoming {
+                    // A fast-forward.
+                } else {
+                    #expect(
+                        try scratch.revParse(deck, "\(head)^1") == before,
+                        "\(context): main moved by more than one commit")
+                    if let incoming {
+                        #expect(
+                            try scratch.revParse(deck, "\(head)^2") == incoming, "\(context): not a merge of incoming")
+                    }
+                }
+            }
+            let present = try scratch.cardIDs(deck, at: head)
+            let expected = moved ? after : model
+            if present != expected {
+                figures.changesLost += expected.subtracting(present).count
+                let state = moved ? "published" : "not published"
+                let extra = present.subtracting(expected).count
+                let missing = expected.subtracting(present).count
+                Issue.record(
+                    "\(context): \(operation) (\(state)) left \(extra) unexpected and \(missing) missing cards")
+            }
+            model = present
+
+            // Half the time the next command is a write, run before any check or repair: it must work.
+            if result.wasKilled && random.next() % 2 == 0 {
+                let id = random.uuid()
+                let next = try scratch.cards(
+                    ["add", "--id", id, "--title", "Next \(attempts)", "--url", "https://next.example"], in: deck)
+                #expect(next.status == 0, "\(context): the next command after a kill failed: \(next.stderr)")
+                if next.status == 0 { model.insert(id) }
+                figures.nextCommandWithoutRepair += 1
+            }
+
+            let fsck = try scratch.cards(["fsck"], in: deck)
+            if fsck.status != 0 {
+                var kinds: Set<String> = []
+                for line in fsck.stderr.split(separator: "\n") where line.hasPrefix("problem:") {
+                    let kind: String
+                    if let lock = line.split(separator: "/").last(where: { $0.contains(".lock") }) {
+                        kind = "stale " + String(lock.prefix { $0 != ":" })
+                    } else if line.contains("cards-pending") {
+                        kind = "interrupted write flag"
+                    } else if line.contains("temp file") {
+                        kind = "temp file"
+                    } else if line.contains("behind") {
+                        kind = "working tree behind main"
+                    } else {
+                        kind = "other"
+                    }
+                    kinds.insert(kind)
+                    #expect(kind != "other", "\(context): fsck found an unexpected problem: \(line)")
+                }
+                for kind in kinds { figures.leftovers[kind, default: 0] += 1 }
+                let repair = try scratch.cards(["fsck", "--repair"], in: deck)
+                #expect(repair.status == 0, "\(context): fsck --repair failed: \(repair.stdout)\(repair.stderr)")
+                figures.repairs += 1
+                let again = try scratch.cards(["fsck"], in: deck)
+                #expect(again.status == 0, "\(context): fsck after --repair: \(again.stderr)")
+            }
+            let final = try scratch.cardIDs(deck)
+            if final != model {
+                figures.changesLost += model.subtracting(final).count
+                Issue.record(
+                    "\(context): after the next command and the repair, the cards differ from what was acknowledged")
+                model = final
+            }
+            try scratch.expectClean(deck)
+        }
+        #expect(figures.kills >= wanted, "only \(figures.kills) kills landed in \(attempts) attempts")
+        reportFigures(
+            "crash",
+            [
+                "seed": "\(seed)", "kills": figures.kills, "finishedBeforeKill": figures.finishedBeforeKill,
+                "killedAfterPublish": figures.killedAfterPublish, "leftovers": figures.leftovers,
+                "repairs": figures.repairs, "nextCommandWithoutRepair": figures.nextCommandWithoutRepair,
+                "changesLost": figures.changesLost, "killsByOperation": figures.byOperation,
+                "cardsAtEnd": model.count,
+            ])
+    }
+}
+
+extension Scratch {
+    /// The ids of the cards on `main`, read by the git CLI.
+    func cardIDs(_ deck: String, at revision: String = "main") throws -> Set<String> {
+        let result = try git(["ls-tree", "-r", "--name-only", revision, "cards/"], in: deck)
+        return Set(
+            result.stdout.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasSuffix(".json") else { return nil }
+                return String(line.split(separator: "/").last?.dropLast(5) ?? "")
+            })
+    }
+
+    /// The commit a revision names.
+    func revParse(_ deck: String, _ revision: String) throws -> String {
+        try git(["rev-parse", "--verify", "-q", revision], in: deck).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+    }
+
+    /// Runs git and records a test issue when it fails.
+    func gitChecked(_ arguments: [String], in directory: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
+        let result = try git(arguments, in: directory)
+        #expect(result.status == 0, "git \(arguments) failed: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+}
