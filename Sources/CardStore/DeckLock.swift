@@ -46,7 +46,11 @@ final class DeckLock {
         let count = pread(fd, &buffer, 63, 0)
         guard count > 0 else { return "another process" }
         let digits = buffer[0..<count].filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        return digits.isEmpty ? "another process" : "process \(String(decoding: digits, as: UTF8.self))"
+        // The pid a holder recorded may be an earlier, finished holder's: name it only while it lives.
+        guard let pid = Int32(String(decoding: digits, as: UTF8.self)), LockFiles.isAlive(pid) else {
+            return "another process"
+        }
+        return "process \(pid)"
     }
 
     static func now() -> Double {

@@ -37,9 +37,7 @@ enum LockFiles {
     /// The process holding a `flock` on `path`, from `/proc/locks` (nil when none, or not on Linux).
     static func flockHolder(of path: String) -> Holder? {
         var target = stat()
-        guard stat(path, &target) == 0, let bytes = try? FileSystem.read("/proc/locks", limit: 1 << 22) else {
-            return nil
-        }
+        guard stat(path, &target) == 0, let bytes = readProcFile("/proc/locks") else { return nil }
         let me = getpid()
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             // "1: FLOCK  ADVISORY  WRITE 30065 fe:00:16222691 0 EOF"
@@ -57,8 +55,24 @@ enum LockFiles {
 
     /// The command name of a process, or "" when it is gone.
     static func processName(_ pid: Int32) -> String {
-        guard let bytes = try? FileSystem.read("/proc/\(pid)/comm", limit: 4096) else { return "" }
+        guard let bytes = readProcFile("/proc/\(pid)/comm") else { return "" }
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n")
+    }
+
+    /// Reads a /proc file to its end (they report a size of 0, so `FileSystem.read` cannot be used).
+    static func readProcFile(_ path: String, limit: Int = 1 << 22) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while bytes.count < limit {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return bytes
     }
 
     /// Whether a process with this id is alive.
