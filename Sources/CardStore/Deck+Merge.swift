@@ -49,7 +49,24 @@ extension Deck {
         } else {
             behind = true
         }
+        // A fast-forward takes their tree whole: only when nothing in it must be kept out (else a merge
+        // commit takes the rest and leaves those entries out).
+        var hostile: [String] = []
         if behind {
+            let theirsTree = try git("reading \(theirs.short)") { () throws(GitError) in
+                try repository.commit(theirs).tree
+            }
+            let oursTree = try ours.map { (id) throws(StoreError) in
+                try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
+            }
+            hostile = try quarantinedEntries(from: oursTree, to: theirsTree, theirsName: theirsName)
+            if !hostile.isEmpty && ours == nil {
+                throw StoreError(
+                    .invalidInput,
+                    "\(theirsName) holds entries a deck does not take in:\n  " + hostile.joined(separator: "\n  "))
+            }
+        }
+        if behind && hostile.isEmpty {
             if dryRun { return MergeReport(kind: .fastForward, decisions: [], invalid: []) }
             let commit = try fastForward(to: theirs, from: ours)
             return MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: [])
@@ -113,7 +130,7 @@ extension Deck {
     /// Like `checkNoHandEdits`, for changes whose new content is not known up front.
     func checkNoHandEditsIgnoringTarget(_ change: DeckChange, snapshot: DeckSnapshot) throws(StoreError) {
         for file in change.files {
-            guard let full = workingPath(file.path) else { continue }
+            guard let full = try workingFile(file.path) else { continue }
             let committed = try snapshot.blobID(at: file.path)
             let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
             if present == committed { continue }
@@ -179,6 +196,14 @@ extension Deck {
         for path in paths.keys.sorted() {
             guard let entries = paths[path] else { continue }
             if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { continue }
+            // What a deck never takes in (a link, a submodule, a path into .git, a huge blob) stays out: ours is kept.
+            if entries.theirs != nil { try refuseUnsafePath(path, theirsName: theirsName) }
+            if let incoming = entries.theirs, incoming.id != entries.base?.id || incoming.kind != entries.base?.kind,
+                let reason = quarantineReason(path: path, entry: incoming)
+            {
+                report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
+                continue
+            }
             if let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) {
                 let base = try readVersion(entries.base, path: path, id: id)
                 let mine = try readVersion(entries.ours, path: path, id: id)
@@ -227,13 +252,12 @@ extension Deck {
                 files.append((path, nil))
                 continue
             }
-            guard entry.kind == .blob, Deck.isSafeWorkingPath(path) else {
-                report.otherFiles.append(
-                    "\(path): a \(entry.kind) entry from \(theirsName) was not taken (only plain files are)")
+            if let reason = quarantineReason(path: path, entry: entry) {
+                report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
             }
             let bytes = try git("reading \(path)") { () throws(GitError) in
-                try repository.readBlob(entry.id, limit: 64 * 1024 * 1024)
+                try repository.readBlob(entry.id, limit: Deck.maximumIncomingFileSize)
             }
             files.append((path, bytes))
         }

@@ -98,7 +98,7 @@ extension Deck {
     /// hand edit that `cards commit` should record first.
     func checkNoHandEdits(_ change: DeckChange, snapshot: DeckSnapshot) throws(StoreError) {
         for file in change.files {
-            guard let fullPath = workingPath(file.path) else { continue }
+            guard let fullPath = try workingFile(file.path) else { continue }
             let committed = try snapshot.blobID(at: file.path)
             if committed == nil && !FileSystem.exists(fullPath) { continue }
             let present: ObjectID?
@@ -127,7 +127,7 @@ extension Deck {
     func updateWorkingTree(_ paths: [String], snapshotTree tree: ObjectID) throws(StoreError) {
         guard let workingDirectory else { return }
         for path in paths {
-            let full = "\(workingDirectory)/\(path)"
+            let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
             let entry = try git("reading \(path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: path)
             }

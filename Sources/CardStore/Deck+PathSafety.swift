@@ -1,0 +1,30 @@
+import Glibc
+
+extension Deck {
+    /// The absolute working-tree path of a deck path, after checking that writing there stays inside
+    /// the deck: the path has no `..`, `.git` or empty part, and every folder on the way (`cards`,
+    /// `cards/3f`) is a real folder, not a symbolic link that would lead the write out of the deck.
+    /// Nil for a bare deck.
+    func workingFile(_ path: String) throws(StoreError) -> String? {
+        guard let workingDirectory else { return nil }
+        guard Deck.isSafeWorkingPath(path) else {
+            throw StoreError(.invalidInput, "'\(path)' is not a path inside the deck; refused")
+        }
+        var prefix = workingDirectory
+        let parts = path.split(separator: "/")
+        for part in parts.dropLast() {
+            prefix += "/\(part)"
+            var info = stat()
+            guard lstat(prefix, &info) == 0 else { break }
+            if (info.st_mode & S_IFMT) != S_IFDIR {
+                let relative = String(prefix.dropFirst(workingDirectory.count + 1))
+                let what = (info.st_mode & S_IFMT) == S_IFLNK ? "a symbolic link" : "a file"
+                throw StoreError(
+                    .invalidInput,
+                    "\(relative) is \(what), not a folder: card files are only written in real folders inside the "
+                        + "deck, never through a link; remove it (`rm \(relative)`), then try again")
+            }
+        }
+        return "\(workingDirectory)/\(path)"
+    }
+}
