@@ -105,6 +105,10 @@ extension Deck {
             let pseudo = DeckChange(files: paths.map { ($0, nil) }, message: CommitMessage(subject: ""))
             try checkNoHandEditsIgnoringTarget(pseudo, snapshot: snapshot)
         }
+        let sizes = changes.filter { Deck.isSafeWorkingPath($0.path) }.map { change in
+            change.new.map { (try? repository.objectSize($0.id)) ?? Deck.maximumIncomingFileSize }
+        }
+        try checkSpace(forFileSizes: sizes)
         let deadline = DeckLock.now() + lockTimeout
         if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
         try markPending(paths)

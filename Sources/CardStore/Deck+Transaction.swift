@@ -50,6 +50,7 @@ extension Deck {
             let snapshot = try snapshot()
             guard let change = try build(snapshot) else { return nil }
             if !isBare && !recordingHandEdits { try checkNoHandEdits(change, snapshot: snapshot) }
+            try checkSpace(forFileSizes: change.files.map { $0.content?.count })
             var updates: [TreeUpdate] = []
             for file in change.files {
                 if let content = file.content {
