@@ -27,6 +27,9 @@ let package = Package(
             dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
         ),
         .executableTarget(name: "cards", dependencies: ["CardsCLI"]),
+        // Seeded fuzzing of the parsers and the merge driver (`./dev reliability`, and a short run in the tests).
+        .executableTarget(
+            name: "cards-fuzz", dependencies: ["CardModel", "CardsCLI", "DeckMerge", "SwipeEngine", "TerminalUI"]),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine"]),

@@ -121,6 +121,8 @@ public struct InputParser: Sendable {
         }
         var k = i + 2
         while k < bytes.endIndex {
+            // Too long to be a real sequence: dropped at the same byte however the input was split into reads.
+            if k - i >= maximumSequenceLength { return .event(nil, consumed: k - i) }
             let b = bytes[k]
             if (0x40...0x7E).contains(b) { break }
             guard (0x20...0x3F).contains(b) else {
@@ -128,9 +130,7 @@ public struct InputParser: Sendable {
             }
             k += 1
         }
-        guard k < bytes.endIndex else {
-            return bytes.count > maximumSequenceLength ? .event(nil, consumed: bytes.count) : .needMore
-        }
+        guard k < bytes.endIndex else { return .needMore }
         let parameters = String(decoding: bytes[(i + 2)..<k], as: UTF8.self)
         let final = bytes[k]
         return .event(decodeCSI(parameters: parameters, final: final), consumed: k - i + 1)
