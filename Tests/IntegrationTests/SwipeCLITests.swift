@@ -129,6 +129,35 @@ struct SwipeCLITests {
     }
 }
 
+extension SwipeCLITests {
+    @Test("interactive: SIGTERM and Ctrl-C both restore the terminal and delete nothing", arguments: ["TERM", "ctrl-c"])
+    func interruptRestores(_ how: String) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let tmux = try Tmux(scratch: scratch, deck: deck)
+        defer { tmux.stop() }
+        #expect(try tmux.waitFor("1/16"), "the session did not start: \((try? tmux.screen()) ?? "")")
+        let before = try scratch.fingerprint(deck)
+        // Mid-drag, so the session has the mouse and the alternate screen on.
+        try tmux.mouse(press: true, column: 50, row: 6)
+        try tmux.mouse(drag: 30, row: 6)
+        if how == "TERM" {
+            let shell = try tmux.display("#{pane_pid}")
+            let child = spawnAndWait("/usr/bin/pgrep", ["-P", shell, "-f", "cards"], environment: scratch.environment, outputFile: scratch.path("pgrep.out"))
+            let pid = try #require(child.output.split(separator: "\n").first.flatMap { Int32($0) })
+            #expect(kill(pid, SIGTERM) == 0)
+        } else {
+            try tmux.keys("\u{03}")
+        }
+        #expect(try tmux.waitForFile("done"))
+        let beforeSettings = try String(contentsOfFile: scratch.path("stty-before"), encoding: .utf8)
+        let afterSettings = try String(contentsOfFile: scratch.path("stty-after"), encoding: .utf8)
+        #expect(beforeSettings == afterSettings, "terminal settings not restored")
+        #expect(try tmux.display("#{mouse_any_flag}#{mouse_sgr_flag}#{alternate_on}#{cursor_flag}") == "0001")
+        #expect(try scratch.fingerprint(deck) == before)
+    }
+}
+
 /// A private tmux server running `cards swipe` in a 100×30 pane.
 struct Tmux {
     let scratch: Scratch
