@@ -130,7 +130,8 @@ struct SwipeCLITests {
 }
 
 extension SwipeCLITests {
-    @Test("interactive: SIGTERM and Ctrl-C both restore the terminal and delete nothing", arguments: ["TERM", "ctrl-c"])
+    @Test(
+        "interactive: SIGTERM and Ctrl-C both restore the terminal and delete nothing", arguments: ["TERM", "ctrl-c"])
     func interruptRestores(_ how: String) throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
@@ -143,7 +144,9 @@ extension SwipeCLITests {
         try tmux.mouse(drag: 30, row: 6)
         if how == "TERM" {
             let shell = try tmux.display("#{pane_pid}")
-            let child = spawnAndWait("/usr/bin/pgrep", ["-P", shell, "-f", "cards"], environment: scratch.environment, outputFile: scratch.path("pgrep.out"))
+            let child = spawnAndWait(
+                "/usr/bin/pgrep", ["-P", shell, "-f", "cards"], environment: scratch.environment,
+                outputFile: scratch.path("pgrep.out"))
             let pid = try #require(child.output.split(separator: "\n").first.flatMap { Int32($0) })
             #expect(kill(pid, SIGTERM) == 0)
         } else {
