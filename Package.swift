@@ -27,11 +27,12 @@ let package = Package(
             dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
         ),
         .executableTarget(name: "cards", dependencies: ["CardsCLI"]),
-        .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
-        .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel"]),
-        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CardModelTests", dependencies: ["CardModel", "TestSupport"]),
+        .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
+        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
-        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge"]),
+        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel"]),
     ],
     swiftLanguageModes: [.v6]

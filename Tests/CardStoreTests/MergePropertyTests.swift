@@ -3,6 +3,7 @@ import CardStore
 import DeckMerge
 import Foundation
 import GitCore
+import TestSupport
 import Testing
 
 /// Random histories on real repositories: three devices edit a shared deck and merge each other in
@@ -19,7 +20,7 @@ struct MergePropertyTests {
         arguments: seeds)
     func randomHistories(seed: UInt64) throws {
         let scratch = try StoreScratch()
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let names = ["a.git", "b.git", "c.git"]
         let first = try Deck.create(at: scratch.path(names[0]), name: "P", bare: true)
         try first.importCards(makeCards(8, seed: seed), source: "seed")
@@ -98,7 +99,7 @@ struct MergePropertyTests {
         }
     }
 
-    func randomOperation(on deck: Deck, using random: inout SeededGenerator) throws {
+    func randomOperation(on deck: Deck, using random: inout SplitMix64) throws {
         let cards = try deck.snapshot().allCards().cards
         let choice = Int.random(in: 0..<10, using: &random)
         if cards.isEmpty || choice < 2 {
