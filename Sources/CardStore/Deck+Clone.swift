@@ -31,7 +31,9 @@ extension Deck {
             cleanUp()
             if error.code == .notFound && error.message.contains("main") {
                 throw StoreError(
-                    .notADeck, "\(remote.displayURL) has no branch main, so it is not a deck; nothing was cloned")
+                    .notADeck,
+                    "\(remote.displayURL) has no branch main: it is empty or not a deck; nothing was cloned. To fill an "
+                        + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`")
             }
             throw StoreError.remote(error, "cloning from", remote)
         }
