@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
-        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel"]),
+        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,7 +4,9 @@ extension JSONValue {
     /// Rejects invalid UTF-8, a byte-order mark, duplicate object keys, lone
     /// surrogate escapes, nesting deeper than `maxDepth` containers and anything
     /// after the value. The parser keeps its own stack instead of recursing, so
-    /// no input can exhaust the call stack.
+    /// no input can exhaust the call stack while parsing. Encoding, comparing
+    /// and releasing a value do recurse, one level per container, so keep
+    /// `maxDepth` modest (cards use the default 64).
     ///
     /// - Parameters:
     ///   - bytes: The UTF-8 text.

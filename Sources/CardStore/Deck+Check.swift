@@ -65,18 +65,21 @@ extension Deck {
             if repair, unlink(path) == 0 {
                 report.repaired.append("removed the stale lock \(path)")
             } else {
-                report.problems.append("\(path): a lock left by an interrupted command; `cards fsck --repair` removes it")
+                report.problems.append(
+                    "\(path): a lock left by an interrupted command; `cards fsck --repair` removes it")
             }
         }
         guard let workingDirectory else { return }
         let cards = "\(workingDirectory)/\(Deck.cardsFolder)"
-        for folder in [workingDirectory, cards] + FileSystem.list(cards).map({ "\(cards)/\($0)" }) where FileSystem.isDirectory(folder) {
+        for folder in [workingDirectory, cards] + FileSystem.list(cards).map({ "\(cards)/\($0)" })
+        where FileSystem.isDirectory(folder) {
             for name in FileSystem.list(folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 let path = "\(folder)/\(name)"
                 if repair, unlink(path) == 0 {
                     report.repaired.append("removed the temp file \(path)")
                 } else {
-                    report.problems.append("\(path): a temp file left by an interrupted write; `cards fsck --repair` removes it")
+                    report.problems.append(
+                        "\(path): a temp file left by an interrupted write; `cards fsck --repair` removes it")
                 }
             }
         }
@@ -125,7 +128,9 @@ extension Deck {
             // Anything else is a hand edit: keep it (status then shows it against main).
             if present == change.old?.id {
                 if let new = change.new {
-                    let bytes = try git("reading \(change.path)") { () throws(GitError) in try repository.readBlob(new.id) }
+                    let bytes = try git("reading \(change.path)") { () throws(GitError) in
+                        try repository.readBlob(new.id)
+                    }
                     try FileSystem.writeAtomically(bytes, to: full, durable: durable)
                     current.append(change.path)
                 } else {

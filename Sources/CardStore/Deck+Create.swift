@@ -1,18 +1,38 @@
 import CardModel
 import GitCore
+import Glibc
 
 extension Deck {
-    /// The merge driver command registered in every deck's config, for plain `git merge`.
-    public static let mergeDriverCommand = "cards merge-driver %O %A %B %P"
+    /// The merge driver command registered in every deck's config, for plain `git merge`: `cards` when the
+    /// `cards` on PATH is this program, else this program's absolute path (so it works before installing).
+    public static var mergeDriverCommand: String {
+        let suffix = " merge-driver %O %A %B %P"
+        guard let executable = FileSystem.executablePath(), !executable.contains(" ") else { return "cards" + suffix }
+        let path = getenv("PATH").map { String(cString: $0) } ?? ""
+        for folder in path.split(separator: ":") where FileSystem.exists("\(folder)/cards") {
+            return (realpath(folder: String(folder)) == FileSystem.parent(of: executable) ? "cards" : executable)
+                + suffix
+        }
+        return executable + suffix
+    }
+
+    private static func realpath(folder: String) -> String {
+        guard let resolved = Glibc.realpath(folder, nil) else { return folder }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
 
     /// Creates a new deck at `path`: a git repository on `main` with `deck.json`, `.gitattributes`,
     /// the merge-driver config and a first commit; then, with `source`, a second commit importing
     /// the cards of that folder (laid out like a deck, e.g. `sample-repo/`).
-    public static func create(at path: String, name: String?, bare: Bool, from source: String? = nil) throws(StoreError) -> Deck {
+    public static func create(at path: String, name: String?, bare: Bool, from source: String? = nil) throws(StoreError)
+        -> Deck
+    {
         let absolute = FileSystem.absolute(path)
         if FileSystem.exists("\(absolute)/.git") || (bare && FileSystem.exists("\(absolute)/HEAD")) {
             throw StoreError(
-                .alreadyExists, "\(path) is already a git repository; `cards init` makes a deck in a new or empty folder")
+                .alreadyExists,
+                "\(path) is already a git repository; `cards init` makes a deck in a new or empty folder")
         }
         // Read and check the source first, so a bad source leaves nothing behind.
         var imported: [Card] = []
@@ -60,7 +80,8 @@ extension Deck {
         }
         let cardsFolder = "\(folder)/\(Deck.cardsFolder)"
         guard FileSystem.isDirectory(cardsFolder) else {
-            throw StoreError(.invalidInput, "--from \(folder): it has no cards/ folder (a deck folder holds cards/<xx>/<id>.json)")
+            throw StoreError(
+                .invalidInput, "--from \(folder): it has no cards/ folder (a deck folder holds cards/<xx>/<id>.json)")
         }
         var cards: [Card] = []
         var problems: [String] = []

@@ -55,7 +55,10 @@ extension Deck {
                 let card = try Card.decode(bytes, expectedID: id)
                 edits.append(HandEdit(path: entry.path, change: change, card: card))
             } catch let error as StoreError {
-                edits.append(HandEdit(path: entry.path, change: change, problem: Deck.stripPath(error.message, "\(workingDirectory)/\(entry.path)")))
+                edits.append(
+                    HandEdit(
+                        path: entry.path, change: change,
+                        problem: Deck.stripPath(error.message, "\(workingDirectory)/\(entry.path)")))
             } catch {
                 edits.append(HandEdit(path: entry.path, change: change, problem: "\(error)"))
             }

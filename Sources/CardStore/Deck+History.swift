@@ -13,7 +13,9 @@ public struct LogEntry: Sendable, Hashable {
 
 extension Deck {
     /// Operations `undo` can revert.
-    static let undoableOperations: Set<String> = ["add", "edit", "delete", "move", "import", "restore", "resolve", "commit"]
+    static let undoableOperations: Set<String> = [
+        "add", "edit", "delete", "move", "import", "restore", "resolve", "commit",
+    ]
 
     /// The newest `limit` commits of `main`, newest first.
     public func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
@@ -59,7 +61,9 @@ extension Deck {
                     continue
                 }
                 if let old = change.old {
-                    let bytes = try git("reading \(change.path)") { () throws(GitError) in try repository.readBlob(old.id) }
+                    let bytes = try git("reading \(change.path)") { () throws(GitError) in
+                        try repository.readBlob(old.id)
+                    }
                     files.append((change.path, bytes))
                 } else {
                     files.append((change.path, nil))
@@ -77,7 +81,8 @@ extension Deck {
             undone = target
             return DeckChange(
                 files: files,
-                message: CommitMessage(subject: "Undo \"\(CommitMessage.oneLine(target.commit.subject))\"", trailers: trailers))
+                message: CommitMessage(
+                    subject: "Undo \"\(CommitMessage.oneLine(target.commit.subject))\"", trailers: trailers))
         }
         guard let outcome, let undone else { throw StoreError(.nothingToDo, "nothing to undo") }
         return (outcome, undone, skipped)
@@ -123,10 +128,13 @@ extension Deck {
             guard let (blob, commit) = try findInHistory(path: CardID.path(for: id), from: snapshot.commit) else {
                 throw StoreError(.cardNotFound, "card \(id) is not in this deck's history")
             }
-            let bytes = try git("reading \(id)") { () throws(GitError) in try repository.readBlob(blob, limit: Card.maximumFileSize) }
+            let bytes = try git("reading \(id)") { () throws(GitError) in
+                try repository.readBlob(blob, limit: Card.maximumFileSize)
+            }
             let card: Card
             do { card = try Card.decode(bytes, expectedID: id) } catch {
-                throw StoreError(.invalidCard, "the last version of card \(id) (commit \(commit.short)) is invalid: \(error)")
+                throw StoreError(
+                    .invalidCard, "the last version of card \(id) (commit \(commit.short)) is invalid: \(error)")
             }
             restored = (card, commit)
             return DeckChange(
@@ -144,7 +152,8 @@ extension Deck {
         if let full = CardID.normalize(reference) { return full }
         let prefix = reference.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw StoreError(.invalidInput, "'\(reference)' is not a card id: give the full id or its first 4 or more hex digits")
+            throw StoreError(
+                .invalidInput, "'\(reference)' is not a card id: give the full id or its first 4 or more hex digits")
         }
         guard let head = snapshot.commit else { throw StoreError(.cardNotFound, "the deck has no history yet") }
         var candidates: Set<String> = []
@@ -152,7 +161,9 @@ extension Deck {
             try repository.walkHistory(from: head) { commit in
                 for id in commit.trailerValues("Card-Id") where id.hasPrefix(prefix) { candidates.insert(id) }
                 for value in commit.trailerValues("Card-Merged") + commit.trailerValues("Card-Conflict") {
-                    if let id = value.split(separator: " ").first.map(String.init), id.hasPrefix(prefix) { candidates.insert(id) }
+                    if let id = value.split(separator: " ").first.map(String.init), id.hasPrefix(prefix) {
+                        candidates.insert(id)
+                    }
                 }
                 return true
             }
@@ -160,9 +171,14 @@ extension Deck {
             throw StoreError(.io, "reading the history failed: \(error)")
         }
         let valid = candidates.filter { CardID.isValid($0) }.sorted()
-        if valid.isEmpty { throw StoreError(.cardNotFound, "no card id in this deck's history starts with '\(reference)'") }
+        if valid.isEmpty {
+            throw StoreError(.cardNotFound, "no card id in this deck's history starts with '\(reference)'")
+        }
         if valid.count > 1 {
-            throw StoreError(.ambiguousID, "'\(reference)' matches \(valid.count) cards in history: \(valid.joined(separator: ", ")); give more digits")
+            throw StoreError(
+                .ambiguousID,
+                "'\(reference)' matches \(valid.count) cards in history: \(valid.joined(separator: ", ")); give more digits"
+            )
         }
         return valid[0]
     }

@@ -26,10 +26,13 @@ extension Deck {
             do { value = try JSONValue.parse(bytes) } catch {
                 throw StoreError(.invalidInput, "\(name) is not valid JSON: \(error)")
             }
-            guard case .array(let items) = value else { throw StoreError(.invalidInput, "\(name): expected a JSON array") }
+            guard case .array(let items) = value else {
+                throw StoreError(.invalidInput, "\(name): expected a JSON array")
+            }
             for (index, item) in items.enumerated() {
                 guard case .object(let fields) = item else {
-                    throw StoreError(.invalidInput, "\(name): item \(index) is \(item.kindDescription), not a card object")
+                    throw StoreError(
+                        .invalidInput, "\(name): item \(index) is \(item.kindDescription), not a card object")
                 }
                 objects.append(("item \(index)", fields))
             }
@@ -41,7 +44,8 @@ extension Deck {
                     throw StoreError(.invalidInput, "\(name): line \(number + 1) is not valid JSON: \(error)")
                 }
                 guard case .object(let fields) = value else {
-                    throw StoreError(.invalidInput, "\(name): line \(number + 1) is \(value.kindDescription), not a card object")
+                    throw StoreError(
+                        .invalidInput, "\(name): line \(number + 1) is \(value.kindDescription), not a card object")
                 }
                 objects.append(("line \(number + 1)", fields))
             }
@@ -52,9 +56,12 @@ extension Deck {
         for (label, original) in objects {
             var fields = original
             if fields["id"] == nil { fields["id"] = .string(CardID.random()) }
-            if case .string(let id) = fields["id"], let normalized = CardID.normalize(id) { fields["id"] = .string(normalized) }
+            if case .string(let id) = fields["id"], let normalized = CardID.normalize(id) {
+                fields["id"] = .string(normalized)
+            }
             if fields["rank"] == nil { fields["rank"] = .string(ranks.next() ?? appendRank()) }
-            for (key, value) in [("platformName", ""), ("platformIcon", ""), ("color", "blue")] where fields[key] == nil {
+            for (key, value) in [("platformName", ""), ("platformIcon", ""), ("color", "blue")] where fields[key] == nil
+            {
                 fields[key] = .string(value)
             }
             let card = Card(fields: fields)

@@ -65,7 +65,8 @@ extension Deck {
         let cardID: String
         if let id {
             guard let normalized = CardID.normalize(id) else {
-                throw StoreError(.invalidInput, "--id '\(id)' is not a UUID (like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f)")
+                throw StoreError(
+                    .invalidInput, "--id '\(id)' is not a UUID (like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f)")
             }
             cardID = normalized
         } else {
@@ -74,7 +75,8 @@ extension Deck {
         var stored: Card?
         try commitChange { (snapshot) throws(StoreError) in
             if try snapshot.blobID(at: CardID.path(for: cardID)) != nil {
-                throw StoreError(.invalidInput, "a card with id \(cardID) already exists; edit it with `cards edit \(cardID)`")
+                throw StoreError(
+                    .invalidInput, "a card with id \(cardID) already exists; edit it with `cards edit \(cardID)`")
             }
             let rank: String
             if let after {
@@ -208,7 +210,9 @@ extension Deck {
     }
 
     /// The rank that puts `id` at `position`, reading the ranks of the deck; nil when it is already there.
-    static func rank(for position: CardPosition, moving id: String, in snapshot: DeckSnapshot) throws(StoreError) -> String? {
+    static func rank(for position: CardPosition, moving id: String, in snapshot: DeckSnapshot) throws(StoreError)
+        -> String?
+    {
         let others = try snapshot.allCards().cards.filter { $0.id != id }
         let current = try snapshot.card(id: id)
         switch position {

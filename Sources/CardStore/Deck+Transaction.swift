@@ -51,7 +51,9 @@ extension Deck {
             var updates: [TreeUpdate] = []
             for file in change.files {
                 if let content = file.content {
-                    let blob = try git("writing \(file.path)") { () throws(GitError) in try repository.writeBlob(content) }
+                    let blob = try git("writing \(file.path)") { () throws(GitError) in
+                        try repository.writeBlob(content)
+                    }
                     updates.append(TreeUpdate(path: file.path, blob: blob))
                 } else {
                     updates.append(TreeUpdate(path: file.path, blob: nil))
@@ -68,7 +70,8 @@ extension Deck {
             do {
                 try repository.updateReference(
                     Deck.branch, to: commit, expected: snapshot.commit, logMessage: "cards: \(change.message.subject)")
-            } catch where (error.code == .referenceChanged || error.code == .locked) && attempt < Deck.publishAttempts {
+            } catch  where (error.code == .referenceChanged || error.code == .locked) && attempt < Deck.publishAttempts
+            {
                 // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
                 usleep(UInt32(1_000 * attempt))
                 continue
@@ -96,7 +99,9 @@ extension Deck {
             let present: ObjectID?
             if FileSystem.exists(fullPath) {
                 guard let bytes = try? FileSystem.read(fullPath, limit: 1 << 26) else {
-                    throw StoreError(.uncommittedChanges, "\(file.path) in the working tree is not a readable file; remove it or run `cards status`")
+                    throw StoreError(
+                        .uncommittedChanges,
+                        "\(file.path) in the working tree is not a readable file; remove it or run `cards status`")
                 }
                 present = ObjectID.blobHash(of: bytes)
             } else {
@@ -118,7 +123,9 @@ extension Deck {
         guard let workingDirectory else { return }
         for path in paths {
             let full = "\(workingDirectory)/\(path)"
-            let entry = try git("reading \(path)") { () throws(GitError) in try repository.treeEntry(in: tree, path: path) }
+            let entry = try git("reading \(path)") { () throws(GitError) in
+                try repository.treeEntry(in: tree, path: path)
+            }
             if let entry, entry.kind == .blob {
                 let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
                 try FileSystem.writeAtomically(bytes, to: full, durable: durable)
@@ -144,7 +151,7 @@ extension Deck {
                 }
                 try index.write()
                 return
-            } catch where error.code == .locked && attempt < 200 {
+            } catch  where error.code == .locked && attempt < 200 {
                 usleep(10_000)
             } catch {
                 if error.code == .locked {
@@ -153,7 +160,8 @@ extension Deck {
                         "\(gitDirectory)/index.lock is held by another process; the commit was made, but the index is behind: "
                             + "run `cards fsck --repair` once no git command is running")
                 }
-                throw StoreError.git(error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
+                throw StoreError.git(
+                    error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
             }
         }
     }

@@ -64,7 +64,9 @@ public final class Deck {
     /// and `deck.json` is in the working tree (a deck being created).
     func checkIsDeck() throws(StoreError) {
         if let head = try headCommit() {
-            let tree = try git("reading the deck's last commit") { () throws(GitError) in try repository.commit(head).tree }
+            let tree = try git("reading the deck's last commit") { () throws(GitError) in
+                try repository.commit(head).tree
+            }
             let entry = try git("reading the deck's tree") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: Deck.metadataPath)
             }

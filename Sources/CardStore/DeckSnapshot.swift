@@ -33,7 +33,8 @@ public struct DeckSnapshot {
         self.repository = repository
         self.commit = commit
         if let commit {
-            tree = try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+            tree = try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree
+            }
         } else {
             tree = nil
         }
@@ -83,11 +84,14 @@ public struct DeckSnapshot {
         guard isHex, hex.count >= 4, lowered.count <= 36, !lowered.hasPrefix("-") else {
             throw StoreError(
                 .invalidInput,
-                "'\(reference)' is not a card id: give the full id or its first 4 or more hex digits (see `cards list`)")
+                "'\(reference)' is not a card id: give the full id or its first 4 or more hex digits (see `cards list`)"
+            )
         }
         let folder = "\(Deck.cardsFolder)/\(lowered.prefix(2))"
         var matches: [String] = []
-        if let tree, let entry = try git("reading \(folder)", { () throws(GitError) in try repository.treeEntry(in: tree, path: folder) }),
+        if let tree,
+            let entry = try git(
+                "reading \(folder)", { () throws(GitError) in try repository.treeEntry(in: tree, path: folder) }),
             entry.kind == .tree
         {
             let entries = try git("reading \(folder)") { () throws(GitError) in try repository.treeEntries(entry.id) }
@@ -126,7 +130,8 @@ public struct DeckSnapshot {
             }
             guard let id = CardID.id(fromPath: path) else {
                 problems.append(
-                    CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)"))
+                    CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)")
+                )
                 return
             }
             do throws(StoreError) {
@@ -142,7 +147,10 @@ public struct DeckSnapshot {
     /// Visits every entry under `cards/` (two levels), in tree order.
     func forEachCardFile(_ body: (String, TreeEntry) throws(StoreError) -> Void) throws(StoreError) {
         guard let tree else { return }
-        guard let cardsEntry = try git("reading cards/", { () throws(GitError) in try repository.treeEntry(in: tree, path: Deck.cardsFolder) }) else {
+        guard
+            let cardsEntry = try git(
+                "reading cards/", { () throws(GitError) in try repository.treeEntry(in: tree, path: Deck.cardsFolder) })
+        else {
             return
         }
         guard cardsEntry.kind == .tree else {
@@ -156,7 +164,8 @@ public struct DeckSnapshot {
                 try body(folderPath, folder)
                 continue
             }
-            let files = try git("reading \(folderPath)") { () throws(GitError) in try repository.treeEntries(folder.id) }
+            let files = try git("reading \(folderPath)") { () throws(GitError) in try repository.treeEntries(folder.id)
+            }
             for file in files {
                 try body("\(folderPath)/\(file.name)", file)
             }

@@ -16,8 +16,9 @@ public enum FileSystem {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            let count = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let start = buffer.baseAddress else { return 0 }
+                return Glibc.read(fd, start + offset, buffer.count - offset)
             }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -38,8 +39,9 @@ public enum FileSystem {
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(temp): \(errorText())") }
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            let count = bytes.withUnsafeBytes { buffer -> Int in
+                guard let start = buffer.baseAddress else { return 0 }
+                return write(fd, start + offset, buffer.count - offset)
             }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -11,7 +11,8 @@ extension Deck {
             throw StoreError(
                 .noIdentity,
                 "no author identity for commits: set it with `git config --global user.name \"Your Name\"` and "
-                    + "`git config --global user.email you@example.com`, or set CARDS_AUTHOR_NAME and CARDS_AUTHOR_EMAIL")
+                    + "`git config --global user.email you@example.com`, or set CARDS_AUTHOR_NAME and CARDS_AUTHOR_EMAIL"
+            )
         }
         return Signature(name: name, email: email, time: Deck.commitTime(), offsetMinutes: 0)
     }

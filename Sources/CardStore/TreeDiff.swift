@@ -14,7 +14,9 @@ public struct PathChange: Sendable, Hashable {
 /// both sides, so the cost grows with what changed, not with the size of the trees.
 public enum TreeDiff {
     /// The paths (files, links, submodules) that differ between `old` and `new` (nil: the empty tree).
-    public static func changes(in repository: Repository, from old: ObjectID?, to new: ObjectID?) throws(GitError) -> [PathChange] {
+    public static func changes(in repository: Repository, from old: ObjectID?, to new: ObjectID?) throws(GitError)
+        -> [PathChange]
+    {
         var result: [PathChange] = []
         try compare(repository, old, new, prefix: "", into: &result)
         return result

@@ -73,13 +73,16 @@ public enum CardsCLI {
         }
         // Two-word commands (`remote add`).
         if let group = Commands.groups[name] {
-            guard let sub = rest.first, !sub.hasPrefix("-"), let found = group.first(where: { $0.spec.name == "\(name) \(sub)" }) else {
+            guard let sub = rest.first, !sub.hasPrefix("-"),
+                let found = group.first(where: { $0.spec.name == "\(name) \(sub)" })
+            else {
                 if rest.first == "-h" || rest.first == "--help" || rest.isEmpty {
                     output.print(command.spec.helpText, terminator: "")
                     return rest.isEmpty ? 64 : 0
                 }
                 return usageFailure(
-                    UsageError(message: "unknown subcommand '\(rest.first ?? "")'", command: command.spec), output: output)
+                    UsageError(message: "unknown subcommand '\(rest.first ?? "")'", command: command.spec),
+                    output: output)
             }
             command = found
             rest = rest.dropFirst()

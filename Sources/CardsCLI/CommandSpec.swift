@@ -11,7 +11,9 @@ struct OptionSpec: Sendable {
     /// Whether it may be given more than once (values accumulate).
     var repeatable = false
 
-    static func value(_ name: String, _ valueName: String, _ help: String, short: String? = nil, repeatable: Bool = false)
+    static func value(
+        _ name: String, _ valueName: String, _ help: String, short: String? = nil, repeatable: Bool = false
+    )
         -> OptionSpec
     {
         OptionSpec(name: name, short: short, valueName: valueName, help: help, repeatable: repeatable)
@@ -157,7 +159,9 @@ extension CommandSpec {
     }
 
     static func row(_ label: String, _ help: String) -> String {
-        let padded = label.count < 24 ? label + String(repeating: " ", count: 24 - label.count) : label + "\n" + String(repeating: " ", count: 26)
+        let padded =
+            label.count < 24
+            ? label + String(repeating: " ", count: 24 - label.count) : label + "\n" + String(repeating: " ", count: 26)
         return "  \(padded)\(help)\n"
     }
 }

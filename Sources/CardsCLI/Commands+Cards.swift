@@ -59,7 +59,9 @@ extension Commands {
                 .value("--platform", "name", "New platform name."),
                 .value("--icon", "icon", "New icon name."),
                 .value("--color", "color", "New colour."),
-                .value("--set", "key=json", "Set any field to a JSON value, e.g. --set 'pinned=true' (repeatable).", repeatable: true),
+                .value(
+                    "--set", "key=json", "Set any field to a JSON value, e.g. --set 'pinned=true' (repeatable).",
+                    repeatable: true),
             ],
             positionals: 1...1)
     ) { context, arguments in

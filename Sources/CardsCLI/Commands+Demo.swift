@@ -7,7 +7,9 @@ extension Commands {
             name: "demo", abstract: "Run the main job on the bundled sample-repo/ in a temporary folder, narrated.",
             usage: "demo [--sample <dir>] [--keep]",
             options: [
-                .value("--sample", "dir", "The sample deck folder (default: sample-repo/ here or beside the binary's package)."),
+                .value(
+                    "--sample", "dir",
+                    "The sample deck folder (default: sample-repo/ here or beside the binary's package)."),
                 .flag("--keep", "Keep the temporary folder (its path is printed)."),
             ])
     ) { context, arguments in
@@ -25,7 +27,10 @@ extension Commands {
         demo.step("The cards, in deck order.")
         try demo.run(["--deck", laptop, "list"])
         demo.step("Add a card: one commit, and the card file appears in the working tree.")
-        let added = try demo.run(["--deck", laptop, "add", "--title", "Ada on Codeberg", "--url", "https://codeberg.org/ada", "--platform", "Codeberg", "--icon", "codeberg", "--color", "teal"])
+        let added = try demo.run([
+            "--deck", laptop, "add", "--title", "Ada on Codeberg", "--url", "https://codeberg.org/ada", "--platform",
+            "Codeberg", "--icon", "codeberg", "--color", "teal",
+        ])
         let id = added.trimmingSpaces()
         demo.step("Delete it again, then undo the delete: it comes back with the same id and bytes.")
         try demo.run(["--deck", laptop, "delete", String(id.prefix(8))])
@@ -34,7 +39,9 @@ extension Commands {
         demo.step("Every step is a commit that git itself can read.")
         try demo.run(["--deck", laptop, "log", "-n", "5"])
         try demo.run(["--deck", laptop, "fsck"])
-        demo.say("\nDone. \(arguments.has("--keep") ? "The decks are in \(root)." : "Run `cards demo --keep` to keep the decks and look around.")")
+        demo.say(
+            "\nDone. \(arguments.has("--keep") ? "The decks are in \(root)." : "Run `cards demo --keep` to keep the decks and look around.")"
+        )
         return 0
     }
 
@@ -53,7 +60,8 @@ extension Commands {
             }
         }
         for candidate in candidates where FileSystem.isDirectory(candidate) { return FileSystem.absolute(candidate) }
-        throw CLIError(message: "cannot find sample-repo/: run the demo from the CardDeck folder or pass --sample <dir>")
+        throw CLIError(
+            message: "cannot find sample-repo/: run the demo from the CardDeck folder or pass --sample <dir>")
     }
 }
 
@@ -94,6 +102,7 @@ struct DemoNarrator {
     }
 
     private func indent(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  \($0)" }.joined(separator: "\n")
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  \($0)" }.joined(
+            separator: "\n")
     }
 }

@@ -22,7 +22,9 @@ extension Commands {
         }
         let invalid = edits.filter { $0.problem != nil }.count
         if invalid > 0 {
-            context.output.error("\(invalid) invalid card file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`")
+            context.output.error(
+                "\(invalid) invalid card file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`"
+            )
         }
         return 0
     }
@@ -37,7 +39,8 @@ extension Commands {
             context.output.print("Nothing to commit: the card files match the deck.")
             return 0
         }
-        context.output.print("Committed \(edits.count) hand edit\(edits.count == 1 ? "" : "s") as \(outcome.commit.short).")
+        context.output.print(
+            "Committed \(edits.count) hand edit\(edits.count == 1 ? "" : "s") as \(outcome.commit.short).")
         return 0
     }
 
@@ -63,7 +66,8 @@ extension Commands {
         let deck = try context.openDeck()
         let summary = try deck.importCards(cards, source: path == "-" ? "" : FileSystem.basename(of: path))
         context.output.print(
-            "Imported \(cards.count) card\(cards.count == 1 ? "" : "s"): \(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged.")
+            "Imported \(cards.count) card\(cards.count == 1 ? "" : "s"): \(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged."
+        )
         return 0
     }
 
@@ -83,18 +87,25 @@ extension Commands {
         spec: CommandSpec(
             name: "fsck", abstract: "Verify the deck: objects, card files, index and working tree.",
             usage: "fsck [--repair]",
-            options: [.flag("--repair", "Remove stale locks and temp files, bring a working tree left behind up to date.")])
+            options: [
+                .flag("--repair", "Remove stale locks and temp files, bring a working tree left behind up to date.")
+            ])
     ) { context, arguments in
         let deck = try context.openDeck()
         let report = try deck.check(repair: arguments.has("--repair"))
         for line in report.repaired { context.output.print("repaired: \(line)") }
         for problem in report.problems { context.output.error("problem: \(problem)") }
         if report.problems.isEmpty {
-            let edits = report.handEdits > 0 ? " (\(report.handEdits) hand edit\(report.handEdits == 1 ? "" : "s") not committed: see `cards status`)" : ""
+            let edits =
+                report.handEdits > 0
+                ? " (\(report.handEdits) hand edit\(report.handEdits == 1 ? "" : "s") not committed: see `cards status`)"
+                : ""
             context.output.print("The deck is consistent\(edits).")
             return 0
         }
-        throw CLIError(message: "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") found in \(deck.location)")
+        throw CLIError(
+            message:
+                "\(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") found in \(deck.location)")
     }
 
     static func readStandardInput(limit: Int) throws -> [UInt8] {

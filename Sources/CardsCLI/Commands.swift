@@ -10,7 +10,12 @@ enum Commands {
     }
 
     /// Commands from other files (swipe, merge, sync), registered here so `all` stays one list.
-    static var extraCommands: [Command] { [demoCommand, cloneCommand, remoteCommand, syncCommand] }
+    static var extraCommands: [Command] {
+        [
+            swipeCommand, mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand,
+            cloneCommand, remoteCommand, syncCommand,
+        ]
+    }
 
     /// Two-word command groups (`remote add`), by group name.
     static var groups: [String: [Command]] { ["remote": [remoteAddCommand, remoteListCommand, remoteRemoveCommand]] }
@@ -48,7 +53,9 @@ enum Commands {
         }
         let full = arguments.positionals.joined(separator: " ")
         let everything = all + groups.values.flatMap { $0 }
-        guard let command = everything.first(where: { $0.spec.name == full }) ?? everything.first(where: { $0.spec.name == name })
+        guard
+            let command = everything.first(where: { $0.spec.name == full })
+                ?? everything.first(where: { $0.spec.name == name })
         else {
             throw UsageError(message: "unknown command '\(full)'; `cards help` lists the commands")
         }

@@ -44,7 +44,8 @@ public enum ConflictResolver {
         case .pick(let number):
             guard field != "*" else {
                 throw ResolveError(
-                    cardID: id, field: field, message: "a deleted-versus-edited card is settled with --keep or --delete")
+                    cardID: id, field: field, message: "a deleted-versus-edited card is settled with --keep or --delete"
+                )
             }
             let options = choices(in: card, field: field)
             guard (1...max(1, options.count)).contains(number), options.indices.contains(number - 1) else {
@@ -66,7 +67,8 @@ public enum ConflictResolver {
             try result.validate()
         } catch {
             throw ResolveError(
-                cardID: id, field: field, message: "the result would not be a valid card (\(error)); pick another value")
+                cardID: id, field: field, message: "the result would not be a valid card (\(error)); pick another value"
+            )
         }
         return result
     }

@@ -10,30 +10,36 @@ enum DecisionText {
     }
 
     static func unchanged(id: String, label: String, absent: Bool) -> CardDecision {
-        CardDecision(id: id, kind: .unchanged, summary: "\(label): \(absent ? "absent on both sides" : "unchanged")",
-                     trailers: [])
+        CardDecision(
+            id: id, kind: .unchanged, summary: "\(label): \(absent ? "absent on both sides" : "unchanged")",
+            trailers: [])
     }
 
     static func deletedOnBoth(id: String, label: String) -> CardDecision {
-        CardDecision(id: id, kind: .deletedOnBoth, summary: "\(label): deleted on both sides",
-                     trailers: ["Card-Merged: \(id) deleted on both sides"])
+        CardDecision(
+            id: id, kind: .deletedOnBoth, summary: "\(label): deleted on both sides",
+            trailers: ["Card-Merged: \(id) deleted on both sides"])
     }
 
     static func sameOnBoth(id: String, label: String, added: Bool) -> CardDecision {
         let what = added ? "added alike on both sides" : "same change on both sides"
-        return CardDecision(id: id, kind: .sameOnBoth, summary: "\(label): \(what)",
-                            trailers: ["Card-Merged: \(id) \(what)"])
+        return CardDecision(
+            id: id, kind: .sameOnBoth, summary: "\(label): \(what)",
+            trailers: ["Card-Merged: \(id) \(what)"])
     }
 
     static func tookSide(id: String, label: String, ours: Bool, what: String) -> CardDecision {
         let side = ours ? "ours" : "theirs"
-        return CardDecision(id: id, kind: ours ? .tookOurs : .tookTheirs, summary: "\(label): \(what) on \(side)",
-                            trailers: ["Card-Merged: \(id) \(what) on \(side)"])
+        return CardDecision(
+            id: id, kind: ours ? .tookOurs : .tookTheirs, summary: "\(label): \(what) on \(side)",
+            trailers: ["Card-Merged: \(id) \(what) on \(side)"])
     }
 
     static func fieldMerge(id: String, label: String, _ merge: FieldMerge, addedOnBoth: Bool) -> CardDecision {
         var groups: [String] = []
-        for (source, name) in [(FieldMerge.Source.theirs, "from theirs"), (.ours, "from ours"), (.both, "same on both")] {
+        for (source, name) in [
+            (FieldMerge.Source.theirs, "from theirs"), (.ours, "from ours"), (.both, "same on both"),
+        ] {
             let names = merge.sources.filter { $0.source == source }.map { field($0.field) }
             if !names.isEmpty { groups.append("\(names.joined(separator: ", ")) \(name)") }
         }

@@ -65,8 +65,9 @@ public enum DeckMerger {
             if same(t, base) {
                 return (o, DecisionText.tookSide(id: id, label: label, ours: true, what: "edited"), [])
             }
-            let merged = FieldMerge(base: base?.fields ?? [:], ours: o.fields, theirs: t.fields,
-                                    oursSide: oursSide, theirsSide: theirsSide)
+            let merged = FieldMerge(
+                base: base?.fields ?? [:], ours: o.fields, theirs: t.fields,
+                oursSide: oursSide, theirsSide: theirsSide)
             let decision = DecisionText.fieldMerge(id: id, label: label, merged, addedOnBoth: base == nil)
             return (Card(fields: merged.fields), decision, merged.newRecords)
 

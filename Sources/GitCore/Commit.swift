@@ -39,7 +39,9 @@ public struct Commit: Sendable, Hashable {
     }
 
     /// Creates a commit value.
-    public init(id: ObjectID, tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature) {
+    public init(
+        id: ObjectID, tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
+    ) {
         self.id = id
         self.tree = tree
         self.parents = parents

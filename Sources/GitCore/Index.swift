@@ -74,7 +74,8 @@ extension Repository {
     /// (all paths when empty). Used by init, clone and repair, never on the per-card hot path.
     public func checkoutHead(paths: [String] = []) throws(GitError) {
         var options = git_checkout_options()
-        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "git_checkout_options_init")
+        try check(
+            git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "git_checkout_options_init")
         options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH.rawValue
         let cStrings = paths.map { strdup($0) }
         defer { for string in cStrings { free(string) } }

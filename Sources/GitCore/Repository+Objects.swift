@@ -50,6 +50,7 @@ extension Repository {
         var blob: OpaquePointer?
         var oid = id.raw
         try check(git_blob_lookup(&blob, pointer, &oid), "git_blob_lookup")
+        blobsRead += 1
         defer { git_blob_free(blob) }
         let size = Int(git_blob_rawsize(blob))
         guard size > 0, let raw = git_blob_rawcontent(blob) else { return [] }
@@ -127,7 +128,9 @@ extension Repository {
                 guard tree != nil else { continue }
                 var entry: OpaquePointer?
                 let found = git_tree_entry_bypath(&entry, tree, path)
-                if found == 0 { git_tree_entry_free(entry) } else {
+                if found == 0 {
+                    git_tree_entry_free(entry)
+                } else {
                     git_error_clear()
                     continue
                 }

@@ -25,7 +25,9 @@ extension Repository {
         if result == GIT_EEXISTS.rawValue {
             // libgit2 reports "must not exist yet, but does" as EEXISTS: it is the same race.
             git_error_clear()
-            throw GitError(code: .referenceChanged, message: "\(name) was created by another writer", function: "git_reference_create_matching")
+            throw GitError(
+                code: .referenceChanged, message: "\(name) was created by another writer",
+                function: "git_reference_create_matching")
         }
         try check(result, "git_reference_create_matching")
         git_reference_free(reference)
@@ -67,5 +69,29 @@ extension Repository {
         defer { git_reference_free(reference) }
         guard let target = git_reference_symbolic_target(reference) else { return nil }
         return String(cString: target)
+    }
+}
+
+extension Repository {
+    /// The commit a revision names (`origin/main`, `main~2`, a hex id...), or nil when it names none.
+    public func resolveCommit(_ revision: String) throws(GitError) -> ObjectID? {
+        var object: OpaquePointer?
+        let result = git_revparse_single(&object, pointer, revision)
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EAMBIGUOUS.rawValue || result == GIT_EINVALIDSPEC.rawValue
+        {
+            git_error_clear()
+            return nil
+        }
+        try check(result, "git_revparse_single")
+        defer { git_object_free(object) }
+        var commit: OpaquePointer?
+        let peeled = git_object_peel(&commit, object, GIT_OBJECT_COMMIT)
+        if peeled < 0 {
+            git_error_clear()
+            return nil
+        }
+        defer { git_object_free(commit) }
+        guard let id = git_object_id(commit) else { return nil }
+        return ObjectID(id)
     }
 }

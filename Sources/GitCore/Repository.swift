@@ -5,6 +5,9 @@ import CGit2
 public final class Repository {
     let pointer: OpaquePointer
 
+    /// How many blobs this handle has read (for tests that check a cost grows with what changed).
+    public internal(set) var blobsRead = 0
+
     private init(pointer: OpaquePointer) {
         self.pointer = pointer
     }
@@ -20,7 +23,9 @@ public final class Repository {
         try check(
             git_repository_open_ext(&out, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil),
             "git_repository_open_ext")
-        guard let out else { throw GitError(code: .notFound, message: "no repository at \(path)", function: "git_repository_open_ext") }
+        guard let out else {
+            throw GitError(code: .notFound, message: "no repository at \(path)", function: "git_repository_open_ext")
+        }
         return Repository(pointer: out)
     }
 
@@ -29,12 +34,16 @@ public final class Repository {
         Libgit2.ensureInitialized()
         var out: OpaquePointer?
         try check(git_repository_open_ext(&out, path, 0, nil), "git_repository_open_ext")
-        guard let out else { throw GitError(code: .notFound, message: "no repository at \(path)", function: "git_repository_open_ext") }
+        guard let out else {
+            throw GitError(code: .notFound, message: "no repository at \(path)", function: "git_repository_open_ext")
+        }
         return Repository(pointer: out)
     }
 
     /// Creates a new repository whose unborn branch is `initialBranch`.
-    public static func create(at path: String, bare: Bool, initialBranch: String = "main") throws(GitError) -> Repository {
+    public static func create(at path: String, bare: Bool, initialBranch: String = "main") throws(GitError)
+        -> Repository
+    {
         Libgit2.ensureInitialized()
         var options = git_repository_init_options()
         try check(
@@ -49,7 +58,9 @@ public final class Repository {
             return git_repository_init_ext(&out, path, &options)
         }
         try check(result, "git_repository_init_ext")
-        guard let out else { throw GitError(code: .notFound, message: "could not create \(path)", function: "git_repository_init_ext") }
+        guard let out else {
+            throw GitError(code: .notFound, message: "could not create \(path)", function: "git_repository_init_ext")
+        }
         return Repository(pointer: out)
     }
 

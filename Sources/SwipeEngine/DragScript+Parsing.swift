@@ -37,7 +37,9 @@ extension DragScript {
                     ending = .cancel(time: last.time)
                 } else {
                     let timeText = String(token.dropLast(":cancel".count))
-                    guard let time = Double(timeText) else { throw failure("has a time '\(timeText)' that is not a number") }
+                    guard let time = Double(timeText) else {
+                        throw failure("has a time '\(timeText)' that is not a number")
+                    }
                     ending = .cancel(time: time)
                 }
                 continue

@@ -42,9 +42,10 @@ public struct SwipeGesture: Sendable {
         self.cardSize = cardSize ?? configuration.defaultCardSize
         self.cardID = cardID
         self.resolved = configuration.resolved(for: self.cardSize)
-        self.anchor = configuration.rotation(
-            forOffsetX: 0, width: self.cardSize.width, grabbedInLowerHalf: false
-        ).1
+        self.anchor =
+            configuration.rotation(
+                forOffsetX: 0, width: self.cardSize.width, grabbedInLowerHalf: false
+            ).1
     }
 
     /// The current state as a frame with no events and no decision.

@@ -179,7 +179,8 @@ public struct InputParser: Sendable {
         let kind: MouseEvent.Kind
         if code & 64 != 0 {
             kind = buttonBits == 0 ? .scrollUp : .scrollDown
-            return .mouse(MouseEvent(kind: kind, button: .none, column: parts[1] - 1, row: parts[2] - 1, modifiers: modifiers))
+            return .mouse(
+                MouseEvent(kind: kind, button: .none, column: parts[1] - 1, row: parts[2] - 1, modifiers: modifiers))
         } else if released {
             kind = .release
         } else if code & 32 != 0 {
@@ -187,6 +188,7 @@ public struct InputParser: Sendable {
         } else {
             kind = .press
         }
-        return .mouse(MouseEvent(kind: kind, button: button, column: parts[1] - 1, row: parts[2] - 1, modifiers: modifiers))
+        return .mouse(
+            MouseEvent(kind: kind, button: button, column: parts[1] - 1, row: parts[2] - 1, modifiers: modifiers))
     }
 }

@@ -35,7 +35,8 @@ public final class RawTerminal {
         TerminalRestoreState.inputDescriptor = input
         TerminalRestoreState.outputDescriptor = output
         TerminalRestoreState.installHandlers()
-        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw Self.systemError("tcsetattr") }
+        // TCSANOW keeps keys typed ahead of the session; the restore flushes, so stray mouse reports never reach the shell.
+        guard tcsetattr(input, TCSANOW, &raw) == 0 else { throw Self.systemError("tcsetattr") }
         TerminalRestoreState.active = 1
         do {
             try Self.writeAll(output, Array(TerminalModes.enterAll.utf8))

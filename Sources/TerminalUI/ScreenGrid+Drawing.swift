@@ -8,7 +8,8 @@ extension ScreenGrid {
         var x = column
         let limit = maxColumns == .max ? Int.max : column + max(0, maxColumns)
         for character in text {
-            let shown: Character = character.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } == true
+            let shown: Character =
+                character.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } == true
                 ? "?" : character
             let width = CharacterWidth.of(shown)
             guard x + width <= limit else { break }

@@ -3,9 +3,13 @@
 /// The caller writes the returned bytes in one `write` per frame; an identical frame gives no bytes at all.
 public struct ScreenRenderer: Sendable {
     private var previous: ScreenGrid?
+    /// Draw without colours (bold, dim and reverse stay): for `NO_COLOR`.
+    public var monochrome: Bool
 
     /// Creates a renderer whose first frame is drawn in full.
-    public init() {}
+    public init(monochrome: Bool = false) {
+        self.monochrome = monochrome
+    }
 
     /// Forgets the previous frame: the next one is drawn in full (after a resize, or when the screen was
     /// disturbed).
@@ -35,9 +39,10 @@ public struct ScreenRenderer: Sendable {
                 if cursor.map({ $0.row != row || $0.column != column }) ?? true {
                     out += "\u{1B}[\(row + 1);\(column + 1)H"
                 }
-                if style != cell.style {
-                    out += cell.style.escape
-                    style = cell.style
+                let cellStyle = monochrome ? CellStyle(attributes: cell.style.attributes) : cell.style
+                if style != cellStyle {
+                    out += cellStyle.escape
+                    style = cellStyle
                 }
                 out.append(cell.character)
                 cursor = (row, column + span)

@@ -38,7 +38,9 @@ import Testing
             Act.allCases.flatMap { ours in
                 Act.allCases.flatMap { theirs in
                     Clock.allCases.flatMap { clock in
-                        MergePolicy.allCases.map { Row(field: field, base: base, ours: ours, theirs: theirs, clock: clock, policy: $0) }
+                        MergePolicy.allCases.map {
+                            Row(field: field, base: base, ours: ours, theirs: theirs, clock: clock, policy: $0)
+                        }
                     }
                 }
             }

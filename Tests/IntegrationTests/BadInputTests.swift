@@ -16,27 +16,58 @@ struct BadInputTests {
     static let ambiguousB = "aaaa1111-0000-4000-8000-000000000002"
 
     static let cases: [Case] = [
-        Case(name: "invalid URL", arguments: ["add", "--title", "X", "--url", "ftp://files.example"], status: 1, mentions: ["indexURL", "ftp://files.example"]),
-        Case(name: "URL with no scheme", arguments: ["add", "--title", "X", "--url", "github.com/me"], status: 1, mentions: ["indexURL"]),
-        Case(name: "empty title", arguments: ["add", "--title", "   ", "--url", "https://a.example"], status: 1, mentions: ["title"]),
-        Case(name: "too-long title", arguments: ["add", "--title", String(repeating: "x", count: 201), "--url", "https://a.example"], status: 1, mentions: ["title", "200"]),
-        Case(name: "bad colour", arguments: ["add", "--title", "X", "--url", "https://a.example", "--color", "#12345g"], status: 1, mentions: ["color", "#12345g"]),
-        Case(name: "bad icon", arguments: ["add", "--title", "X", "--url", "https://a.example", "--icon", "Git Hub"], status: 1, mentions: ["platformIcon"]),
-        Case(name: "unknown id", arguments: ["show", "ffffffff-ffff-4fff-8fff-ffffffffffff"], status: 1, mentions: ["ffffffff-ffff-4fff-8fff-ffffffffffff"]),
+        Case(
+            name: "invalid URL", arguments: ["add", "--title", "X", "--url", "ftp://files.example"], status: 1,
+            mentions: ["indexURL", "ftp://files.example"]),
+        Case(
+            name: "URL with no scheme", arguments: ["add", "--title", "X", "--url", "github.com/me"], status: 1,
+            mentions: ["indexURL"]),
+        Case(
+            name: "empty title", arguments: ["add", "--title", "   ", "--url", "https://a.example"], status: 1,
+            mentions: ["title"]),
+        Case(
+            name: "too-long title",
+            arguments: ["add", "--title", String(repeating: "x", count: 201), "--url", "https://a.example"], status: 1,
+            mentions: ["title", "200"]),
+        Case(
+            name: "bad colour", arguments: ["add", "--title", "X", "--url", "https://a.example", "--color", "#12345g"],
+            status: 1, mentions: ["color", "#12345g"]),
+        Case(
+            name: "bad icon", arguments: ["add", "--title", "X", "--url", "https://a.example", "--icon", "Git Hub"],
+            status: 1, mentions: ["platformIcon"]),
+        Case(
+            name: "unknown id", arguments: ["show", "ffffffff-ffff-4fff-8fff-ffffffffffff"], status: 1,
+            mentions: ["ffffffff-ffff-4fff-8fff-ffffffffffff"]),
         Case(name: "unknown prefix", arguments: ["edit", "fffff", "--title", "Y"], status: 1, mentions: ["fffff"]),
-        Case(name: "ambiguous prefix", arguments: ["delete", "aaaa"], status: 1, mentions: ["aaaa", ambiguousA, ambiguousB]),
+        Case(
+            name: "ambiguous prefix", arguments: ["delete", "aaaa"], status: 1,
+            mentions: ["aaaa", ambiguousA, ambiguousB]),
         Case(name: "path-like id", arguments: ["show", "../../etc/passwd"], status: 1, mentions: ["../../etc/passwd"]),
-        Case(name: "path-like --id", arguments: ["add", "--title", "X", "--url", "https://a.example", "--id", "../../etc/passwd"], status: 1, mentions: ["../../etc/passwd"]),
-        Case(name: "id set by --set", arguments: ["edit", ambiguousA, "--set", "id=\"x\""], status: 1, mentions: ["id"]),
-        Case(name: "--set with bad JSON", arguments: ["edit", ambiguousA, "--set", "pinned=yes please"], status: 64, mentions: ["pinned", "not JSON"]),
+        Case(
+            name: "path-like --id",
+            arguments: ["add", "--title", "X", "--url", "https://a.example", "--id", "../../etc/passwd"], status: 1,
+            mentions: ["../../etc/passwd"]),
+        Case(
+            name: "id set by --set", arguments: ["edit", ambiguousA, "--set", "id=\"x\""], status: 1, mentions: ["id"]),
+        Case(
+            name: "--set with bad JSON", arguments: ["edit", ambiguousA, "--set", "pinned=yes please"], status: 64,
+            mentions: ["pinned", "not JSON"]),
         Case(name: "unknown option", arguments: ["add", "--titel", "X"], status: 64, mentions: ["--titel"]),
         Case(name: "missing value", arguments: ["add", "--title"], status: 64, mentions: ["--title"]),
-        Case(name: "missing required option", arguments: ["add", "--url", "https://a.example"], status: 64, mentions: ["--title"]),
+        Case(
+            name: "missing required option", arguments: ["add", "--url", "https://a.example"], status: 64,
+            mentions: ["--title"]),
         Case(name: "unknown command", arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
-        Case(name: "move with two positions", arguments: ["move", ambiguousA, "--top", "--bottom"], status: 64, mentions: ["exactly one"]),
+        Case(
+            name: "move with two positions", arguments: ["move", ambiguousA, "--top", "--bottom"], status: 64,
+            mentions: ["exactly one"]),
         Case(name: "log -n not a number", arguments: ["log", "-n", "ten"], status: 64, mentions: ["ten"]),
-        Case(name: "import of a missing file", arguments: ["import", "/nonexistent/cards.json"], status: 1, mentions: ["/nonexistent/cards.json"]),
-        Case(name: "undo on a fresh deck is refused with a reason", arguments: ["restore", "bbbb"], status: 1, mentions: ["bbbb"]),
+        Case(
+            name: "import of a missing file", arguments: ["import", "/nonexistent/cards.json"], status: 1,
+            mentions: ["/nonexistent/cards.json"]),
+        Case(
+            name: "undo on a fresh deck is refused with a reason", arguments: ["restore", "bbbb"], status: 1,
+            mentions: ["bbbb"]),
     ]
 
     @Test("each bad command fails clearly and leaves the deck as it was", arguments: cases)
@@ -44,7 +75,9 @@ struct BadInputTests {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
         for id in [Self.ambiguousA, Self.ambiguousB] {
-            #expect(try scratch.cards(["add", "--title", "Twin", "--url", "https://twin.example", "--id", id], in: deck).status == 0)
+            #expect(
+                try scratch.cards(["add", "--title", "Twin", "--url", "https://twin.example", "--id", id], in: deck)
+                    .status == 0)
         }
         let before = try scratch.fingerprint(deck)
         let result = try scratch.cards(item.arguments, in: deck)
@@ -73,7 +106,9 @@ struct BadInputTests {
         #expect(plain.stderr.contains("not a deck") && plain.stderr.contains("cards init"))
         try FileManager.default.createDirectory(atPath: scratch.path("repo"), withIntermediateDirectories: true)
         try scratch.git(["init", "-q"], in: scratch.path("repo"))
-        let repo = try scratch.cards(["--deck", scratch.path("repo"), "add", "--title", "X", "--url", "https://x.example"])
+        let repo = try scratch.cards([
+            "--deck", scratch.path("repo"), "add", "--title", "X", "--url", "https://x.example",
+        ])
         #expect(repo.status == 1)
         #expect(repo.stderr.contains("not a deck"))
         #expect(try scratch.git(["rev-list", "--all"], in: scratch.path("repo")).stdout.isEmpty)
@@ -86,9 +121,13 @@ struct BadInputTests {
         let result = try scratch.cards(["init", deck])
         #expect(result.status == 1)
         #expect(result.stderr.contains("user.name") && result.stderr.contains("CARDS_AUTHOR_NAME"))
-        let withEnv = try scratch.cards(["init", scratch.path("deck2")], extraEnvironment: ["CARDS_AUTHOR_NAME": "Env Person", "CARDS_AUTHOR_EMAIL": "env@example.invalid"])
+        let withEnv = try scratch.cards(
+            ["init", scratch.path("deck2")],
+            extraEnvironment: ["CARDS_AUTHOR_NAME": "Env Person", "CARDS_AUTHOR_EMAIL": "env@example.invalid"])
         #expect(withEnv.status == 0, "\(withEnv.stderr)")
-        #expect(try scratch.git(["log", "-1", "--format=%an <%ae>"], in: scratch.path("deck2")).stdout == "Env Person <env@example.invalid>\n")
+        #expect(
+            try scratch.git(["log", "-1", "--format=%an <%ae>"], in: scratch.path("deck2")).stdout
+                == "Env Person <env@example.invalid>\n")
     }
 
     @Test("a bad card file in the deck: list names it and lists the rest, commit refuses it, nothing deletes it")
@@ -117,7 +156,8 @@ struct BadInputTests {
         let fsck = try scratch.cards(["fsck"], in: deck)
         #expect(fsck.status == 1 && fsck.stderr.contains(relative))
         // Other commands keep working and never delete it.
-        #expect(try scratch.cards(["add", "--title", "Still works", "--url", "https://ok.example"], in: deck).status == 0)
+        #expect(
+            try scratch.cards(["add", "--title", "Still works", "--url", "https://ok.example"], in: deck).status == 0)
         #expect(FileManager.default.fileExists(atPath: deck + "/" + relative))
         #expect(try scratch.git(["cat-file", "-e", "main:\(relative)"], in: deck).status == 0)
     }
@@ -128,10 +168,12 @@ struct BadInputTests {
         let deck = try scratch.sampleDeck()
         try FileManager.default.createDirectory(atPath: deck + "/cards/0c", withIntermediateDirectories: true)
         let ruleID = "0c000000-0000-4000-8000-000000000001"
-        let rule = "{\"id\": \"\(ruleID)\", \"title\": \"\", \"indexURL\": \"https://x.example\", \"color\": \"blue\", \"rank\": \"a0\"}"
+        let rule =
+            "{\"id\": \"\(ruleID)\", \"title\": \"\", \"indexURL\": \"https://x.example\", \"color\": \"blue\", \"rank\": \"a0\"}"
         try rule.write(toFile: deck + "/cards/0c/\(ruleID).json", atomically: true, encoding: .utf8)
         let bigID = "0c000000-0000-4000-8000-000000000002"
-        try Data(repeating: 0x20, count: 10 * 1024 * 1024).write(to: URL(fileURLWithPath: deck + "/cards/0c/\(bigID).json"))
+        try Data(repeating: 0x20, count: 10 * 1024 * 1024).write(
+            to: URL(fileURLWithPath: deck + "/cards/0c/\(bigID).json"))
         let utfID = "0c000000-0000-4000-8000-000000000003"
         var bytes = Data("{\"id\": \"\(utfID)\", \"title\": \"bad ".utf8)
         bytes.append(contentsOf: [0xff, 0xfe])
@@ -148,7 +190,9 @@ struct BadInputTests {
         #expect(commit.status == 1)
         for id in [ruleID, bigID, utfID] { #expect(commit.stderr.contains(id)) }
         #expect(try scratch.commits(deck) == before)
-        for id in [ruleID, bigID, utfID] { #expect(FileManager.default.fileExists(atPath: deck + "/cards/0c/\(id).json")) }
+        for id in [ruleID, bigID, utfID] {
+            #expect(FileManager.default.fileExists(atPath: deck + "/cards/0c/\(id).json"))
+        }
     }
 
     @Test("a card edited by hand is not overwritten by a command on that card")
@@ -157,8 +201,12 @@ struct BadInputTests {
         let deck = try scratch.sampleDeck()
         let id = try #require(try scratch.cards(["list"], in: deck).stdout.split(separator: " ").first.map(String.init))
         let full = try scratch.cards(["show", id, "--json"], in: deck).stdout
-        let path = try #require(FileManager.default.subpathsOfDirectory(atPath: deck + "/cards").first { $0.contains(id) && $0.hasSuffix(".json") })
-        try full.replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"HAND ").write(toFile: deck + "/cards/" + path, atomically: true, encoding: .utf8)
+        let path = try #require(
+            FileManager.default.subpathsOfDirectory(atPath: deck + "/cards").first {
+                $0.contains(id) && $0.hasSuffix(".json")
+            })
+        try full.replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"HAND ").write(
+            toFile: deck + "/cards/" + path, atomically: true, encoding: .utf8)
         let edit = try scratch.cards(["edit", id, "--color", "red"], in: deck)
         #expect(edit.status == 1)
         #expect(edit.stderr.contains("hand edits") && edit.stderr.contains("cards commit"))

@@ -30,7 +30,9 @@ struct CommandTests {
     func initFromSample() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
-        let sampleFiles = try FileManager.default.subpathsOfDirectory(atPath: Binaries.sampleRepo + "/cards").filter { $0.hasSuffix(".json") }
+        let sampleFiles = try FileManager.default.subpathsOfDirectory(atPath: Binaries.sampleRepo + "/cards").filter {
+            $0.hasSuffix(".json")
+        }
         #expect(sampleFiles.count >= 12 && sampleFiles.count <= 20)
         let list = try scratch.cards(["list"], in: deck)
         #expect(list.status == 0)
@@ -54,7 +56,8 @@ struct CommandTests {
         #expect(!FileManager.default.fileExists(atPath: bare + "/cards"))
         let bareList = try scratch.cards(["--deck", bare, "list", "--json"])
         #expect(bareList.stdout == json.stdout)
-        let id = try scratch.cards(["--deck", bare, "add", "--title", "Server card", "--url", "https://example.org"]).stdout
+        let id = try scratch.cards(["--deck", bare, "add", "--title", "Server card", "--url", "https://example.org"])
+            .stdout
         #expect(id.count == 37)
         #expect(try scratch.git(["--git-dir", bare, "fsck", "--strict"], in: scratch.root).status == 0)
     }
@@ -66,25 +69,35 @@ struct CommandTests {
         let before = try scratch.commits(deck).count
 
         let add = try scratch.cards(
-            ["add", "--title", "Octocat on GitHub", "--url", "https://github.com/octocat", "--platform", "GitHub", "--icon", "github", "--color", "#1f2328"],
+            [
+                "add", "--title", "Octocat on GitHub", "--url", "https://github.com/octocat", "--platform", "GitHub",
+                "--icon", "github", "--color", "#1f2328",
+            ],
             in: deck)
         #expect(add.status == 0, "\(add.stderr)")
         let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(UUID(uuidString: id) != nil && id == id.lowercased())
         #expect(add.stdout == id + "\n", "add prints the id alone")
         let path = "cards/\(id.prefix(2))/\(id).json"
-        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Add card \"Octocat on GitHub\"\n\nCard-Id: \(id)\nOp: add"))
+        #expect(
+            try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains(
+                "Add card \"Octocat on GitHub\"\n\nCard-Id: \(id)\nOp: add"))
         #expect(try scratch.git(["show", "--name-only", "--format=", "main"], in: deck).stdout == path + "\n")
         #expect(try scratch.commits(deck).count == before + 1)
         try scratch.expectClean(deck)
 
         let show = try scratch.cards(["show", String(id.prefix(6)), "--json"], in: deck)
         #expect(show.status == 0)
-        #expect(show.stdout == String(decoding: FileManager.default.contents(atPath: deck + "/" + path) ?? Data(), as: UTF8.self))
+        #expect(
+            show.stdout
+                == String(decoding: FileManager.default.contents(atPath: deck + "/" + path) ?? Data(), as: UTF8.self))
 
-        let edit = try scratch.cards(["edit", String(id.prefix(8)), "--title", "The Octocat", "--color", "purple"], in: deck)
+        let edit = try scratch.cards(
+            ["edit", String(id.prefix(8)), "--title", "The Octocat", "--color", "purple"], in: deck)
         #expect(edit.status == 0, "\(edit.stderr)")
-        #expect(try scratch.git(["log", "-1", "--format=%s"], in: deck).stdout.contains("Edit card \"The Octocat\": color, title"))
+        #expect(
+            try scratch.git(["log", "-1", "--format=%s"], in: deck).stdout.contains(
+                "Edit card \"The Octocat\": color, title"))
         #expect(try scratch.commits(deck).count == before + 2)
         try scratch.expectClean(deck)
 
@@ -113,7 +126,9 @@ struct CommandTests {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
         let ids = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
-        let added = try scratch.cards(["add", "--title", "Between", "--url", "https://example.org", "--after", ids[2]], in: deck).stdout
+        let added = try scratch.cards(
+            ["add", "--title", "Between", "--url", "https://example.org", "--after", ids[2]], in: deck
+        ).stdout
         var order = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
         #expect(order[3] == String(added.prefix(8)))
         #expect(try scratch.cards(["move", ids[0], "--bottom"], in: deck).status == 0)
@@ -146,7 +161,10 @@ struct CommandTests {
         let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(entries?.count == 2)
         #expect(entries?.first?["op"] as? String == "add")
-        #expect((entries?.first?["commit"] as? String) == (try scratch.git(["rev-parse", "main"], in: deck).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(
+            (entries?.first?["commit"] as? String)
+                == (try scratch.git(["rev-parse", "main"], in: deck).stdout.trimmingCharacters(
+                    in: .whitespacesAndNewlines)))
     }
 
     @Test("status and commit record hand edits, canonically")
@@ -159,14 +177,17 @@ struct CommandTests {
         let id = try #require(cards.first?["id"] as? String)
         let path = deck + "/cards/\(id.prefix(2))/\(id).json"
         // Hand edit: change the title, in non-canonical formatting.
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         object["title"] = "Edited by hand"
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
         let status = try scratch.cards(["status"], in: deck)
         #expect(status.stdout.contains("changed") && status.stdout.contains("cards/\(id.prefix(2))/\(id).json"))
         let commit = try scratch.cards(["commit", "-m", "Fix my title"], in: deck)
         #expect(commit.status == 0, "\(commit.stderr)")
-        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Fix my title\n\nCard-Id: \(id)\nOp: commit"))
+        #expect(
+            try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains(
+                "Fix my title\n\nCard-Id: \(id)\nOp: commit"))
         let written = try String(contentsOfFile: path, encoding: .utf8)
         #expect(written.hasSuffix("\n  \"title\": \"Edited by hand\"\n}\n"), "written back canonically")
         try scratch.expectClean(deck)
@@ -199,7 +220,9 @@ struct CommandTests {
         #expect(again.stdout.contains("2 unchanged"))
         #expect(try scratch.commits(deck).count == 2)
         // From standard input.
-        let stdin = try scratch.cards(["import", "-"], in: deck, input: Data("[{\"title\": \"Third\", \"indexURL\": \"https://third.example\"}]".utf8))
+        let stdin = try scratch.cards(
+            ["import", "-"], in: deck,
+            input: Data("[{\"title\": \"Third\", \"indexURL\": \"https://third.example\"}]".utf8))
         #expect(stdin.status == 0, "\(stdin.stderr)")
         #expect(try scratch.commits(deck).count == 3)
     }
@@ -211,11 +234,15 @@ struct CommandTests {
         let fsck = try scratch.cards(["fsck"], in: deck)
         #expect(fsck.status == 0 && fsck.stdout.contains("consistent"))
         let version = try scratch.cards(["--version"])
-        #expect(version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+        #expect(
+            version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
         let help = try scratch.cards(["--help"])
         #expect(help.status == 0)
         for section in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] { #expect(help.stdout.contains(section)) }
-        for command in ["init", "add", "edit", "move", "delete", "show", "list", "undo", "restore", "log", "status", "commit", "import", "export", "fsck"] {
+        for command in [
+            "init", "add", "edit", "move", "delete", "show", "list", "undo", "restore", "log", "status", "commit",
+            "import", "export", "fsck",
+        ] {
             let sub = try scratch.cards(["help", command])
             #expect(sub.status == 0 && sub.stdout.contains("USAGE: cards \(command)"), "help \(command)")
             let flag = try scratch.cards([command, "--help"])

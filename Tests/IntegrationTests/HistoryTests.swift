@@ -16,7 +16,9 @@ struct HistoryTests {
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(undo.stdout.contains("Delete card"))
         #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout == original)
-        #expect(try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout == blob, "same tree as before the delete")
+        #expect(
+            try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout == blob,
+            "same tree as before the delete")
         #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: undo"))
         try scratch.expectClean(deck)
     }
@@ -26,7 +28,8 @@ struct HistoryTests {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
         let start = try scratch.cards(["export"], in: deck).stdout
-        let id = try scratch.cards(["add", "--title", "Temp", "--url", "https://temp.example"], in: deck).stdout.trimmingCharacters(in: .newlines)
+        let id = try scratch.cards(["add", "--title", "Temp", "--url", "https://temp.example"], in: deck).stdout
+            .trimmingCharacters(in: .newlines)
         #expect(try scratch.cards(["edit", id, "--title", "Temp 2"], in: deck).status == 0)
         #expect(try scratch.cards(["undo"], in: deck).status == 0)
         #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout.contains("\"title\": \"Temp\""))
@@ -48,7 +51,10 @@ struct HistoryTests {
         let original = try scratch.cards(["show", id, "--json"], in: deck).stdout
         #expect(try scratch.cards(["delete", id], in: deck).status == 0)
         for index in 0..<20 {
-            #expect(try scratch.cards(["add", "--title", "Filler \(index)", "--url", "https://filler.example/\(index)"], in: deck).status == 0)
+            #expect(
+                try scratch.cards(
+                    ["add", "--title", "Filler \(index)", "--url", "https://filler.example/\(index)"], in: deck
+                ).status == 0)
         }
         let notHere = try scratch.cards(["show", id], in: deck)
         #expect(notHere.status == 1)
@@ -58,6 +64,31 @@ struct HistoryTests {
         #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: restore"))
         let twice = try scratch.cards(["restore", id], in: deck)
         #expect(twice.status == 1 && twice.stderr.contains("not deleted"))
+        try scratch.expectClean(deck)
+    }
+
+    @Test("unknown fields in a hand-written card survive an edit of another field, byte for byte in meaning")
+    func unknownFieldsSurviveEdit() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = "5eed0000-0000-4000-8000-00000000abcd"
+        let text = """
+            {"id": "\(id)", "title": "Hand written", "indexURL": "https://hand.example", "color": "teal",
+             "rank": "a0V", "platformName": "", "platformIcon": "",
+             "futureField": {"z": [1, 2.50, {"deep": null}], "a": "é/ü"}, "pinned": true}
+            """
+        try FileManager.default.createDirectory(atPath: deck + "/cards/5e", withIntermediateDirectories: true)
+        try text.write(toFile: deck + "/cards/5e/\(id).json", atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["commit"], in: deck).status == 0)
+        #expect(try scratch.cards(["edit", id, "--title", "Edited title"], in: deck).status == 0)
+        let card = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(card.utf8)) as? [String: Any])
+        #expect(object["title"] as? String == "Edited title")
+        #expect(object["pinned"] as? Bool == true)
+        let future = try #require(object["futureField"] as? [String: Any])
+        #expect(future["a"] as? String == "é/ü")
+        #expect(card.contains("2.50"), "number text kept as written")
+        #expect(card.contains("\"deep\": null"))
         try scratch.expectClean(deck)
     }
 }

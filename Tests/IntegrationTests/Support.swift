@@ -50,7 +50,9 @@ final class Scratch: @unchecked Sendable {
 
     /// Runs the built `cards` binary.
     @discardableResult
-    func cards(_ arguments: [String], in directory: String? = nil, input: Data? = nil, extraEnvironment: [String: String] = [:]) throws -> RunResult {
+    func cards(
+        _ arguments: [String], in directory: String? = nil, input: Data? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> RunResult {
         try run(Binaries.cards, arguments, in: directory, input: input, extraEnvironment: extraEnvironment)
     }
 
@@ -60,7 +62,11 @@ final class Scratch: @unchecked Sendable {
         try run("/usr/bin/git", arguments, in: directory)
     }
 
-    func run(_ program: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil, extraEnvironment: [String: String] = [:]) throws -> RunResult {
+    @discardableResult
+    func run(
+        _ program: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil,
+        extraEnvironment: [String: String] = [:]
+    ) throws -> RunResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -120,9 +126,12 @@ final class Scratch: @unchecked Sendable {
     /// Asserts what a user checks after every command: a clean `git status` and a clean `git fsck --strict`.
     func expectClean(_ deck: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let status = try git(["status", "--porcelain"], in: deck)
-        #expect(status.status == 0 && status.stdout.isEmpty, "git status is not clean: \(status.stdout)", sourceLocation: sourceLocation)
+        #expect(
+            status.status == 0 && status.stdout.isEmpty, "git status is not clean: \(status.stdout)",
+            sourceLocation: sourceLocation)
         let fsck = try git(["fsck", "--strict", "--no-dangling"], in: deck)
-        #expect(fsck.status == 0, "git fsck --strict failed: \(fsck.stdout)\(fsck.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            fsck.status == 0, "git fsck --strict failed: \(fsck.stdout)\(fsck.stderr)", sourceLocation: sourceLocation)
     }
 
     /// A fingerprint of a deck: the commit of main and every file in the working tree with its bytes.
@@ -134,12 +143,40 @@ final class Scratch: @unchecked Sendable {
         while let item = enumerator?.nextObject() as? String {
             if item.hasPrefix(".git/") || item == ".git" { continue }
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: deck + "/" + item, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: deck + "/" + item, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 result[item] = FileManager.default.contents(atPath: deck + "/" + item)
             }
         }
         return result
     }
+}
+
+/// Runs a program with posix_spawn and waitpid, output to a file: for programs that leave a daemon
+/// behind (tmux), which Foundation's `Process` may wait on forever.
+func spawnAndWait(_ program: String, _ arguments: [String], environment: [String: String], outputFile: String) -> (
+    status: Int32, output: String
+) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([program] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, program, &actions, nil, argv, envp) == 0 else { return (-1, "") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let output = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+    let exited = (status & 0x7f) == 0
+    return (exited ? (status >> 8) & 0xff : -1, output)
 }
 
 /// Where the built binary and the bundled sample are.

@@ -3,7 +3,7 @@ import Testing
 
 /// Whether the store-level merge (Deck+Merge.swift) is in: the tests of diverged histories need it.
 enum MergeEngine {
-    static let landed = false
+    static let landed = true
 }
 
 /// Helpers for the sync tests: a scratch without an ssh agent, a server seeded with the sample

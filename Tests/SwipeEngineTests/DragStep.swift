@@ -1,4 +1,5 @@
 import SwipeEngine
+import Testing
 
 /// The notation of gesture.md's vectors: D touch-down, M move, R linear ramp sampled every 10 ms, U touch-up.
 enum DragStep: Sendable {
@@ -109,4 +110,9 @@ extension SwipeFrame {
         }
         return all
     }
+}
+
+extension SwipeConfiguration: CustomTestStringConvertible {
+    /// The preset's name, so parameterised tests read `classic-row` rather than the whole struct.
+    public var testDescription: String { name }
 }

@@ -35,8 +35,9 @@ struct EngineBehaviourTests {
         #expect(frames.decision == .snapBack(.belowThreshold))
         #expect(frames.last?.velocity == .zero)
         // The same flick released at once is a fling.
-        #expect(runSteps([.down(0, 0, 0), .ramp(from: 0, to: 0.04, x: -80, y: 0), .up(0.04, -80, 0)], .stack)
-            .decision == .commit(.left, .fling))
+        #expect(
+            runSteps([.down(0, 0, 0), .ramp(from: 0, to: 0.04, x: -80, y: 0), .up(0.04, -80, 0)], .stack)
+                .decision == .commit(.left, .fling))
     }
 
     @Test func staleVelocityCountsAReleaseWhoseTranslationWasDropped() {
@@ -84,7 +85,9 @@ struct EngineBehaviourTests {
         #expect(invalidated.events == [.disarmed(.left), .invalidated])
         #expect(invalidated.phase == .invalidated)
         #expect(invalidated.armed == false)
-        frames += gesture.run([.move(SwipeSample(time: 0.6, x: -400, y: 0)), .up(SwipeSample(time: 0.7, x: -400, y: 0))])
+        frames += gesture.run([
+            .move(SwipeSample(time: 0.6, x: -400, y: 0)), .up(SwipeSample(time: 0.7, x: -400, y: 0)),
+        ])
         #expect(frames.last?.decision == SwipeDecision.none)
         #expect(frames.allSatisfy { !$0.events.contains { if case .commit = $0 { true } else { false } } })
         #expect(throws: SwipeRefusal.self) { try gesture.swipe(.left) }

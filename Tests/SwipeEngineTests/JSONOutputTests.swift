@@ -15,7 +15,9 @@ struct JSONOutputTests {
 
     @Test func nullsWhereDirectionAndReasonDoNotApply() throws {
         let rejected = SwipeOutcome.run(try DragScript.parse("0:0,0 0.1:0,-100"), configuration: .row, cardID: "r")
-        #expect(rejected.json(cardID: "r", deleted: false).contains(#""decision": "rejected", "direction": null, "reason": null"#))
+        #expect(
+            rejected.json(cardID: "r", deleted: false).contains(
+                #""decision": "rejected", "direction": null, "reason": null"#))
         let snap = SwipeOutcome.run(try DragScript.parse("0:0,0 1:-40,0"), configuration: .stack, cardID: "s")
         let json = snap.json(cardID: "s", deleted: false)
         #expect(json.contains(#""decision": "snapBack", "direction": null, "reason": "belowThreshold""#))
@@ -24,9 +26,12 @@ struct JSONOutputTests {
     }
 
     @Test func keysComeInTheSpecOrder() throws {
-        let json = try SwipeOutcome.programmatic(.left, configuration: .stack, cardID: "p").json(cardID: "p", deleted: true)
-        let keys = ["id", "preset", "decision", "direction", "reason", "offset", "rotation", "progress", "armed",
-            "velocity", "deleted"]
+        let json = try SwipeOutcome.programmatic(.left, configuration: .stack, cardID: "p").json(
+            cardID: "p", deleted: true)
+        let keys = [
+            "id", "preset", "decision", "direction", "reason", "offset", "rotation", "progress", "armed",
+            "velocity", "deleted",
+        ]
         var position = json.startIndex
         for key in keys {
             let range = json[position...].firstRange(of: "\"\(key)\": ")

@@ -45,7 +45,9 @@ enum RandomStreams {
     }
 
     static func hostileSample(near sample: SwipeSample, _ rng: inout SplitMix64) -> SwipeSample {
-        let weird: [Double] = [.nan, .infinity, -.infinity, 1e308, -1e308, .greatestFiniteMagnitude, .leastNonzeroMagnitude]
+        let weird: [Double] = [
+            .nan, .infinity, -.infinity, 1e308, -1e308, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
+        ]
         var s = sample
         switch Int.random(in: 0..<4, using: &rng) {
         case 0: s.time = weird.randomElement(using: &rng) ?? .nan

@@ -1,0 +1,294 @@
+import CardModel
+import DeckMerge
+import GitCore
+
+/// What a merge of another commit into `main` did (or, on a dry run, would do).
+public struct MergeReport: Sendable {
+    /// How the histories related.
+    public enum Kind: Sendable {
+        /// Nothing to do: their commit is already in ours.
+        case upToDate
+        /// Ours was behind: `main` moved to theirs, no merge commit.
+        case fastForward
+        /// Both had changes: a two-parent merge commit.
+        case merged
+    }
+    /// How the histories related.
+    public var kind: Kind
+    /// `main` after the merge (nil on a dry run, or when up to date).
+    public var commit: ObjectID?
+    /// One decision per card that changed on either side (empty for a fast-forward).
+    public var decisions: [CardDecision]
+    /// Incoming card files that failed validation, kept as they came.
+    public var invalid: [CardProblem]
+    /// Other files (not cards) changed on both sides, and which version was kept.
+    public var otherFiles: [String] = []
+}
+
+extension Deck {
+    /// Merges the commit `theirs` into `main`: up to date, fast-forward, or a two-parent merge commit
+    /// (ours first) built card by card and field by field (merge.md), published by compare-and-swap,
+    /// then the working tree and index. Only cards that changed on either side are read.
+    /// `dryRun` decides everything and writes nothing.
+    public func merge(theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool) throws(StoreError)
+        -> MergeReport
+    {
+        let ours = try headCommit()
+        if let ours {
+            if ours == theirs { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
+            let contained = try git("comparing histories") { () throws(GitError) in
+                try repository.isDescendant(ours, of: theirs)
+            }
+            if contained { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
+        }
+        let behind: Bool
+        if let ours {
+            behind = try git("comparing histories") { () throws(GitError) in
+                try repository.isDescendant(theirs, of: ours)
+            }
+        } else {
+            behind = true
+        }
+        if behind {
+            if dryRun { return MergeReport(kind: .fastForward, decisions: [], invalid: []) }
+            let commit = try fastForward(to: theirs, from: ours)
+            return MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: [])
+        }
+        var report = MergeReport(kind: .merged, decisions: [], invalid: [])
+        let build = { (snapshot: DeckSnapshot) throws(StoreError) -> DeckChange? in
+            guard let oursCommit = snapshot.commit else { return nil }
+            let plan = try self.planMerge(ours: oursCommit, theirs: theirs, theirsName: theirsName, policy: policy)
+            report = plan.report
+            return plan.change
+        }
+        if dryRun {
+            _ = try build(try snapshot())
+            return report
+        }
+        let outcome = try commitChange(parents: [theirs], build)
+        report.commit = outcome?.commit
+        return report
+    }
+
+    /// Moves `main` forward to `target` (a descendant of `current`), then the changed files.
+    func fastForward(to target: ObjectID, from current: ObjectID?) throws(StoreError) -> ObjectID {
+        let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        let oldTree = try current.map { (id) throws(StoreError) in
+            try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
+        }
+        let newTree = try git("reading \(target.short)") { () throws(GitError) in try repository.commit(target).tree }
+        let changes = try git("comparing trees") { () throws(GitError) in
+            try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
+        }
+        let paths = changes.map(\.path).filter(Deck.isSafeWorkingPath)
+        if !isBare {
+            let snapshot = try snapshot()
+            let pseudo = DeckChange(files: paths.map { ($0, nil) }, message: CommitMessage(subject: ""))
+            try checkNoHandEditsIgnoringTarget(pseudo, snapshot: snapshot)
+        }
+        do {
+            try repository.updateReference(
+                Deck.branch, to: target, expected: current, logMessage: "cards: fast-forward")
+        } catch {
+            throw StoreError.git(
+                error, while: "moving main forward (another command changed the deck meanwhile; try again)")
+        }
+        if !isBare { try updateWorkingTree(paths, snapshotTree: newTree) }
+        return target
+    }
+
+    /// Like `checkNoHandEdits`, for changes whose new content is not known up front.
+    func checkNoHandEditsIgnoringTarget(_ change: DeckChange, snapshot: DeckSnapshot) throws(StoreError) {
+        for file in change.files {
+            guard let full = workingPath(file.path) else { continue }
+            let committed = try snapshot.blobID(at: file.path)
+            let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
+            if present == committed { continue }
+            throw StoreError(
+                .uncommittedChanges,
+                "\(file.path) has hand edits that are not committed; run `cards commit` first, then merge or sync again"
+            )
+        }
+    }
+
+    /// Whether a path from a tree may be written into the working tree: no absolute paths, no `..`,
+    /// nothing inside `.git`. (libgit2 refuses such trees too; this is the second lock on the door.)
+    static func isSafeWorkingPath(_ path: String) -> Bool {
+        if path.isEmpty || path.hasPrefix("/") { return false }
+        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if component.isEmpty || component == "." || component == ".." || component.lowercased() == ".git" {
+                return false
+            }
+        }
+        return true
+    }
+
+    struct MergePlan {
+        var change: DeckChange
+        var report: MergeReport
+    }
+
+    /// Decides the merge of `theirs` into `ours` from the changed paths of the two sides against their
+    /// merge base (none: an empty base), reading only the cards that changed.
+    func planMerge(ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError)
+        -> MergePlan
+    {
+        let oursCommit = try git("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
+        let theirsCommit = try git("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
+        let base = try git("finding the merge base") { () throws(GitError) in try repository.mergeBase(ours, theirs) }
+        let baseTree = try base.map { (id) throws(StoreError) in
+            try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
+        }
+        let oursChanges = try git("comparing with the merge base") { () throws(GitError) in
+            try TreeDiff.changes(in: repository, from: baseTree, to: oursCommit.tree)
+        }
+        let theirsChanges = try git("comparing with the merge base") { () throws(GitError) in
+            try TreeDiff.changes(in: repository, from: baseTree, to: theirsCommit.tree)
+        }
+        var paths: [String: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)] = [:]
+        for change in oursChanges { paths[change.path] = (change.old, change.new, change.old) }
+        for change in theirsChanges {
+            if let existing = paths[change.path] {
+                paths[change.path] = (existing.base, existing.ours, change.new)
+            } else {
+                paths[change.path] = (change.old, change.old, change.new)
+            }
+        }
+        let oursSide = MergeSide(commit: ours.hex, time: oursCommit.committer.time)
+        let theirsSide = MergeSide(commit: theirs.hex, time: theirsCommit.committer.time)
+        // The side whose tip is later (then the larger id) wins a file that is not a card: the same on both devices.
+        let theirsWins = (theirsSide.time, theirsSide.commit) > (oursSide.time, oursSide.commit)
+
+        var versions: [String: CardVersions] = [:]
+        var files: [(path: String, content: [UInt8]?)] = []
+        var report = MergeReport(kind: .merged, decisions: [], invalid: [])
+        var rawPicks: [(path: String, entry: TreeEntry?)] = []
+        for path in paths.keys.sorted() {
+            guard let entries = paths[path] else { continue }
+            if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { continue }
+            if let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) {
+                let base = try readVersion(entries.base, path: path, id: id)
+                let mine = try readVersion(entries.ours, path: path, id: id)
+                let other = try readVersion(entries.theirs, path: path, id: id)
+                if case .invalid(let reason) = other, entries.theirs?.id != entries.base?.id {
+                    report.invalid.append(CardProblem(path: path, reason: reason))
+                }
+                if case .invalid(let reason) = mine, entries.ours?.id != entries.base?.id {
+                    report.invalid.append(CardProblem(path: path, reason: reason))
+                }
+                if mine.isInvalid || other.isInvalid || base.isInvalid {
+                    // Keep an invalid file as it came, so status and fsck show it until someone fixes it;
+                    // the valid version stays in history.
+                    rawPicks.append((path, Deck.pickInvalid(entries, mine: mine, other: other, theirsWins: theirsWins)))
+                    continue
+                }
+                versions[id] = CardVersions(base: base.card, ours: mine.card, theirs: other.card)
+            } else {
+                // Not a card: one side's change wins; both changed differently: the later tip's version.
+                let pick: TreeEntry?
+                if entries.ours?.id == entries.base?.id && entries.ours?.kind == entries.base?.kind {
+                    pick = entries.theirs
+                } else if entries.theirs?.id == entries.base?.id && entries.theirs?.kind == entries.base?.kind {
+                    pick = entries.ours
+                } else {
+                    pick = theirsWins ? entries.theirs : entries.ours
+                    report.otherFiles.append(
+                        "\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")"
+                    )
+                }
+                rawPicks.append((path, pick))
+            }
+        }
+        let result = DeckMerger.merge(versions, ours: oursSide, theirs: theirsSide, policy: policy)
+        report.decisions = result.decisions
+        for (id, card) in result.cards {
+            let path = CardID.path(for: id)
+            let newBytes = card?.encoded()
+            let current = paths[path]?.ours
+            if current?.id == newBytes.map(ObjectID.blobHash(of:)) && (current == nil) == (newBytes == nil) { continue }
+            files.append((path, newBytes))
+        }
+        for (path, entry) in rawPicks where entry?.id != paths[path]?.ours?.id || entry?.kind != paths[path]?.ours?.kind
+        {
+            guard let entry else {
+                files.append((path, nil))
+                continue
+            }
+            guard entry.kind == .blob, Deck.isSafeWorkingPath(path) else {
+                report.otherFiles.append(
+                    "\(path): a \(entry.kind) entry from \(theirsName) was not taken (only plain files are)")
+                continue
+            }
+            let bytes = try git("reading \(path)") { () throws(GitError) in
+                try repository.readBlob(entry.id, limit: 64 * 1024 * 1024)
+            }
+            files.append((path, bytes))
+        }
+        files.sort { $0.path < $1.path }
+        var trailers: [(String, String)] = result.trailers.compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...].drop(while: { $0 == " " })))
+        }
+        for problem in report.invalid { trailers.append(("Card-Invalid", "\(problem.path) kept as it came")) }
+        trailers.append(("Op", "merge"))
+        let changed = result.decisions.filter { $0.kind != .unchanged }.count
+        let conflicts = result.newConflicts.count
+        var body = "\(changed) card\(changed == 1 ? "" : "s") changed on either side"
+        body += conflicts > 0 ? ", \(conflicts) with conflicts recorded (see `cards conflicts`)." : ", no conflicts."
+        let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
+        return MergePlan(change: DeckChange(files: files, message: message), report: report)
+    }
+
+    enum Version {
+        case absent
+        case card(Card)
+        case invalid(String)
+
+        var card: Card? {
+            if case .card(let card) = self { return card }
+            return nil
+        }
+
+        var isInvalid: Bool {
+            if case .invalid = self { return true }
+            return false
+        }
+    }
+
+    func readVersion(_ entry: TreeEntry?, path: String, id: String) throws(StoreError) -> Version {
+        guard let entry else { return .absent }
+        guard entry.kind == .blob else { return .invalid(Deck.describe(kind: entry.kind)) }
+        let bytes: [UInt8]
+        do {
+            bytes = try repository.readBlob(entry.id, limit: Card.maximumFileSize)
+        } catch {
+            if error.code == .notFound { throw StoreError.git(error, while: "reading \(path)") }
+            return .invalid(error.message)
+        }
+        do {
+            return .card(try Card.decode(bytes, expectedID: id))
+        } catch {
+            return .invalid("\(error)")
+        }
+    }
+
+    static func isCardEntry(_ entries: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)) -> Bool {
+        [entries.base, entries.ours, entries.theirs].allSatisfy { $0 == nil || $0?.kind == .blob }
+    }
+
+    /// Which file to keep when a version is invalid: the side that changed it; both changed: the invalid
+    /// one (it must stay visible until fixed); both invalid: the later tip's.
+    static func pickInvalid(
+        _ entries: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?), mine: Version, other: Version,
+        theirsWins: Bool
+    ) -> TreeEntry? {
+        if entries.ours?.id == entries.base?.id { return entries.theirs }
+        if entries.theirs?.id == entries.base?.id { return entries.ours }
+        switch (mine.isInvalid, other.isInvalid) {
+        case (true, false): return entries.ours
+        case (false, true): return entries.theirs
+        default: return theirsWins ? entries.theirs : entries.ours
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import CardModel
+import CardStore
+import DeckMerge
+import GitCore
+import Glibc
+
+extension Commands {
+    static let mergeCommand = Command(
+        spec: CommandSpec(
+            name: "merge", abstract: "Merge another branch or ref into this deck, card by card and field by field.",
+            usage: "merge <ref> [--policy keep|delete] [--dry-run]",
+            arguments: [("ref", "A branch, remote-tracking ref (origin/main) or commit.")],
+            options: [
+                .value(
+                    "--policy", "keep|delete",
+                    "Deleted on one side, edited on the other: keep the card (default) or delete it."),
+                .flag("--dry-run", "Print the decisions and write nothing."),
+            ],
+            positionals: 1...1)
+    ) { context, arguments in
+        let policy = try parsePolicy(arguments.value("--policy"))
+        let deck = try context.openDeck()
+        let reference = arguments.positionals[0]
+        let resolved: ObjectID?
+        do {
+            resolved = try deck.repository.resolveCommit(reference)
+        } catch {
+            throw CLIError(message: "cannot read '\(reference)': \(error)")
+        }
+        guard let theirs = resolved else {
+            throw CLIError(
+                message:
+                    "'\(reference)' names no commit in this deck; try a branch such as origin/main (see `git branch -a`)"
+            )
+        }
+        let dryRun = arguments.has("--dry-run")
+        let report = try deck.merge(theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun)
+        printMergeReport(report, name: reference, dryRun: dryRun, output: context.output)
+        return report.invalid.isEmpty ? 0 : 1
+    }
+
+    static func parsePolicy(_ text: String?) throws -> MergePolicy {
+        guard let text else { return .keep }
+        guard let policy = MergePolicy(rawValue: text) else {
+            throw UsageError(message: "--policy '\(text)': expected keep or delete")
+        }
+        return policy
+    }
+
+    static func printMergeReport(_ report: MergeReport, name: String, dryRun: Bool, output: Output) {
+        let would = dryRun ? "Would " : ""
+        switch report.kind {
+        case .upToDate:
+            output.print("Already up to date with \(name).")
+        case .fastForward:
+            output.print(
+                dryRun ? "Would fast-forward to \(name)." : "Fast-forwarded to \(name) (\(report.commit?.short ?? ""))."
+            )
+        case .merged:
+            let changed = report.decisions.filter { $0.kind != .unchanged }
+            output.print(
+                dryRun
+                    ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
+                    : "Merged \(name) (\(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
+            )
+            for decision in changed {
+                output.print("  \(decision.kind.rawValue): \(decision.summary)")
+            }
+            for line in report.otherFiles { output.print("  \(line)") }
+            let conflicts = changed.filter { [.conflict, .keptEditedOverDelete, .deletedOverEdit].contains($0.kind) }
+                .count
+            if conflicts > 0 {
+                output.print(
+                    "\(would)\(dryRun ? "record" : "Recorded") \(conflicts) conflict\(conflicts == 1 ? "" : "s"): see `cards conflicts`, settle with `cards resolve`."
+                )
+            }
+        }
+        for problem in report.invalid {
+            output.error(
+                "error: \(problem.path) from \(name) is not a valid card (\(problem.reason)); kept as it came: fix it and `cards commit`"
+            )
+        }
+    }
+
+    static let conflictsCommand = Command(
+        spec: CommandSpec(
+            name: "conflicts", abstract: "List what merges decided on their own (conflict records).",
+            usage: "conflicts [--json]",
+            options: [.flag("--json", "Print a JSON array: one object per card with its records.")])
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        let cards = try deck.conflictedCards()
+        if arguments.has("--json") {
+            let items: [JSONValue] = cards.map { card in
+                .object(["id": .string(card.id), "title": .string(card.title), "conflicts": .array(card.conflicts)])
+            }
+            context.output.write(JSONValue.array(items).canonicalBytes())
+            return 0
+        }
+        if cards.isEmpty {
+            context.output.print("No conflicts.")
+            return 0
+        }
+        for card in cards {
+            context.output.print("\(card.id.prefix(8))  \(card.title)")
+            for record in ConflictRecord.records(in: card) {
+                if record.isDeletion {
+                    context.output.print(
+                        "    deleted in \(record.deletedIn.map { String($0.prefix(7)) } ?? "?") but edited in \(record.editedIn.map { String($0.prefix(7)) } ?? "?"): kept"
+                    )
+                    context.output.print("    settle: cards resolve \(card.id.prefix(8)) --keep | --delete")
+                    continue
+                }
+                let kept = record.kept.map { CardText.oneLine($0.canonicalText()) } ?? "(removed)"
+                context.output.print("    \(record.field): kept \(kept)")
+                for (index, choice) in ConflictResolver.choices(in: card, field: record.field).enumerated() {
+                    let value = choice.value.map { CardText.oneLine($0.canonicalText()) } ?? "(removed)"
+                    context.output.print("      \(index + 1). \(value)  (\(choice.commit.prefix(7)))")
+                }
+                context.output.print("    settle: cards resolve \(card.id.prefix(8)) --field \(record.field) --pick N")
+            }
+        }
+        return 0
+    }
+
+    static let resolveCommand = Command(
+        spec: CommandSpec(
+            name: "resolve", abstract: "Settle a conflict record as an ordinary commit.",
+            usage: "resolve <id> (--field <field> --pick <n> | --keep | --delete)",
+            arguments: [("id", "The card.")],
+            options: [
+                .value("--field", "field", "The field in conflict (as `cards conflicts` lists it)."),
+                .value("--pick", "n", "The number of the value to keep."),
+                .flag("--keep", "Deleted on one side, edited on the other: keep the card."),
+                .flag("--delete", "Deleted on one side, edited on the other: delete it."),
+            ],
+            positionals: 1...1)
+    ) { context, arguments in
+        let field: String
+        let resolution: ConflictResolution
+        switch (
+            arguments.value("--field"), arguments.value("--pick"), arguments.has("--keep"), arguments.has("--delete")
+        ) {
+        case (let name?, let pick?, false, false):
+            guard let number = Int(pick), number >= 1 else {
+                throw UsageError(message: "--pick '\(pick)': expected a choice number from 1")
+            }
+            field = name
+            resolution = .pick(number)
+        case (nil, nil, true, false):
+            field = "*"
+            resolution = .keep
+        case (nil, nil, false, true):
+            field = "*"
+            resolution = .delete
+        default:
+            throw UsageError(message: "give --field F --pick N, or --keep, or --delete")
+        }
+        let deck = try context.openDeck()
+        let id = try deck.snapshot().resolve(arguments.positionals[0])
+        let result = try deck.resolve(id, field: field, resolution)
+        context.output.print(result == nil ? "Deleted card \(id)." : "Resolved card \(id).")
+        return 0
+    }
+
+    static let mergeDriverCommand = Command(
+        spec: CommandSpec(
+            name: "merge-driver", abstract: "git merge driver: merges one card file field by field into OURS.",
+            usage: "merge-driver <base> <ours> <theirs> [<path>]",
+            arguments: [
+                ("base", "The common ancestor's version (%O)."),
+                ("ours", "Our version, overwritten with the result (%A)."),
+                ("theirs", "Their version (%B)."), ("path", "The card's path in the deck (%P)."),
+            ],
+            positionals: 3...4,
+            discussion:
+                "Registered by `cards init` and `cards clone` as merge.cards.driver, for `git merge` and `git pull`.")
+    ) { context, arguments in
+        let paths = arguments.positionals
+        let label = paths.count > 3 ? paths[3] : paths[1]
+        let expectedID = paths.count > 3 ? CardID.id(fromPath: paths[3]) : nil
+        func load(_ path: String) throws -> (card: Card?, blob: String) {
+            let bytes = try FileSystem.read(path, limit: Card.maximumFileSize)
+            if bytes.isEmpty { return (nil, ObjectID.blobHash(of: bytes).hex) }
+            do {
+                return (try Card.decode(bytes, expectedID: expectedID), ObjectID.blobHash(of: bytes).hex)
+            } catch {
+                throw CLIError(message: "\(label): \(error); merge it by hand")
+            }
+        }
+        let base: (card: Card?, blob: String) = FileSystem.exists(paths[0]) ? try load(paths[0]) : (nil, "")
+        let ours = try load(paths[1])
+        let theirs = try load(paths[2])
+        // git gives no commits: name each side by its blob, which is the same on every machine.
+        let outcome = DeckMerger.mergeCard(
+            id: ours.card?.id ?? theirs.card?.id ?? expectedID ?? "",
+            CardVersions(base: base.card, ours: ours.card, theirs: theirs.card),
+            ours: MergeSide(commit: ours.blob, time: 0), theirs: MergeSide(commit: theirs.blob, time: 0))
+        guard let card = outcome.card else {
+            throw CLIError(message: "\(label): the merge deletes this card; resolve it with git rm")
+        }
+        try FileSystem.writeAtomically(card.encoded(), to: paths[1], durable: false)
+        if !outcome.newConflicts.isEmpty {
+            context.output.error("\(label): \(outcome.decision.summary) (recorded in the card; see `cards conflicts`)")
+        }
+        return 0
+    }
+}

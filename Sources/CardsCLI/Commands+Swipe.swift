@@ -1,0 +1,185 @@
+import CardModel
+import Glibc
+import CardStore
+import SwipeEngine
+import TerminalUI
+
+extension Commands {
+    static let swipeCommand = Command(
+        spec: CommandSpec(
+            name: "swipe", abstract: "Swipe cards: interactively on a terminal, or one card from a script.",
+            usage:
+                "swipe [<id> (--drag <samples> | --left | --right)] [--preset <preset>] [--width <w>] [--height <h>] [--grab <x,y>] [--dry-run] [--json]",
+            arguments: [("id", "The card to swipe (scripted form); without it, the interactive session starts.")],
+            options: [
+                .value(
+                    "--drag", "samples",
+                    "Space-separated T:X,Y samples (seconds, points); first = touch-down, last = touch-up; end with 'cancel' for a system cancel."
+                ),
+                .flag("--left", "Swipe left programmatically (deletes when the preset allows left)."),
+                .flag("--right", "Swipe right programmatically (keeps the card)."),
+                .value(
+                    "--preset", "preset",
+                    "classic-stack, classic-row, stack or row (default: row scripted, stack interactive)."),
+                .value("--width", "w", "Card width in points (default: the preset's)."),
+                .value("--height", "h", "Card height in points (default: the preset's)."),
+                .value(
+                    "--grab", "x,y",
+                    "Where the finger touched down on the card, in card points (for the rotation sign)."),
+                .flag("--dry-run", "Decide, but do not delete."),
+                .flag("--json", "Print the decision as a JSON object."),
+            ],
+            positionals: 0...1,
+            discussion: """
+                Interactive keys: drag the top card with the mouse, or ←/→ to move it (hold to move faster) and \
+                Enter or Space to release; past the threshold the card turns red ("release to delete"). \
+                Left deletes (a commit), right keeps and shows the next card; u undoes the last swipe; q or Esc quits.
+                """)
+    ) { context, arguments in
+        if arguments.positionals.isEmpty {
+            return try runInteractive(context, arguments)
+        }
+        return try runScripted(context, arguments)
+    }
+
+    static func configuration(_ arguments: ParsedArguments, default name: String) throws -> SwipeConfiguration {
+        let name = arguments.value("--preset") ?? name
+        guard let preset = SwipeConfiguration.preset(named: name) else {
+            let names = SwipeConfiguration.presets.map(\.name).joined(separator: ", ")
+            throw UsageError(message: "--preset '\(name)': expected one of \(names)")
+        }
+        return preset
+    }
+
+    static func cardSize(_ arguments: ParsedArguments, _ configuration: SwipeConfiguration) throws -> SwipeSize? {
+        guard arguments.value("--width") != nil || arguments.value("--height") != nil else { return nil }
+        func number(_ option: String, _ fallback: Double) throws -> Double {
+            guard let text = arguments.value(option) else { return fallback }
+            guard let value = Double(text), value.isFinite, value > 0, value <= 100_000 else {
+                throw UsageError(message: "\(option) '\(text)': expected a positive number of points")
+            }
+            return value
+        }
+        return SwipeSize(
+            width: try number("--width", configuration.defaultCardSize.width),
+            height: try number("--height", configuration.defaultCardSize.height))
+    }
+
+    static func runScripted(_ context: Context, _ arguments: ParsedArguments) throws -> Int32 {
+        let configuration = try configuration(arguments, default: "row")
+        let size = try cardSize(arguments, configuration)
+        let modes = [arguments.value("--drag") != nil, arguments.has("--left"), arguments.has("--right")].filter { $0 }
+        guard modes.count == 1 else {
+            throw UsageError(
+                message: "give exactly one of --drag <samples>, --left, --right (or no id for the interactive session)")
+        }
+        var grab: SwipeVector?
+        if let text = arguments.value("--grab") {
+            do { grab = try DragScript.parseGrab(text) } catch {
+                throw UsageError(message: "--grab '\(text)': \(error)")
+            }
+        }
+        let deck = try context.openDeck()
+        let card = try deck.snapshot().card(matching: arguments.positionals[0])
+        let outcome: SwipeOutcome
+        if let samples = arguments.value("--drag") {
+            let script: DragScript
+            do { script = try DragScript.parse(samples, grab: grab) } catch {
+                throw UsageError(message: "--drag: \(error)")
+            }
+            outcome = SwipeOutcome.run(script, configuration: configuration, cardSize: size, cardID: card.id)
+        } else {
+            do {
+                outcome = try SwipeOutcome.programmatic(
+                    arguments.has("--left") ? .left : .right, configuration: configuration, cardSize: size,
+                    cardID: card.id)
+            } catch {
+                throw CLIError(message: "\(error)")
+            }
+        }
+        var deleted = false
+        if outcome.deletes && !arguments.has("--dry-run") {
+            let reason = outcome.decision.reasonName ?? "distance"
+            deleted = try deck.delete([card.id], gesture: "swipe left, \(reason), preset \(configuration.name)") != nil
+        }
+        if arguments.has("--json") {
+            context.output.print(outcome.json(cardID: card.id, deleted: deleted))
+        } else {
+            let decision = outcome.decision
+            let detail = [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
+                .joined(separator: " ")
+            if deleted {
+                context.output.print("Deleted card \(card.id) \"\(card.title)\" (\(detail)).")
+            } else if outcome.deletes {
+                context.output.print("Would delete card \(card.id) \"\(card.title)\" (\(detail)); --dry-run kept it.")
+            } else {
+                context.output.print("Kept card \(card.id) \"\(card.title)\" (\(detail)).")
+            }
+        }
+        return 0
+    }
+
+    static func runInteractive(_ context: Context, _ arguments: ParsedArguments) throws -> Int32 {
+        for option in ["--drag", "--grab"] where arguments.value(option) != nil {
+            throw UsageError(message: "\(option) needs a card id: cards swipe <id> \(option) …")
+        }
+        if arguments.has("--left") || arguments.has("--right") || arguments.has("--json") || arguments.has("--dry-run")
+        {
+            throw UsageError(message: "--left, --right, --json and --dry-run need a card id: cards swipe <id> --left")
+        }
+        let configuration = try configuration(arguments, default: "stack")
+        if let term = getenv("TERM").map({ String(cString: $0) }), term == "dumb" {
+            throw CLIError(
+                message: "TERM=dumb cannot show the interactive swipe session; use a full terminal, "
+                    + "or the scripted form `cards swipe ID --drag 'T:X,Y …' | --left | --right`")
+        }
+        let deck = try context.openDeck()
+        var adapter = try StoreSwipeDeck(deck: deck, preset: configuration.name)
+        do {
+            try SwipeSessionRunner.run(deck: &adapter, preset: configuration)
+        } catch let error as TerminalError {
+            throw CLIError(message: error.message)
+        }
+        let summary =
+            adapter.deletedCount == 0
+            ? "No cards deleted."
+            : "Deleted \(adapter.deletedCount) card\(adapter.deletedCount == 1 ? "" : "s") (each one commit; `cards undo` or `cards restore ID` brings one back)."
+        context.output.print(summary)
+        return 0
+    }
+}
+
+/// The deck as the interactive swipe session sees it: a left swipe deletes through the store (one
+/// commit with a `Gesture` trailer), undo restores the same bytes (so the card returns to its place).
+struct StoreSwipeDeck: SwipeDeck {
+    let deck: Deck
+    let preset: String
+    private(set) var cards: [SwipeCardInfo]
+    private(set) var deletedCount = 0
+
+    init(deck: Deck, preset: String) throws {
+        self.deck = deck
+        self.preset = preset
+        cards = []
+        try reload()
+    }
+
+    mutating func reload() throws {
+        cards = try deck.snapshot().allCards().cards.map {
+            SwipeCardInfo(
+                id: $0.id, title: $0.title, platformName: $0.platformName, platformIcon: $0.platformIcon,
+                indexURL: $0.indexURL, color: $0.color)
+        }
+    }
+
+    mutating func delete(id: String) throws {
+        if try deck.delete([id], gesture: "swipe left, distance, preset \(preset)") != nil { deletedCount += 1 }
+        try reload()
+    }
+
+    mutating func restore(_ card: SwipeCardInfo, at index: Int) throws {
+        _ = try deck.restore(card.id)
+        deletedCount = max(0, deletedCount - 1)
+        try reload()
+    }
+}

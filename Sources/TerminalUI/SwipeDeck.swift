@@ -1,0 +1,10 @@
+/// The storage behind the interactive swipe session, kept behind a protocol so the session is testable and
+/// knows nothing of git.
+public protocol SwipeDeck {
+    /// The cards in deck order.
+    var cards: [SwipeCardInfo] { get }
+    /// Deletes the card with this id (a left swipe). Deleting an id that is already gone is a no-op.
+    mutating func delete(id: String) throws
+    /// Brings back a card this session deleted, at this index of `cards` (undo).
+    mutating func restore(_ card: SwipeCardInfo, at index: Int) throws
+}

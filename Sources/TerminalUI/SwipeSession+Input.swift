@@ -1,0 +1,190 @@
+import SwipeEngine
+
+extension SwipeSession {
+    /// Seconds between arrow presses that count as a repeat (each repeat moves further).
+    static var keyRepeatWindow: Double { 0.25 }
+    /// Points the first arrow press moves the card.
+    static var firstKeyStep: Double { 15 }
+
+    /// Handles one input event that arrived at `time` (seconds, monotonic).
+    public mutating func handle(_ event: InputEvent, at time: Double) {
+        tick(at: time)
+        checkCardStillThere()
+        switch event {
+        case .key(.character("q")), .key(.escape), .key(.ctrl("c")):
+            quit()
+        case .key(.character("u")):
+            undo()
+        case .key(.left):
+            keyboardStep(.left)
+        case .key(.right):
+            keyboardStep(.right)
+        case .key(.enter), .key(.space):
+            if case .keyboard(let x, _, _) = drag { release(translation: SwipeVector(x: x, y: 0)) }
+        case .mouse(let mouse):
+            handleMouse(mouse)
+        default:
+            break
+        }
+    }
+
+    mutating func quit() {
+        if drag != nil, var gesture {
+            // A drag in progress when the user quits is cancelled: cancel never commits.
+            _ = gesture.cancel(time: now)
+            self.gesture = gesture
+        }
+        drag = nil
+        isFinished = true
+    }
+
+    /// Rule 8: if a sync removed the top card mid-gesture, the gesture is invalidated and can never commit.
+    mutating func checkCardStillThere() {
+        if position > deck.cards.count { position = deck.cards.count }
+        guard drag != nil, var gesture, !deck.cards.contains(where: { $0.id == gesture.cardID }) else { return }
+        frame = gesture.invalidate()
+        self.gesture = nil
+        drag = nil
+        lastAction = "the card vanished (deleted elsewhere); nothing was deleted here"
+    }
+
+    mutating func handleMouse(_ mouse: MouseEvent) {
+        guard let layout = SessionLayout(size: size, cardSize: cardSize) else { return }
+        switch (mouse.kind, drag) {
+        case (.press, nil) where mouse.button == .left:
+            guard layout.isOnCard(column: mouse.column, row: mouse.row) else { return }
+            guard beginGesture(location: layout.cardPoint(column: mouse.column, row: mouse.row)) else { return }
+            drag = .mouse(column: mouse.column, row: mouse.row)
+        case (.drag, .mouse(let column, let row)?):
+            move(translation: layout.translation(columns: mouse.column - column, rows: mouse.row - row))
+        case (.release, .mouse(let column, let row)?):
+            release(translation: layout.translation(columns: mouse.column - column, rows: mouse.row - row))
+        default:
+            break
+        }
+    }
+
+    mutating func keyboardStep(_ direction: SwipeDirection) {
+        switch drag {
+        case nil:
+            let center = SwipeVector(x: cardSize.width / 2, y: cardSize.height / 4)
+            guard beginGesture(location: center) else { return }
+            drag = .keyboard(x: 0, lastKeyTime: -.infinity, step: 0)
+            keyboardStep(direction)
+        case .keyboard(let x, let lastKeyTime, let step)?:
+            // Repeated presses within the window move further each time: a held key accelerates the card.
+            let next = now - lastKeyTime < Self.keyRepeatWindow ? min(step * 1.6, 80) : Self.firstKeyStep
+            let newX = x + direction.sign * next
+            drag = .keyboard(x: newX, lastKeyTime: now, step: next)
+            move(translation: SwipeVector(x: newX, y: 0))
+        case .mouse?:
+            break
+        }
+    }
+
+    /// Starts a gesture on the top card; false when there is none.
+    mutating func beginGesture(location: SwipeVector) -> Bool {
+        guard let card = topCard else { return false }
+        if settling?.card.id == card.id { settling = nil }
+        var gesture = SwipeGesture(configuration: configuration, cardSize: cardSize, cardID: card.id)
+        frame = gesture.touchDown(SwipeSample(time: now, translation: .zero, location: location))
+        self.gesture = gesture
+        gestureCard = card
+        return true
+    }
+
+    mutating func move(translation: SwipeVector) {
+        guard var gesture else { return }
+        frame = gesture.move(SwipeSample(time: now, translation: translation))
+        self.gesture = gesture
+    }
+
+    mutating func release(translation: SwipeVector) {
+        guard var gesture, let card = gestureCard else {
+            drag = nil
+            return
+        }
+        let released = gesture.touchUp(SwipeSample(time: now, translation: translation))
+        self.gesture = nil
+        drag = nil
+        frame = nil
+        apply(released, card: card)
+    }
+
+    /// Acts on a release: deletes through the deck, moves the stack on, starts the animation.
+    mutating func apply(_ released: SwipeFrame, card: SwipeCardInfo) {
+        let hint = released.animation
+        func animation(_ kind: CardAnimation.Kind) -> CardAnimation {
+            CardAnimation(
+                card: card, kind: kind, fromOffset: released.offset, fromRotation: released.rotation,
+                toOffset: hint?.targetOffset ?? .zero, toRotation: hint?.targetRotation ?? 0,
+                anchor: hint?.anchor ?? released.anchor, start: now, duration: hint?.duration ?? 0)
+        }
+        switch released.decision {
+        case .commit(.left, _)?:
+            let index = position
+            do {
+                try deck.delete(id: card.id)
+            } catch {
+                lastAction = "could not delete “\(card.title)”: \(error)"
+                settling = animation(.settle)
+                settling?.toOffset = .zero
+                settling?.toRotation = 0
+                return
+            }
+            history.record(.init(cardID: card.id, index: index, direction: .left, deleted: true))
+            undoCards[card.id] = card
+            flying = animation(.exit)
+            lastAction = "deleted “\(card.title)” (u undoes)"
+        case .commit(.right, _)?:
+            history.record(.init(cardID: card.id, index: position, direction: .right, deleted: false))
+            undoCards[card.id] = card
+            position += 1
+            flying = animation(.exit)
+            lastAction = "kept “\(card.title)”"
+        case .snapBack(let reason)?:
+            settling = animation(.settle)
+            lastAction = "snapped back: " + Self.words(for: reason)
+        case .rejected?, .none?, nil:
+            break
+        }
+        if position > deck.cards.count { position = deck.cards.count }
+    }
+
+    static func words(for reason: SwipeDecision.SnapBackReason) -> String {
+        switch reason {
+        case .belowThreshold: return "not far enough"
+        case .noDisplacementInAllowedDirection: return "this side does not swipe"
+        case .reverseFling: return "flung back"
+        case .flingTooShort: return "fling too short"
+        case .cancelled: return "cancelled"
+        case .invalidGeometry: return "the card size cannot swipe"
+        }
+    }
+
+    /// Takes back the last swipe: a deleted card is restored at its place, a kept one shown again; either comes
+    /// back from the side it left.
+    mutating func undo() {
+        guard drag == nil else { return }
+        completeAnimations()
+        guard let entry = history.popLast(), let card = undoCards[entry.cardID] else {
+            lastAction = "nothing to undo"
+            return
+        }
+        if entry.deleted {
+            do {
+                try deck.restore(card, at: entry.index)
+            } catch {
+                history.record(entry)
+                lastAction = "could not bring back “\(card.title)”: \(error)"
+                return
+            }
+        }
+        position = deck.cards.firstIndex { $0.id == entry.cardID } ?? min(entry.index, deck.cards.count)
+        let start = entry.entryOffset(configuration: configuration, cardSize: cardSize)
+        settling = CardAnimation(
+            card: card, kind: .return, fromOffset: start.offset, fromRotation: start.rotation, toOffset: .zero,
+            toRotation: 0, anchor: .center, start: now, duration: max(configuration.settleDuration, 0.2))
+        lastAction = entry.deleted ? "undid delete of “\(card.title)”" : "brought back “\(card.title)”"
+    }
+}

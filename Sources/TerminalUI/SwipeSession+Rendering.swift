@@ -1,0 +1,130 @@
+import Glibc
+import SwipeEngine
+
+extension SwipeSession {
+    /// How the top card is highlighted.
+    enum Highlight {
+        case none
+        case delete
+        case keep
+    }
+
+    /// The screen for the current state.
+    public func render() -> ScreenGrid {
+        var grid = ScreenGrid(size: size)
+        guard size.columns > 0, size.rows > 0 else { return grid }
+        let header = " CardDeck · swipe"
+        grid.put(header, row: 0, column: 0, style: CellStyle(attributes: .bold))
+        let preset = "preset \(configuration.name) "
+        grid.put(
+            preset, row: 0, column: max(0, size.columns - ScreenGrid.width(of: preset)),
+            style: CellStyle(attributes: .dim))
+        drawFooter(into: &grid)
+        guard let layout = SessionLayout(size: size, cardSize: cardSize) else {
+            grid.put("Terminal too small: make it at least 24×10.", row: 1, column: 1)
+            return grid
+        }
+        // Back to front: the cards peeking beneath, the top card, then a card flying out over everything.
+        for depth in [2, 1] where position + depth < deck.cards.count {
+            draw(deck.cards[position + depth], layout: layout, depth: depth, into: &grid)
+        }
+        if let card = topCard {
+            if drag != nil, let frame, gestureCard?.id == card.id {
+                let highlight: Highlight = frame.armed ? (frame.candidate == .right ? .keep : .delete) : .none
+                draw(
+                    card, layout: layout, offset: frame.offset, rotation: frame.rotation, anchor: frame.anchor,
+                    highlight: highlight, into: &grid)
+            } else if let settling, settling.card.id == card.id {
+                let state = settling.state(at: now)
+                draw(
+                    card, layout: layout, offset: state.offset, rotation: state.rotation, anchor: settling.anchor,
+                    into: &grid)
+            } else {
+                draw(card, layout: layout, into: &grid)
+            }
+        } else {
+            let message = deck.cards.isEmpty ? "The deck is empty." : "No more cards."
+            grid.put(
+                message, row: layout.top + layout.rows / 2, column: layout.left + 2, style: CellStyle(attributes: .bold)
+            )
+        }
+        if let flying {
+            let state = flying.state(at: now)
+            draw(
+                flying.card, layout: layout, offset: state.offset, rotation: state.rotation, anchor: flying.anchor,
+                highlight: flying.toOffset.x < 0 ? .delete : .keep, into: &grid)
+        }
+        return grid
+    }
+
+    func drawFooter(into grid: inout ScreenGrid) {
+        let help = " ←/→ or drag · Enter/Space release · u undo · q quit"
+        if size.rows >= 3 { grid.put(help, row: size.rows - 2, column: 0, style: CellStyle(attributes: .dim)) }
+        let bar = CellStyle(attributes: .reverse)
+        grid.fill(row: size.rows - 1, column: 0, width: size.columns, height: 1, with: Cell(" ", style: bar))
+        let armedText = isArmed ? (frame?.candidate == .right ? "release to keep" : "release to delete") : nil
+        let status = " \(positionText) · \(armedText ?? lastAction)"
+        grid.put(ScreenGrid.truncate(status, toColumns: size.columns), row: size.rows - 1, column: 0, style: bar)
+    }
+
+    /// Draws one card: a framed box in its colour, leaning by `rotation` (drawn as a shear about `anchor`).
+    func draw(
+        _ card: SwipeCardInfo, layout: SessionLayout, depth: Int = 0, offset: SwipeVector = .zero,
+        rotation: Double = 0, anchor: SwipeUnitPoint = .center, highlight: Highlight = .none,
+        into grid: inout ScreenGrid
+    ) {
+        var style = CardColor.style(for: card.color)
+        switch highlight {
+        case .delete: style.background = .alarm
+        case .keep: style.background = .keep
+        case .none: break
+        }
+        if highlight != .none { style.foreground = .rgb(255, 255, 255) }
+        if depth > 0 { style.attributes.insert(.dim) }
+        let width = layout.columns - 2 * depth
+        let (dx, dy) = layout.cells(for: offset)
+        let inner = width - 4
+        var lines = Array(repeating: "", count: layout.rows)
+        if depth == 0, layout.rows >= 6 {
+            lines[1] = card.title
+            lines[2] = card.platformName
+            lines[3] = card.platformIcon.isEmpty ? "" : "icon: \(card.platformIcon)"
+            lines[4] = card.indexURL
+            // Centred, so it stays on screen while the card hangs off an edge.
+            let label: String
+            switch highlight {
+            case .delete: label = "← release to delete"
+            case .keep: label = "release to keep →"
+            case .none: label = ""
+            }
+            let indent = max(0, (inner - ScreenGrid.width(of: label)) / 2)
+            lines[layout.rows - 2] = String(repeating: " ", count: indent) + label
+        }
+        let radians = rotation * Double.pi / 180
+        let sine = rotation.isFinite ? sin(radians) : 0
+        let anchorRow = anchor.y * Double(layout.rows - 1)
+        for r in 0..<layout.rows {
+            // A rotation drawn as a shear: each row slides by how far the turn moves it sideways.
+            let rowPoints = (Double(r) - anchorRow) * layout.pointsPerRow
+            let shift = layout.cells(for: SwipeVector(x: -rowPoints * sine, y: 0)).columns
+            let x = layout.left + depth + dx + shift
+            let y = layout.top + depth + dy + r
+            let text: String
+            if r == 0 {
+                text = "╭" + String(repeating: "─", count: width - 2) + "╮"
+            } else if r == layout.rows - 1 {
+                text = "╰" + String(repeating: "─", count: width - 2) + "╯"
+            } else {
+                let content = ScreenGrid.truncate(lines[r], toColumns: inner)
+                let padding = String(repeating: " ", count: max(0, inner - ScreenGrid.width(of: content)))
+                text = "│ " + content + padding + " │"
+            }
+            var lineStyle = style
+            if r == 1 || (r == layout.rows - 2 && highlight != .none) { lineStyle.attributes.insert(.bold) }
+            // The border keeps the plain style; only the text line is bolded.
+            grid.put(String(text.prefix(2)), row: y, column: x, style: style)
+            let used = grid.put(String(text.dropFirst(2).dropLast(2)), row: y, column: x + 2, style: lineStyle)
+            grid.put(String(text.suffix(2)), row: y, column: x + 2 + used, style: style)
+        }
+    }
+}

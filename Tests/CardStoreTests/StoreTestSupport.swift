@@ -1,0 +1,81 @@
+import CardModel
+import CardStore
+import Foundation
+import GitCore
+import Testing
+
+/// A scratch folder for in-process store tests, with an author identity and no fsync (speed).
+final class StoreScratch: @unchecked Sendable {
+    let root: String
+
+    static let environmentReady: Bool = {
+        // One fake HOME for every in-process test: never read the user's ~/.gitconfig.
+        let home = NSTemporaryDirectory() + "/cards-store-tests-home"
+        try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        setenv("HOME", home, 1)
+        setenv("XDG_CONFIG_HOME", home, 1)
+        setenv("CARDS_AUTHOR_NAME", "Store Test", 1)
+        setenv("CARDS_AUTHOR_EMAIL", "store@example.invalid", 1)
+        setenv("CARDS_FSYNC", "0", 1)
+        return true
+    }()
+
+    init() throws {
+        _ = StoreScratch.environmentReady
+        root = NSTemporaryDirectory() + "/cards-store-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func path(_ name: String) -> String { root + "/" + name }
+
+    /// Runs the git CLI in `directory` and returns its standard output.
+    @discardableResult
+    func git(_ arguments: [String], in directory: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
+        env["GIT_AUTHOR_NAME"] = "Git Test"
+        env["GIT_AUTHOR_EMAIL"] = "git@example.invalid"
+        env["GIT_COMMITTER_NAME"] = "Git Test"
+        env["GIT_COMMITTER_EMAIL"] = "git@example.invalid"
+        process.environment = env
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Makes `count` valid cards with predictable titles.
+func makeCards(_ count: Int, prefix: String = "Card", seed: UInt64 = 1) -> [Card] {
+    var generator = SeededGenerator(seed: seed)
+    return (0..<count).map { index in
+        Card(
+            id: CardID.random(using: &generator), title: "\(prefix) \(index)",
+            indexURL: "https://example.org/\(prefix)/\(index)",
+            platformName: "Web", platformIcon: "globe", color: "blue", rank: "a\(index % 10)")
+    }
+}
+
+/// SplitMix64: small, seedable, the same on every machine.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

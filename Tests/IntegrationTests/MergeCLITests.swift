@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// `cards merge`, `conflicts`, `resolve` and the git merge driver, with the git CLI on real repos.
+@Suite("Merge from the command line")
+struct MergeCLITests {
+    /// A bare "remote" from the sample and two clones made by the git CLI, with our merge driver configured.
+    func setUp(_ scratch: Scratch) throws -> (remote: String, a: String, b: String) {
+        let remote = scratch.path("remote.git")
+        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
+        for name in ["a", "b"] {
+            try scratch.git(["clone", "-q", remote, scratch.path(name)], in: scratch.root)
+            try scratch.git(
+                ["config", "merge.cards.driver", "\(Binaries.cards) merge-driver %O %A %B %P"], in: scratch.path(name))
+        }
+        return (remote, scratch.path("a"), scratch.path("b"))
+    }
+
+    func firstID(_ scratch: Scratch, _ deck: String) throws -> String {
+        String(try scratch.cards(["list"], in: deck).stdout.prefix(8))
+    }
+
+    @Test("git merge of two branches that edited different fields of one card finishes cleanly with both edits")
+    func gitMergeUsesDriver() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try firstID(scratch, a)
+        #expect(try scratch.cards(["edit", id, "--title", "Title from A"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", id, "--color", "red"], in: b).status == 0)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        let pull = try scratch.git(["pull", "--no-rebase", "--no-edit", "origin", "main"], in: a)
+        #expect(pull.status == 0, "git pull failed: \(pull.stdout)\(pull.stderr)")
+        let show = try scratch.cards(["show", id, "--json"], in: a).stdout
+        #expect(show.contains("\"title\": \"Title from A\""))
+        #expect(show.contains("\"color\": \"red\""))
+        #expect(!show.contains("<<<<<<<"))
+        try scratch.expectClean(a)
+        #expect(try scratch.cards(["fsck"], in: a).status == 0)
+    }
+
+    @Test("git merge of the same field: the driver records the conflict in the card; resolve settles it")
+    func gitMergeSameField() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try firstID(scratch, a)
+        #expect(try scratch.cards(["edit", id, "--title", "Work"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", id, "--title", "Job"], in: b).status == 0)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        let pull = try scratch.git(["pull", "--no-rebase", "--no-edit", "origin", "main"], in: a)
+        #expect(pull.status == 0, "\(pull.stdout)\(pull.stderr)")
+        let conflicts = try scratch.cards(["conflicts", "--json"], in: a)
+        let parsed = try JSONSerialization.jsonObject(with: Data(conflicts.stdout.utf8)) as? [[String: Any]]
+        #expect(parsed?.count == 1)
+        let human = try scratch.cards(["conflicts"], in: a).stdout
+        #expect(human.contains("title") && human.contains("\"Work\"") && human.contains("\"Job\""))
+        #expect(try scratch.cards(["resolve", id, "--field", "title", "--pick", "1"], in: a).status == 0)
+        #expect(try scratch.cards(["conflicts"], in: a).stdout.contains("No conflicts"))
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: a).stdout.contains("Op: resolve"))
+        try scratch.expectClean(a)
+    }
+
+    @Test("cards merge: dry run writes nothing, then a merge commit with a trailer per decision")
+    func cardsMerge() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try firstID(scratch, a)
+        #expect(try scratch.cards(["edit", id, "--title", "A's title"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", id, "--platform", "B's platform"], in: b).status == 0)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+        let before = try scratch.fingerprint(a)
+        let dry = try scratch.cards(["merge", "origin/main", "--dry-run"], in: a)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("Would merge") && dry.stdout.contains("merged"))
+        #expect(try scratch.fingerprint(a) == before)
+        let merge = try scratch.cards(["merge", "origin/main"], in: a)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let parents = try scratch.git(["log", "-1", "--format=%P"], in: a).stdout.split(separator: " ")
+        #expect(parents.count == 2)
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: a).stdout.contains("Card-Merged: \(id)"))
+        try scratch.expectClean(a)
+        let bad = try scratch.cards(["merge", "no-such-branch"], in: a)
+        #expect(bad.status == 1 && bad.stderr.contains("no-such-branch"))
+        let badPolicy = try scratch.cards(["merge", "origin/main", "--policy", "sometimes"], in: a)
+        #expect(badPolicy.status == 64 && badPolicy.stderr.contains("sometimes"))
+    }
+
+    @Test("a card invalid on one side is reported by path and kept as it came; the others merge")
+    func invalidIncomingCard() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let ids = try scratch.cards(["list"], in: a).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        // B breaks one card by hand and commits it with git; A edits another card.
+        let path = try #require(
+            FileManager.default.subpathsOfDirectory(atPath: b + "/cards").first {
+                $0.contains(ids[1]) && $0.hasSuffix(".json")
+            })
+        try "{\"broken\": true}".write(toFile: b + "/cards/" + path, atomically: true, encoding: .utf8)
+        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: b)
+        #expect(try scratch.cards(["edit", ids[2], "--platform", "Also from B"], in: b).status == 0)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        #expect(try scratch.cards(["edit", ids[3], "--title", "From A"], in: a).status == 0)
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+        let merge = try scratch.cards(["merge", "origin/main"], in: a)
+        #expect(merge.status == 1)
+        #expect(merge.stderr.contains("cards/" + path) && merge.stderr.contains("not a valid card"))
+        #expect(
+            try String(contentsOfFile: a + "/cards/" + path, encoding: .utf8) == "{\"broken\": true}", "kept as it came"
+        )
+        #expect(try scratch.cards(["show", ids[2], "--json"], in: a).stdout.contains("Also from B"))
+        #expect(try scratch.cards(["show", ids[3], "--json"], in: a).stdout.contains("From A"))
+        #expect(try scratch.cards(["status"], in: a).status == 0)
+        #expect(try scratch.cards(["fsck"], in: a).stderr.contains("cards/" + path))
+        try scratch.expectClean(a)
+    }
+}

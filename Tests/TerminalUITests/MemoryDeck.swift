@@ -1,0 +1,32 @@
+import TerminalUI
+
+/// An in-memory deck that records every call.
+struct MemoryDeck: SwipeDeck {
+    var cards: [SwipeCardInfo]
+    var deleted: [String] = []
+    var restored: [(String, Int)] = []
+    var failDeletes = false
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "disk on fire" }
+    }
+
+    init(count: Int) {
+        cards = (1...count).map { i in
+            SwipeCardInfo(
+                id: "id-\(i)", title: "Card \(i)", platformName: "Platform \(i)", platformIcon: "icon\(i)",
+                indexURL: "https://example.com/\(i)", color: i % 2 == 0 ? "#3366ff" : "orange")
+        }
+    }
+
+    mutating func delete(id: String) throws {
+        if failDeletes { throw Failure() }
+        deleted.append(id)
+        cards.removeAll { $0.id == id }
+    }
+
+    mutating func restore(_ card: SwipeCardInfo, at index: Int) throws {
+        restored.append((card.id, index))
+        cards.insert(card, at: min(max(index, 0), cards.count))
+    }
+}

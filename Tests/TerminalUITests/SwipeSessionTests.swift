@@ -1,0 +1,217 @@
+import SwipeEngine
+import Testing
+
+@testable import TerminalUI
+
+@Suite("Interactive swipe session (model only)")
+struct SwipeSessionTests {
+    static let size = TerminalSize(columns: 80, rows: 24)
+
+    static func session(_ count: Int = 3, preset: SwipeConfiguration = .stack) -> SwipeSession<MemoryDeck> {
+        SwipeSession(deck: MemoryDeck(count: count), configuration: preset, size: size)
+    }
+
+    static func layout(_ s: SwipeSession<MemoryDeck>) -> SessionLayout {
+        SessionLayout(size: s.size, cardSize: s.cardSize)!
+    }
+
+    /// Presses the left button at the card's centre, drags `columns` sideways one column per 20 ms (slow: no
+    /// fling), and returns the session before the release plus the release point.
+    static func drag(
+        _ s: inout SwipeSession<MemoryDeck>, columns: Int, start: Double = 0
+    ) -> (column: Int, row: Int, time: Double) {
+        let l = layout(s)
+        let column = l.left + l.columns / 2
+        let row = l.top + 2
+        var time = start
+        s.handle(.mouse(MouseEvent(kind: .press, button: .left, column: column, row: row)), at: time)
+        let step = columns < 0 ? -1 : 1
+        for k in 1...abs(columns) {
+            time += 0.02
+            s.handle(.mouse(MouseEvent(kind: .drag, button: .left, column: column + k * step, row: row)), at: time)
+        }
+        return (column + columns, row, time)
+    }
+
+    static func release(_ s: inout SwipeSession<MemoryDeck>, at point: (column: Int, row: Int, time: Double)) {
+        s.handle(
+            .mouse(MouseEvent(kind: .release, button: .left, column: point.column, row: point.row)), at: point.time)
+    }
+
+    static func settle(_ s: inout SwipeSession<MemoryDeck>, from time: Double) -> Double {
+        var t = time
+        for _ in 0..<40 where s.isAnimating {
+            t += 0.016
+            s.tick(at: t)
+        }
+        #expect(!s.isAnimating)
+        return t
+    }
+
+    /// Cells whose background is the "release to delete" red.
+    static func redCells(_ grid: ScreenGrid) -> Int {
+        grid.cells.filter { $0.style.background == .alarm }.count
+    }
+
+    @Test func showsTheTopCardWithItsFieldsAndThePosition() {
+        let s = Self.session()
+        let text = s.render().text
+        #expect(text.contains("Card 1"))
+        #expect(text.contains("Platform 1"))
+        #expect(text.contains("icon: icon1"))
+        #expect(text.contains("https://example.com/1"))
+        #expect(text.contains("1/3"))
+        #expect(!text.contains("release to delete"))
+    }
+
+    @Test func dragLeftPastTheThresholdArmsDeletesAndUndoRestores() {
+        var s = Self.session()
+        let point = Self.drag(&s, columns: -24)
+        #expect(s.isArmed)
+        let armed = s.render()
+        #expect(armed.text.contains("release to delete"))
+        // On the card itself (its second-to-last row), not only in the status line.
+        let l = Self.layout(s)
+        #expect(armed.lines[l.top + l.rows - 2].contains("release to delete"))
+        #expect(Self.redCells(armed) > 50)
+        Self.release(&s, at: point)
+        #expect(s.deck.deleted == ["id-1"])
+        #expect(s.isAnimating)
+        // The card flies out over a few frames, then the next card is on top.
+        let t = Self.settle(&s, from: point.time)
+        let after = s.render().text
+        #expect(after.contains("Card 2"))
+        #expect(after.contains("1/2"))
+        #expect(after.contains("deleted “Card 1”"))
+        // u brings it back at its place, coming in from the left.
+        s.handle(.key(.character("u")), at: t + 0.1)
+        #expect(s.deck.restored.map(\.0) == ["id-1"])
+        #expect(s.deck.restored.map(\.1) == [0])
+        #expect(s.deck.cards.map(\.id) == ["id-1", "id-2", "id-3"])
+        #expect(s.topCard?.id == "id-1")
+        s.tick(at: t + 0.12)
+        let returning = s.render()
+        // Early in the return animation the card is still off to the left of its resting place.
+        #expect(!returning.lines[l.top + 1].contains("Card 1") || s.isAnimating)
+        _ = Self.settle(&s, from: t + 0.12)
+        #expect(s.render().text.contains("Card 1"))
+        #expect(s.render().text.contains("undid delete of “Card 1”"))
+    }
+
+    @Test func aShortDragSpringsBackAndDeletesNothing() {
+        var s = Self.session()
+        let point = Self.drag(&s, columns: -6)
+        #expect(!s.isArmed)
+        #expect(!s.render().text.contains("release to delete"))
+        Self.release(&s, at: point)
+        #expect(s.deck.deleted.isEmpty)
+        #expect(s.lastAction.contains("snapped back"))
+        _ = Self.settle(&s, from: point.time)
+        #expect(s.topCard?.id == "id-1")
+        #expect(s.render().text.contains("1/3"))
+    }
+
+    @Test func rightSwipeKeepsTheCardAndAdvances() {
+        var s = Self.session()
+        let point = Self.drag(&s, columns: 24)
+        #expect(s.render().text.contains("release to keep"))
+        Self.release(&s, at: point)
+        #expect(s.deck.deleted.isEmpty)
+        #expect(s.deck.cards.count == 3)
+        #expect(s.topCard?.id == "id-2")
+        let t = Self.settle(&s, from: point.time)
+        #expect(s.render().text.contains("2/3"))
+        #expect(s.lastAction == "kept “Card 1”")
+        s.handle(.key(.character("u")), at: t)
+        #expect(s.topCard?.id == "id-1")
+        #expect(s.deck.restored.isEmpty)
+    }
+
+    @Test func cardLeansWhileDragged() {
+        var s = Self.session()
+        _ = Self.drag(&s, columns: 20)
+        let l = Self.layout(s)
+        let lines = s.render().lines
+        // A lean is a shear: the top and bottom borders no longer start in the same column.
+        let top = lines[l.top].firstIndex(of: "╭")
+        let bottom = lines[l.top + l.rows - 1].firstIndex(of: "╰")
+        #expect(top != nil && bottom != nil)
+        if let top, let bottom {
+            #expect(
+                lines[l.top].distance(from: lines[l.top].startIndex, to: top)
+                    != lines[l.top + l.rows - 1].distance(from: lines[l.top + l.rows - 1].startIndex, to: bottom))
+        }
+    }
+
+    @Test func arrowKeysDragAndEnterReleases() {
+        var s = Self.session()
+        var t = 0.0
+        for _ in 0..<6 {
+            s.handle(.key(.left), at: t)
+            t += 0.1  // repeated within the window: each press moves further
+        }
+        #expect(s.isDragging)
+        #expect(s.isArmed)
+        s.handle(.key(.enter), at: t + 0.5)
+        #expect(s.deck.deleted == ["id-1"])
+    }
+
+    @Test func aSingleArrowPressAndSpaceSpringsBack() {
+        var s = Self.session()
+        s.handle(.key(.right), at: 0)
+        s.handle(.key(.space), at: 1)
+        #expect(s.deck.deleted.isEmpty)
+        #expect(s.topCard?.id == "id-1")
+        #expect(!s.isDragging)
+    }
+
+    @Test(arguments: [InputEvent.key(.character("q")), .key(.escape), .key(.ctrlC)])
+    func quitKeysFinishWithoutDeleting(_ event: InputEvent) {
+        var s = Self.session()
+        _ = Self.drag(&s, columns: -24)
+        s.handle(event, at: 5)
+        #expect(s.isFinished)
+        #expect(s.deck.deleted.isEmpty)
+    }
+
+    @Test func aFailedDeleteKeepsTheCardAndSaysWhy() {
+        var s = SwipeSession(deck: MemoryDeck(count: 2), size: Self.size)
+        var deck = s.deck
+        deck.failDeletes = true
+        s = SwipeSession(deck: deck, size: Self.size)
+        let point = Self.drag(&s, columns: -24)
+        Self.release(&s, at: point)
+        #expect(s.topCard?.id == "id-1")
+        #expect(s.lastAction.contains("disk on fire"))
+        #expect(!s.history.canUndo)
+    }
+
+    @Test func emptyDeckAndEndOfDeck() {
+        var s = Self.session(1)
+        let point = Self.drag(&s, columns: 24)
+        Self.release(&s, at: point)
+        _ = Self.settle(&s, from: point.time)
+        #expect(s.render().text.contains("No more cards."))
+        var empty = SwipeSession(deck: MemoryDeck(count: 1), size: Self.size)
+        empty.handle(.key(.character("u")), at: 0)
+        #expect(empty.lastAction == "nothing to undo")
+    }
+
+    @Test func resizeRedrawsAtTheNewSize() {
+        var s = Self.session()
+        s.resize(to: TerminalSize(columns: 40, rows: 14))
+        let grid = s.render()
+        #expect(grid.size == TerminalSize(columns: 40, rows: 14))
+        #expect(grid.text.contains("Card 1"))
+        s.resize(to: TerminalSize(columns: 10, rows: 4))
+        #expect(s.render().text.contains("Terminal"))
+    }
+
+    @Test func classicRowPresetDeletesOnlyToTheLeft() {
+        var s = Self.session(preset: .classicRow)
+        let point = Self.drag(&s, columns: 20)
+        Self.release(&s, at: point)
+        #expect(s.topCard?.id == "id-1")
+        #expect(s.lastAction.contains("this side does not swipe"))
+    }
+}
