@@ -13,7 +13,8 @@ extension Deck {
         let absolute = FileSystem.absolute(path)
         let existed = FileSystem.exists(absolute)
         if existed && !(FileSystem.isDirectory(absolute) && FileSystem.list(absolute).isEmpty) {
-            throw StoreError(.alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
+            throw StoreError(
+                .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
         }
         // Remove only what the clone made, so a refused clone leaves the place as it was.
         func cleanUp() {
@@ -33,7 +34,8 @@ extension Deck {
                 throw StoreError(
                     .notADeck,
                     "\(remote.displayURL) has no branch main: it is empty or not a deck; nothing was cloned. To fill an "
-                        + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`")
+                        + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`"
+                )
             }
             throw StoreError.remote(error, "cloning from", remote)
         }
@@ -61,7 +63,8 @@ extension Deck {
             cleanUp()
             throw StoreError(
                 .notADeck,
-                "\(remote.displayURL) is a git repository but not a deck (no deck.json on branch main); nothing was cloned")
+                "\(remote.displayURL) is a git repository but not a deck (no deck.json on branch main); nothing was cloned"
+            )
         }
         return deck
     }

@@ -38,7 +38,8 @@ extension Deck {
         if let existing = try remotes().first(where: { $0.name == name }) {
             throw StoreError(
                 .alreadyExists,
-                "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(name)`")
+                "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(name)`"
+            )
         }
         try git("adding remote \(name)") { () throws(GitError) in try repository.addRemote(name: name, url: url) }
     }
@@ -56,14 +57,17 @@ extension Deck {
         let all = try remotes()
         if let name {
             if let found = all.first(where: { $0.name == name }) { return found }
-            let known = all.isEmpty ? "this deck has no remotes" : "the remotes are " + all.map(\.name).joined(separator: ", ")
+            let known =
+                all.isEmpty ? "this deck has no remotes" : "the remotes are " + all.map(\.name).joined(separator: ", ")
             throw StoreError(
-                .invalidInput, "there is no remote named \(name) (\(known)); add it with `cards remote add \(name) URL`")
+                .invalidInput, "there is no remote named \(name) (\(known)); add it with `cards remote add \(name) URL`"
+            )
         }
         if all.count == 1 { return all[0] }
         if let origin = all.first(where: { $0.name == "origin" }) { return origin }
         if all.isEmpty {
-            throw StoreError(.invalidInput, "this deck has no remote to sync with; add one with `cards remote add origin URL`")
+            throw StoreError(
+                .invalidInput, "this deck has no remote to sync with; add one with `cards remote add origin URL`")
         }
         throw StoreError(
             .invalidInput,

@@ -104,7 +104,8 @@ extension Deck {
                 report.action = .fastForward(from: ours, to: theirs)
                 report.changedCards = try changedCards(from: ours, to: theirs)
                 if options.dryRun { return report }
-                let merged = try merge(theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
+                let merged = try merge(
+                    theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
                 report.head = merged.commit ?? theirs
                 return report
             }
@@ -123,7 +124,8 @@ extension Deck {
                 continue
             }
             report.action = .mergeAndPush(ours: ours, theirs: theirs)
-            let merged = try merge(theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun)
+            let merged = try merge(
+                theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun)
             report.merge = merged
             if options.dryRun {
                 report.massDelete = try plannedMassDeletion(merged, ours: ours, theirs: theirs, options)
@@ -152,7 +154,9 @@ extension Deck {
     }
 
     /// Step 1: valid hand edits become a commit; any invalid card file stops the sync before the network.
-    private func commitHandEditsBeforeSync(_ options: SyncOptions, remote: DeckRemote, into report: inout SyncReport) throws(StoreError) {
+    private func commitHandEditsBeforeSync(_ options: SyncOptions, remote: DeckRemote, into report: inout SyncReport)
+        throws(StoreError)
+    {
         guard !isBare else { return }
         let edits = try handEdits()
         let invalid = edits.filter { $0.problem != nil }
@@ -184,7 +188,8 @@ extension Deck {
         guard let theirs = fetched.heads[Deck.branch] else { return nil }
         // The fetch moved the tracking ref already; make sure, since the rest reads the commit from here.
         guard repository.hasObject(theirs) else {
-            throw StoreError(.sync, "fetching from \(remote.name) did not bring its main (\(theirs.short)); run `cards sync` again")
+            throw StoreError(
+                .sync, "fetching from \(remote.name) did not bring its main (\(theirs.short)); run `cards sync` again")
         }
         try git("updating \(remote.trackingReference)") { () throws(GitError) in
             try repository.setReference(remote.trackingReference, to: theirs, logMessage: "cards: fetch \(remote.name)")
@@ -197,7 +202,7 @@ extension Deck {
         do {
             try repository.push(to: remote.name, refspecs: ["\(Deck.branch):\(Deck.branch)"], settings: settings)
             return true
-        } catch where error.code == .nonFastForward {
+        } catch  where error.code == .nonFastForward {
             return false
         } catch {
             throw StoreError.remote(error, "pushing to", remote)
@@ -243,19 +248,25 @@ extension Deck {
 
     /// Step 5: (deleted, remote's cards) when pushing `new` over `remoteCommit` deletes more than
     /// half of the remote's cards and more than 10, unless allowed; else nil.
-    private func massDeletion(from remoteCommit: ObjectID, to new: ObjectID, _ options: SyncOptions) throws(StoreError) -> (deleted: Int, of: Int)? {
+    private func massDeletion(from remoteCommit: ObjectID, to new: ObjectID, _ options: SyncOptions) throws(StoreError)
+        -> (deleted: Int, of: Int)?
+    {
         guard !options.allowMassDelete else { return nil }
         let oldTree = try tree(of: remoteCommit)
         let newTree = try tree(of: new)
         let changes = try git("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
         }
-        let deleted = changes.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") && $0.old != nil && $0.new == nil }.count
-        return try Deck.guardVerdict(deleted: deleted, remoteCards: { () throws(StoreError) in try cardCount(at: remoteCommit) })
+        let deleted = changes.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") && $0.old != nil && $0.new == nil }
+            .count
+        return try Deck.guardVerdict(
+            deleted: deleted, remoteCards: { () throws(StoreError) in try cardCount(at: remoteCommit) })
     }
 
     /// The same guard for a merge not yet made: cards on the remote that the merge would leave out.
-    private func plannedMassDeletion(_ merge: MergeReport, ours: ObjectID, theirs: ObjectID, _ options: SyncOptions) throws(StoreError) -> (deleted: Int, of: Int)? {
+    private func plannedMassDeletion(_ merge: MergeReport, ours: ObjectID, theirs: ObjectID, _ options: SyncOptions)
+        throws(StoreError) -> (deleted: Int, of: Int)?
+    {
         guard !options.allowMassDelete else { return nil }
         let theirsSnapshot = try snapshot(at: theirs)
         let oursSnapshot = try snapshot(at: ours)
@@ -264,20 +275,26 @@ extension Deck {
             let path = CardID.path(for: decision.id)
             if try theirsSnapshot.blobID(at: path) != nil, try oursSnapshot.blobID(at: path) == nil { deleted += 1 }
         }
-        return try Deck.guardVerdict(deleted: deleted, remoteCards: { () throws(StoreError) in try cardCount(at: theirs) })
+        return try Deck.guardVerdict(
+            deleted: deleted, remoteCards: { () throws(StoreError) in try cardCount(at: theirs) })
     }
 
-    private static func guardVerdict(deleted: Int, remoteCards: () throws(StoreError) -> Int) throws(StoreError) -> (deleted: Int, of: Int)? {
+    private static func guardVerdict(deleted: Int, remoteCards: () throws(StoreError) -> Int) throws(StoreError) -> (
+        deleted: Int, of: Int
+    )? {
         guard deleted > 10 else { return nil }
         let total = try remoteCards()
         return deleted * 2 > total ? (deleted, total) : nil
     }
 
-    private func massDeleteError(_ refused: (deleted: Int, of: Int), _ remote: DeckRemote, merged: Bool = false) -> StoreError {
+    private func massDeleteError(_ refused: (deleted: Int, of: Int), _ remote: DeckRemote, merged: Bool = false)
+        -> StoreError
+    {
         StoreError(
             .sync,
             "not pushing: it would delete \(refused.deleted) of the \(refused.of) cards on \(remote.name), more than half"
                 + (merged ? " (the merge was made locally and is kept)" : "")
-                + "; if that is what you want, run `cards sync --allow-mass-delete` (`cards sync --dry-run` shows the plan)")
+                + "; if that is what you want, run `cards sync --allow-mass-delete` (`cards sync --dry-run` shows the plan)"
+        )
     }
 }

@@ -47,14 +47,19 @@ extension Commands {
 
     static let remoteAddCommand = Command(
         spec: CommandSpec(
-            name: "remote add", abstract: "Add a remote (in the repository's git config).", usage: "remote add <name> <url>",
-            arguments: [("name", "Its name, e.g. origin."), ("url", "A path, file://, git://, http(s)://, ssh:// URL or user@host:path.")],
+            name: "remote add", abstract: "Add a remote (in the repository's git config).",
+            usage: "remote add <name> <url>",
+            arguments: [
+                ("name", "Its name, e.g. origin."),
+                ("url", "A path, file://, git://, http(s)://, ssh:// URL or user@host:path."),
+            ],
             positionals: 2...2)
     ) { context, arguments in
         let deck = try context.openDeck()
         let name = arguments.positionals[0]
         try deck.addRemote(name: name, url: arguments.positionals[1])
-        context.output.print("Added remote \(name) (\(DeckRemote(name: name, url: arguments.positionals[1]).displayURL)).")
+        context.output.print(
+            "Added remote \(name) (\(DeckRemote(name: name, url: arguments.positionals[1]).displayURL)).")
         return 0
     }
 
@@ -71,7 +76,8 @@ extension Commands {
 
     static let remoteRemoveCommand = Command(
         spec: CommandSpec(
-            name: "remote remove", abstract: "Remove a remote and its remote-tracking refs.", usage: "remote remove <name>",
+            name: "remote remove", abstract: "Remove a remote and its remote-tracking refs.",
+            usage: "remote remove <name>",
             arguments: [("name", "The remote to remove.")], positionals: 1...1)
     ) { context, arguments in
         let deck = try context.openDeck()
@@ -88,7 +94,9 @@ extension Commands {
             options: [
                 .flag("--dry-run", "Fetch and show what would happen; change nothing else."),
                 .flag("--allow-mass-delete", "Push even when it deletes more than half of the remote's cards."),
-                .value("--policy", "keep|delete", "A card deleted on one side and edited on the other: keep it (default) or delete it."),
+                .value(
+                    "--policy", "keep|delete",
+                    "A card deleted on one side and edited on the other: keep it (default) or delete it."),
             ],
             positionals: 0...1,
             discussion: """
@@ -148,17 +156,22 @@ enum SyncText {
         case .push(let from, let to):
             if let from {
                 lines.append(
-                    "\(would ? "Would push" : "Pushed") main \(from.short)..\(to.short) to \(name) (\(cards(report.changedCards)) changed).")
+                    "\(would ? "Would push" : "Pushed") main \(from.short)..\(to.short) to \(name) (\(cards(report.changedCards)) changed)."
+                )
             } else {
                 lines.append(
-                    "\(would ? "Would push" : "Pushed") main \(to.short) to the empty remote \(name) (\(cards(report.changedCards))).")
+                    "\(would ? "Would push" : "Pushed") main \(to.short) to the empty remote \(name) (\(cards(report.changedCards)))."
+                )
             }
         case .mergeAndPush(let ours, let theirs):
             let decisions = report.merge?.decisions.filter { $0.kind != .unchanged } ?? []
             lines.append(
-                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))):")
+                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))):"
+            )
             for decision in decisions { lines.append("  \(decision.summary)") }
-            for problem in report.merge?.invalid ?? [] { lines.append("  invalid incoming file, kept as it came: \(problem)") }
+            for problem in report.merge?.invalid ?? [] {
+                lines.append("  invalid incoming file, kept as it came: \(problem)")
+            }
             if would {
                 lines.append("Would push the merge to \(name).")
             } else {

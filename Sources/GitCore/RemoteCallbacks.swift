@@ -42,7 +42,8 @@ final class RemoteCallbackState {
         return fail(
             GitError(
                 code: .other(-1),
-                message: "gave up after \(Int(timeout)) s talking to \(url?.redacted ?? "the remote") (CARDS_NETWORK_TIMEOUT)",
+                message:
+                    "gave up after \(Int(timeout)) s talking to \(url?.redacted ?? "the remote") (CARDS_NETWORK_TIMEOUT)",
                 function: "timeout"))
     }
 
@@ -117,7 +118,7 @@ extension RemoteCallbackState {
     func credential(
         _ out: UnsafeMutablePointer<OpaquePointer?>, url: String, user: String?, allowed: UInt32
     ) -> Int32 {
-        let place = self.url?.host.isEmpty == false ? self.url!.host : url
+        let place = self.url.map(\.host).flatMap { $0.isEmpty ? nil : $0 } ?? url
         if allowed & GIT_CREDENTIAL_USERNAME.rawValue != 0 {
             guard !offeredUsername, let name = user ?? settings.sshUser else {
                 return fail(authenticationError("no user name for \(place): put one in the URL (ssh://USER@host/path)"))
@@ -129,12 +130,15 @@ extension RemoteCallbackState {
             let name = user ?? settings.sshUser ?? "git"
             if settings.useSSHAgent && !offeredAgent {
                 offeredAgent = true
-                return checkCredential(git_credential_ssh_key_from_agent(out, name), "git_credential_ssh_key_from_agent")
+                return checkCredential(
+                    git_credential_ssh_key_from_agent(out, name), "git_credential_ssh_key_from_agent")
             }
             if let key = settings.sshKeys.first(where: { !offeredKeys.contains($0) }) {
                 offeredKeys.append(key)
                 guard access(key, R_OK) == 0 else {
-                    return fail(authenticationError("cannot read the ssh key \(key) (CARDS_SSH_KEY): \(String(cString: strerror(errno)))"))
+                    return fail(
+                        authenticationError(
+                            "cannot read the ssh key \(key) (CARDS_SSH_KEY): \(String(cString: strerror(errno)))"))
                 }
                 let publicKey = access(key + ".pub", R_OK) == 0 ? key + ".pub" : nil
                 return checkCredential(
@@ -152,7 +156,8 @@ extension RemoteCallbackState {
             return fail(
                 authenticationError(
                     "ssh authentication to \(place) as \(name) failed with \(tried.joined(separator: ", then ")); "
-                        + "check that the key's public half is in the server's authorized_keys, or set CARDS_SSH_KEY to another key"))
+                        + "check that the key's public half is in the server's authorized_keys, or set CARDS_SSH_KEY to another key"
+                ))
         }
         if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0 {
             let name = settings.httpUser ?? user
@@ -165,14 +170,16 @@ extension RemoteCallbackState {
             guard let token = settings.httpToken, let name else {
                 return fail(
                     authenticationError(
-                        "\(place) asks for a login: set CARDS_HTTP_USER and CARDS_HTTP_TOKEN (or put user:token in the URL)"))
+                        "\(place) asks for a login: set CARDS_HTTP_USER and CARDS_HTTP_TOKEN (or put user:token in the URL)"
+                    ))
             }
             offeredPassword = true
             return checkCredential(
                 git_credential_userpass_plaintext_new(out, name, token), "git_credential_userpass_plaintext_new")
         }
         return fail(
-            authenticationError("\(place) asks for a kind of login cards cannot give (types \(allowed)); use an ssh key or a token"))
+            authenticationError(
+                "\(place) asks for a kind of login cards cannot give (types \(allowed)); use an ssh key or a token"))
     }
 
     private func checkCredential(_ result: Int32, _ function: String) -> Int32 {
@@ -226,14 +233,16 @@ extension RemoteCallbackState {
             return fail(
                 GitError(
                     code: .certificate,
-                    message: "the ssh host key of \(name)\(fingerprint) does not match the one in \(file): the key changed, "
+                    message:
+                        "the ssh host key of \(name)\(fingerprint) does not match the one in \(file): the key changed, "
                         + "or someone is between you and the server; if the change is expected, remove the old line with "
                         + "`ssh-keygen -R '\(name)'` and add the new one with `\(keyscan) >> ~/.ssh/known_hosts`",
                     function: "certificate_check"))
         case .revoked:
             return fail(
                 GitError(
-                    code: .certificate, message: "the ssh host key of \(name)\(fingerprint) is marked @revoked in \(file)",
+                    code: .certificate,
+                    message: "the ssh host key of \(name)\(fingerprint) is marked @revoked in \(file)",
                     function: "certificate_check"))
         }
     }

@@ -91,7 +91,8 @@ public struct KnownHosts: Sendable {
     /// `|1|salt|hash`: hash = HMAC-SHA1(salt, host), both base64.
     static func hashedMatches(_ pattern: String, _ host: String) -> Bool {
         let parts = pattern.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count == 4, let salt = Base64.decode(String(parts[2])), let hash = Base64.decode(String(parts[3])) else {
+        guard parts.count == 4, let salt = Base64.decode(String(parts[2])), let hash = Base64.decode(String(parts[3]))
+        else {
             return false
         }
         return SHA1.hmac(key: salt, message: Array(host.utf8)) == hash
@@ -177,12 +178,15 @@ enum SHA1 {
         let bitLength = UInt64(message.count) * 8
         data.append(0x80)
         while data.count % 64 != 56 { data.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            data.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         var w = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: data.count, by: 64) {
             for i in 0..<16 {
                 let b = chunk + i * 4
-                w[i] = UInt32(data[b]) << 24 | UInt32(data[b + 1]) << 16 | UInt32(data[b + 2]) << 8 | UInt32(data[b + 3])
+                w[i] =
+                    UInt32(data[b]) << 24 | UInt32(data[b + 1]) << 16 | UInt32(data[b + 2]) << 8 | UInt32(data[b + 3])
             }
             for i in 16..<80 { w[i] = rotate(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1) }
             var (a, b, c, d, e) = (h[0], h[1], h[2], h[3], h[4])

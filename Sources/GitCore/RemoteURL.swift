@@ -79,7 +79,9 @@ public struct RemoteURL: Sendable, Equatable {
             return
         }
         // scp-like `[user@]host:path`: a colon before any slash (and not a lone drive letter).
-        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/"), text.distance(from: text.startIndex, to: colon) > 1 {
+        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/"),
+            text.distance(from: text.startIndex, to: colon) > 1
+        {
             transport = .ssh
             var authority = String(text[..<colon])
             path = String(text[text.index(after: colon)...])

@@ -15,7 +15,8 @@ extension Repository {
     /// Fetches from a configured remote (by name) or a URL with explicit refspecs such as
     /// `refs/heads/main:refs/remotes/origin/main`: downloads what is missing and moves the
     /// remote-tracking refs the refspecs name. Writes no FETCH_HEAD and no tags.
-    public func fetch(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> FetchResult {
+    public func fetch(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> FetchResult
+    {
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
         let state = RemoteCallbackState(settings: settings, url: url)
@@ -57,12 +58,15 @@ extension Repository {
         if result == GIT_ENONFASTFORWARD.rawValue {
             let error = GitError.last(result, function: "git_remote_push")
             throw GitError(
-                code: .nonFastForward, message: "the remote moved since the fetch (\(error.message))", function: "git_remote_push")
+                code: .nonFastForward, message: "the remote moved since the fetch (\(error.message))",
+                function: "git_remote_push")
         }
         try state.rethrow(result, "git_remote_push")
         if !state.rejected.isEmpty {
             let reasons = state.rejected.map { "\($0.reference): \($0.status)" }.joined(separator: "; ")
-            throw GitError(code: .nonFastForward, message: "the remote refused the push (\(reasons))", function: "push_update_reference")
+            throw GitError(
+                code: .nonFastForward, message: "the remote refused the push (\(reasons))",
+                function: "push_update_reference")
         }
     }
 
@@ -98,7 +102,8 @@ extension Repository {
         var valid: Int32 = 0
         try check(git_remote_name_is_valid(&valid, name), "git_remote_name_is_valid")
         guard valid == 1 else {
-            throw GitError(code: .other(-1), message: "'\(name)' is not a valid remote name", function: "git_remote_name_is_valid")
+            throw GitError(
+                code: .other(-1), message: "'\(name)' is not a valid remote name", function: "git_remote_name_is_valid")
         }
         var remote: OpaquePointer?
         try check(git_remote_create(&remote, pointer, name, url), "git_remote_create")

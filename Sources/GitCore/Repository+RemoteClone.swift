@@ -4,7 +4,9 @@ extension Repository {
     /// Clones `url` into the new folder `path` with a working tree: remote `origin`, branch
     /// `branch` checked out (when the remote has it; an empty remote gives an unborn branch).
     /// Credentials, host keys and progress as for `fetch`.
-    public static func clone(from url: String, to path: String, branch: String, settings: RemoteSettings) throws(GitError) -> Repository {
+    public static func clone(from url: String, to path: String, branch: String, settings: RemoteSettings)
+        throws(GitError) -> Repository
+    {
         Libgit2.ensureInitialized()
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_clone_options()

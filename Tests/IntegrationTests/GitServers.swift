@@ -87,7 +87,8 @@ final class GitServer: @unchecked Sendable {
             let keys = root + "/ssh"
             try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
             for key in ["hostkey", "userkey"] {
-                let made = try scratch.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(keys)/\(key)"])
+                let made = try scratch.run(
+                    "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(keys)/\(key)"])
                 guard made.status == 0 else { throw ServerError("ssh-keygen failed: \(made.stderr)") }
             }
             try FileManager.default.copyItem(atPath: keys + "/userkey.pub", toPath: keys + "/authorized_keys")
@@ -151,7 +152,8 @@ final class GitServer: @unchecked Sendable {
 
     /// `git rev-parse main` in the served repository ("" when it has none).
     func main(_ scratch: Scratch) throws -> String {
-        let result = try scratch.git(["--git-dir", repository, "rev-parse", "--verify", "-q", "main"], in: scratch.root)
+        let result = try scratch.git(
+            ["--git-dir", repository, "rev-parse", "--verify", "-q", "main"], in: scratch.root)
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -207,7 +209,9 @@ final class GitServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func launch(_ program: String, _ arguments: [String], log: String, environment: [String: String]) throws -> Process {
+    private static func launch(_ program: String, _ arguments: [String], log: String, environment: [String: String])
+        throws -> Process
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments

@@ -30,19 +30,25 @@ struct SyncOutcomeTests {
         let ahead = try scratch.main(a)
         let push = try scratch.sync(a)
         #expect(push.status == 0, "\(push.stderr)")
-        #expect(push.stdout.contains("Pushed main \(old.prefix(7))..\(ahead.prefix(7)) to origin (2 cards changed)."), "\(push.stdout)")
+        #expect(
+            push.stdout.contains("Pushed main \(old.prefix(7))..\(ahead.prefix(7)) to origin (2 cards changed)."),
+            "\(push.stdout)")
         #expect(push.stdout.contains("Deck and origin are equal at \(ahead.prefix(7))."))
         #expect(try server.main(scratch) == ahead)
         // No extra commit was made by the push.
         #expect(try scratch.main(a) == ahead)
         let pull = try scratch.sync(b)
         #expect(pull.status == 0, "\(pull.stderr)")
-        #expect(pull.stdout.contains("Fast-forwarded main \(old.prefix(7))..\(ahead.prefix(7)) from origin/main (2 cards changed)."))
+        #expect(
+            pull.stdout.contains(
+                "Fast-forwarded main \(old.prefix(7))..\(ahead.prefix(7)) from origin/main (2 cards changed)."))
         #expect(try scratch.git(["rev-parse", "refs/remotes/origin/main"], in: b).stdout.hasPrefix(ahead))
         try scratch.expectConverged([a, b], server)
     }
 
-    @Test("diverged: merge, then push", .enabled(if: MergeEngine.landed, "needs the store-level merge (Deck+Merge.swift), not on main yet"))
+    @Test(
+        "diverged: merge, then push",
+        .enabled(if: MergeEngine.landed, "needs the store-level merge (Deck+Merge.swift), not on main yet"))
     func divergedMerges() throws {
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
@@ -55,7 +61,9 @@ struct SyncOutcomeTests {
         let ours = try scratch.main(b)
         let merged = try scratch.sync(b)
         #expect(merged.status == 0, "\(merged.stderr)")
-        #expect(merged.stdout.contains("Merged origin/main \(theirs.prefix(7)) into main \(ours.prefix(7))"), "\(merged.stdout)")
+        #expect(
+            merged.stdout.contains("Merged origin/main \(theirs.prefix(7)) into main \(ours.prefix(7))"),
+            "\(merged.stdout)")
         #expect(merged.stdout.contains("Pushed the merge"))
         let parents = try scratch.git(["log", "-1", "--format=%P", "main"], in: b).stdout.split(separator: " ").count
         #expect(parents == 2)
@@ -71,7 +79,9 @@ struct SyncOutcomeTests {
         #expect(try scratch.cards(["remote", "add", "origin", empty.url], in: deck).status == 0)
         let pushed = try scratch.sync(deck)
         #expect(pushed.status == 0, "\(pushed.stderr)")
-        #expect(pushed.stdout.hasPrefix("Pushed main \(try scratch.main(deck).prefix(7)) to the empty remote origin (16 cards)."))
+        #expect(
+            pushed.stdout.hasPrefix(
+                "Pushed main \(try scratch.main(deck).prefix(7)) to the empty remote origin (16 cards)."))
         #expect(try empty.main(scratch) == scratch.main(deck))
 
         // A plain git repository (no deck.json) as a remote.
@@ -96,12 +106,18 @@ struct SyncOutcomeTests {
         #expect(clone.stderr.contains("not a deck"), "\(clone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("cloned")))
         // And so is cloning an empty remote.
-        let emptyClone = try scratch.cards(["clone", try scratch.server(.file, seed: false, name: "empty2").url, scratch.path("e")])
-        #expect(emptyClone.status == 1 && emptyClone.stderr.contains("has no branch main: it is empty or not a deck"), "\(emptyClone.stderr)")
+        let emptyClone = try scratch.cards([
+            "clone", try scratch.server(.file, seed: false, name: "empty2").url, scratch.path("e"),
+        ])
+        #expect(
+            emptyClone.status == 1 && emptyClone.stderr.contains("has no branch main: it is empty or not a deck"),
+            "\(emptyClone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("e")))
     }
 
-    @Test("an unreachable remote fails with exit 1, a clear message, and the deck unchanged", arguments: ["git", "http", "ssh"])
+    @Test(
+        "an unreachable remote fails with exit 1, a clear message, and the deck unchanged",
+        arguments: ["git", "http", "ssh"])
     func unreachable(_ scheme: String) throws {
         let scratch = try Scratch.forSync()
         let port = try GitServer.freePort()
@@ -135,7 +151,9 @@ struct SyncOutcomeTests {
         #expect(Date().timeIntervalSince(started) < 10)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("Error: fetching from origin"), "\(result.stderr)")
-        #expect(result.stderr.contains("ssh authentication to 127.0.0.1 as") && result.stderr.contains(wrong), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("ssh authentication to 127.0.0.1 as") && result.stderr.contains(wrong),
+            "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(try scratch.fingerprint(deck) == before)
         #expect(try server.main(scratch) == remoteBefore)
@@ -167,9 +185,11 @@ struct SyncOutcomeTests {
         // A known_hosts line with another key for this host: refused as a changed key.
         let impostor = scratch.path("impostor")
         #expect(try scratch.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", impostor]).status == 0)
-        let otherKey = try String(contentsOfFile: impostor + ".pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
+        let otherKey = try String(contentsOfFile: impostor + ".pub", encoding: .utf8).split(separator: " ").prefix(2)
+            .joined(separator: " ")
         try FileManager.default.createDirectory(atPath: stranger + "/.ssh", withIntermediateDirectories: true)
-        try "[127.0.0.1]:\(port) \(otherKey)\n".write(toFile: stranger + "/.ssh/known_hosts", atomically: true, encoding: .utf8)
+        try "[127.0.0.1]:\(port) \(otherKey)\n".write(
+            toFile: stranger + "/.ssh/known_hosts", atomically: true, encoding: .utf8)
         let changed = try scratch.sync(deck, extraEnvironment: ["HOME": stranger])
         #expect(changed.status == 1 && changed.stderr.contains("does not match"), "\(changed.stderr)")
         #expect(changed.stderr.contains("ssh-keygen -R '[127.0.0.1]:\(port)'"))
@@ -191,11 +211,13 @@ struct SyncOutcomeTests {
         #expect(none.status == 1 && none.stderr.contains("set CARDS_HTTP_USER and CARDS_HTTP_TOKEN"), "\(none.stderr)")
         let started = Date()
         let wrong = try scratch.cards(
-            ["clone", server.url, scratch.path("w")], extraEnvironment: ["CARDS_HTTP_USER": "alice", "CARDS_HTTP_TOKEN": "nope"])
+            ["clone", server.url, scratch.path("w")],
+            extraEnvironment: ["CARDS_HTTP_USER": "alice", "CARDS_HTTP_TOKEN": "nope"])
         #expect(Date().timeIntervalSince(started) < 10)
         #expect(wrong.status == 1 && wrong.stderr.contains("refused the user and token"), "\(wrong.stderr)")
         let good = try scratch.cards(
-            ["clone", server.url, scratch.path("g")], extraEnvironment: ["CARDS_HTTP_USER": "alice", "CARDS_HTTP_TOKEN": "s3cret"])
+            ["clone", server.url, scratch.path("g")],
+            extraEnvironment: ["CARDS_HTTP_USER": "alice", "CARDS_HTTP_TOKEN": "s3cret"])
         #expect(good.status == 0, "\(good.stderr)")
         // user:token in the URL works too, and is never printed.
         let inURL = server.url.replacingOccurrences(of: "http://", with: "http://alice:s3cret@")
@@ -203,7 +225,9 @@ struct SyncOutcomeTests {
         #expect(try scratch.cards(["remote", "add", "web", inURL], in: deck).status == 0)
         let list = try scratch.cards(["remote", "list"], in: deck)
         #expect(list.stdout.contains("alice:***@") && !list.stdout.contains("s3cret"), "\(list.stdout)")
-        let fetched = try scratch.sync(scratch.path("g"), ["--dry-run"], extraEnvironment: ["CARDS_HTTP_USER": "alice", "CARDS_HTTP_TOKEN": "s3cret"])
+        let fetched = try scratch.sync(
+            scratch.path("g"), ["--dry-run"],
+            extraEnvironment: ["CARDS_HTTP_USER": "alice", "CARDS_HTTP_TOKEN": "s3cret"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
     }
 
@@ -215,17 +239,23 @@ struct SyncOutcomeTests {
         let id = try scratch.addCard(deck, "To edit by hand")
         let file = deck + "/cards/\(id.prefix(2))/\(id).json"
         let text = try String(contentsOfFile: file, encoding: .utf8)
-        try text.replacingOccurrences(of: "To edit by hand", with: "Edited by hand").write(toFile: file, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "To edit by hand", with: "Edited by hand").write(
+            toFile: file, atomically: true, encoding: .utf8)
         let result = try scratch.sync(deck)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("Committed 1 hand edit ("), "\(result.stdout)")
-        #expect(try scratch.git(["show", "main:cards/\(id.prefix(2))/\(id).json"], in: server.repository).stdout.contains("Edited by hand"))
+        #expect(
+            try scratch.git(["show", "main:cards/\(id.prefix(2))/\(id).json"], in: server.repository).stdout.contains(
+                "Edited by hand"))
         try scratch.expectConverged([deck], server)
 
         // An invalid file: named, with the reason, and nothing fetched or pushed (the remote is unreachable
         // on purpose: the error is about the file, not the network).
         try "{ not json".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(try scratch.cards(["remote", "add", "nowhere", "git://127.0.0.1:\(try GitServer.freePort())/x.git"], in: deck).status == 0)
+        #expect(
+            try scratch.cards(
+                ["remote", "add", "nowhere", "git://127.0.0.1:\(try GitServer.freePort())/x.git"], in: deck
+            ).status == 0)
         let before = try scratch.fingerprint(deck)
         let refused = try scratch.sync(deck, ["nowhere"])
         #expect(refused.status == 1)
@@ -254,10 +284,12 @@ struct SyncOutcomeTests {
         let before = try scratch.fingerprint(deck)
         let dry = try scratch.sync(deck, ["--dry-run"])
         #expect(dry.status == 1)
-        #expect(dry.stdout.contains("The push would be refused: it deletes 12 of the 16 cards on origin"), "\(dry.stdout)")
+        #expect(
+            dry.stdout.contains("The push would be refused: it deletes 12 of the 16 cards on origin"), "\(dry.stdout)")
         let refused = try scratch.sync(deck)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("not pushing: it would delete 12 of the 16 cards on origin"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("not pushing: it would delete 12 of the 16 cards on origin"), "\(refused.stderr)")
         #expect(refused.stderr.contains("--allow-mass-delete"))
         #expect(try server.main(scratch) == remoteBefore)
         #expect(try scratch.fingerprint(deck) == before)
@@ -287,7 +319,8 @@ struct SyncOutcomeTests {
         // Behind: plan "fast-forward", then the fast-forward.
         let bBefore = try scratch.fingerprint(b)
         let plan2 = try scratch.sync(b, ["--dry-run"])
-        #expect(plan2.status == 0 && plan2.stdout.hasSuffix("Dry run: nothing changed except refs/remotes/origin/main.\n"))
+        #expect(
+            plan2.status == 0 && plan2.stdout.hasSuffix("Dry run: nothing changed except refs/remotes/origin/main.\n"))
         #expect(try scratch.fingerprint(b) == bBefore)
         let real2 = try scratch.sync(b)
         #expect(Self.steps(plan2.stdout) == Self.steps(real2.stdout), "plan:\n\(plan2.stdout)\nreal:\n\(real2.stdout)")
@@ -306,15 +339,18 @@ struct SyncOutcomeTests {
             #expect(try server.main(scratch) == remote3)
             let real3 = try scratch.sync(b)
             #expect(real3.status == 0, "\(real3.stderr)")
-            #expect(Self.steps(plan3.stdout) == Self.steps(real3.stdout), "plan:\n\(plan3.stdout)\nreal:\n\(real3.stdout)")
+            #expect(
+                Self.steps(plan3.stdout) == Self.steps(real3.stdout), "plan:\n\(plan3.stdout)\nreal:\n\(real3.stdout)")
         }
     }
 
     /// The plan's lines without the tense: "Would push main x..y" and "Pushed main x..y" both become "push main x..y".
     static func steps(_ output: String) -> [String] {
         let rewrites = [
-            ("Would fast-forward ", "fast-forward "), ("Fast-forwarded ", "fast-forward "), ("Would push the merge to ", "push merge "),
-            ("Would push ", "push "), ("Pushed the merge ", "push merge "), ("Pushed ", "push "), ("Would merge ", "merge "),
+            ("Would fast-forward ", "fast-forward "), ("Fast-forwarded ", "fast-forward "),
+            ("Would push the merge to ", "push merge "),
+            ("Would push ", "push "), ("Pushed the merge ", "push merge "), ("Pushed ", "push "),
+            ("Would merge ", "merge "),
             ("Merged ", "merge "),
         ]
         var result: [String] = []

@@ -18,7 +18,9 @@ extension Scratch {
 
     /// Starts a server for `transport` (cancelling the test when a program it needs is missing);
     /// with `seed`, its repository gets the sample deck (pushed by the git CLI, by path).
-    func server(_ transport: Transport, seed: Bool = true, name: String = "server", httpLogin: String? = nil) throws -> GitServer {
+    func server(_ transport: Transport, seed: Bool = true, name: String = "server", httpLogin: String? = nil) throws
+        -> GitServer
+    {
         if let missing = transport.missingProgram {
             try Test.cancel("\(missing) is not installed; `./dev test` installs git, python3 and openssh-server")
         }
@@ -34,7 +36,8 @@ extension Scratch {
 
     /// `cards clone` of the server into `name`; expects success.
     @discardableResult
-    func clone(_ server: GitServer, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    func clone(_ server: GitServer, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String
+    {
         let deck = path(name)
         let result = try cards(["clone", server.url, deck])
         #expect(result.status == 0, "clone failed: \(result.stderr)", sourceLocation: sourceLocation)
@@ -43,7 +46,8 @@ extension Scratch {
 
     /// `cards sync` in `deck` with extra arguments.
     @discardableResult
-    func sync(_ deck: String, _ arguments: [String] = [], extraEnvironment: [String: String] = [:]) throws -> RunResult {
+    func sync(_ deck: String, _ arguments: [String] = [], extraEnvironment: [String: String] = [:]) throws -> RunResult
+    {
         try cards(["sync"] + arguments, in: deck, extraEnvironment: extraEnvironment)
     }
 
@@ -66,7 +70,9 @@ extension Scratch {
     }
 
     /// Asserts that every deck is at the server's main, with clean working trees holding the same card files.
-    func expectConverged(_ decks: [String], _ server: GitServer, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectConverged(_ decks: [String], _ server: GitServer, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let remote = try server.main(self)
         #expect(!remote.isEmpty, "the server has no main", sourceLocation: sourceLocation)
         let files = try decks.map { try cardFiles($0) }
@@ -76,8 +82,10 @@ extension Scratch {
             try expectClean(deck, sourceLocation: sourceLocation)
         }
         // The server's tree holds exactly those card files.
-        let listed = try git(["--git-dir", server.repository, "ls-tree", "-r", "--name-only", "main", "cards"], in: root)
+        let listed = try git(
+            ["--git-dir", server.repository, "ls-tree", "-r", "--name-only", "main", "cards"], in: root)
         let names = Set(listed.stdout.split(separator: "\n").map(String.init))
-        #expect(names == Set(files[0].keys), "the server's cards differ from the decks'", sourceLocation: sourceLocation)
+        #expect(
+            names == Set(files[0].keys), "the server's cards differ from the decks'", sourceLocation: sourceLocation)
     }
 }
