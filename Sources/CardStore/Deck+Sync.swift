@@ -1,6 +1,7 @@
 import CardModel
 import DeckMerge
 import GitCore
+import Glibc
 
 /// What `sync` should do.
 public struct SyncOptions: Sendable {
@@ -91,7 +92,7 @@ extension Deck {
                 report.action = .push(from: nil, to: ours)
                 report.changedCards = try cardCount(at: ours)
                 if options.dryRun { return report }
-                if try push(remote, options.settings) { return done(report, ours, remote) }
+                if try push(remote, options.settings, round: report.rounds) { return done(report, ours, remote) }
                 continue
             }
             try checkRemoteIsDeck(theirs, remote)
@@ -120,7 +121,7 @@ extension Deck {
                     throw massDeleteError(refused, remote)
                 }
                 if options.dryRun { return report }
-                if try push(remote, options.settings) { return done(report, ours, remote) }
+                if try push(remote, options.settings, round: report.rounds) { return done(report, ours, remote) }
                 continue
             }
             report.action = .mergeAndPush(ours: ours, theirs: theirs)
@@ -137,7 +138,7 @@ extension Deck {
             if let refused = try massDeletion(from: theirs, to: commit, options) {
                 throw massDeleteError(refused, remote, merged: true)
             }
-            if try push(remote, options.settings) { return done(report, commit, remote) }
+            if try push(remote, options.settings, round: report.rounds) { return done(report, commit, remote) }
         }
         throw StoreError(
             .sync,
@@ -198,7 +199,16 @@ extension Deck {
     }
 
     /// Pushes main; false when the remote moved meanwhile (fetch again), throws for anything else.
-    private func push(_ remote: DeckRemote, _ settings: RemoteSettings) throws(StoreError) -> Bool {
+    private func push(_ remote: DeckRemote, _ settings: RemoteSettings, round: Int) throws(StoreError) -> Bool {
+        // For tests only: widen the window between the first fetch and push so another device can
+        // push first; a marker file tells the test the window is open.
+        if round == 1, let text = getenv("CARDS_TEST_DELAY_BEFORE_PUSH").map({ String(cString: $0) }),
+            let seconds = Double(text)
+        {
+            try? FileSystem.writeAtomically(
+                Array("waiting\n".utf8), to: "\(gitDirectory)/cards-test-push-window", durable: false)
+            usleep(UInt32(min(seconds, 10) * 1_000_000))
+        }
         do {
             try repository.push(to: remote.name, refspecs: ["\(Deck.branch):\(Deck.branch)"], settings: settings)
             return true

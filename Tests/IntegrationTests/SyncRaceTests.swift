@@ -53,6 +53,37 @@ struct SyncRaceTests {
         try scratch.expectClean(deck)
     }
 
+    @Test(
+        "the remote moves between fetch and push: the refused push (client side) is retried with a merge",
+        arguments: [Transport.path, .git])
+    func remoteMovesBeforePush(_ transport: Transport) throws {
+        let scratch = try Scratch.forSync()
+        let server = try scratch.server(transport)
+        let a = try scratch.clone(server, "a")
+        let b = try scratch.clone(server, "b")
+        try scratch.addCard(a, "Slow A")
+        try scratch.addCard(b, "Quick B")
+        nonisolated(unsafe) var slow: Result<RunResult, Error>?
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            slow = Result { try scratch.sync(a, extraEnvironment: ["CARDS_TEST_DELAY_BEFORE_PUSH": "1"]) }
+        }
+        // B pushes while A waits between its fetch and its push.
+        let window = a + "/.git/cards-test-push-window"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: window) && Date() < deadline { usleep(10_000) }
+        let quick = try scratch.sync(b)
+        #expect(quick.status == 0, "\(quick.stderr)")
+        group.wait()
+        let result = try #require(slow).get()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Merged origin/main"), "\(result.stdout)")
+        #expect(result.stdout.contains("(origin moved meanwhile: fetched 2 times.)"), "\(result.stdout)")
+        #expect(try scratch.sync(b).status == 0)
+        try scratch.expectConverged([a, b], server)
+        #expect(try scratch.cardFiles(a).count == 18)
+    }
+
     @Test("one device pushes while the other syncs, at the same moment, 10 rounds")
     func pushWhileOtherSyncs() throws {
         let scratch = try Scratch.forSync()
