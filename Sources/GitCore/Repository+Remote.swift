@@ -47,7 +47,11 @@ extension Repository {
         }
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
-        try Repository.checkLocalRemoteIsBare(url)
+        if let local = RemoteURL(url), local.transport == .local {
+            // libgit2's local transport does not compare-and-swap the ref: push by hand (see pushLocal).
+            try pushLocal(path: local.path, url: url, refspecs: refspecs)
+            return
+        }
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "git_push_options_init")
@@ -145,26 +149,6 @@ extension Repository {
             if text.hasPrefix("refs/heads/") { result[text] = ObjectID(head.pointee.oid) }
         }
         return result
-    }
-
-    /// A push to a local path writes refs straight into that repository: with a working tree,
-    /// it would leave the tree behind its branch. Like git, refuse anything but a bare repository.
-    static func checkLocalRemoteIsBare(_ url: String) throws(GitError) {
-        guard let parsed = RemoteURL(url), parsed.transport == .local else { return }
-        var handle: OpaquePointer?
-        let result = git_repository_open_ext(&handle, parsed.path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil)
-        if result < 0 {
-            git_error_clear()
-            return
-        }
-        defer { git_repository_free(handle) }
-        if git_repository_is_bare(handle) != 1 {
-            throw GitError(
-                code: .other(-1),
-                message: "\(url) has a working tree; a remote on this machine must be a bare repository "
-                    + "(make one with `git clone --bare` or `cards init --bare`)",
-                function: "push")
-        }
     }
 }
 

@@ -104,10 +104,11 @@ struct SyncRaceTests {
 
     @Test(
         "two devices change and sync at the same moment, 10 rounds: both end equal to the remote, no commit lost",
-        .enabled(if: MergeEngine.landed, "needs the store-level merge (Deck+Merge.swift), not on main yet"))
-    func concurrentDevices() throws {
+        .enabled(if: MergeEngine.landed, "needs the store-level merge (Deck+Merge.swift), not on main yet"),
+        arguments: [Transport.path, .git])
+    func concurrentDevices(_ transport: Transport) throws {
         let scratch = try Scratch.forSync()
-        let server = try scratch.server(.path)
+        let server = try scratch.server(transport)
         let a = try scratch.clone(server, "a")
         let b = try scratch.clone(server, "b")
         var made: [String] = []
@@ -135,7 +136,7 @@ struct SyncRaceTests {
         }
         #expect(try scratch.cardFiles(a).count == 36)
         // How often a push lost the race and was retried (printed, as it depends on timing).
-        print("concurrent devices: \(retried) of 10 rounds had a refused push that was retried")
+        print("concurrent devices over \(transport): \(retried) of 10 rounds had a refused push that was retried")
     }
 
     /// Runs `cards sync` in two decks at the same moment; returns both results.
