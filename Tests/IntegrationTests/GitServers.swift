@@ -45,7 +45,10 @@ final class GitServer: @unchecked Sendable {
     }
 
     /// Creates an empty bare repository `deck.git` under the scratch folder and serves it.
-    init(_ transport: Transport, in scratch: Scratch, name: String = "server", httpLogin: String? = nil) throws {
+    init(
+        _ transport: Transport, in scratch: Scratch, name: String = "server", httpLogin: String? = nil,
+        sshPort: Int? = nil
+    ) throws {
         self.transport = transport
         let root = scratch.path(name)
         log = root + "/server.log"
@@ -82,7 +85,7 @@ final class GitServer: @unchecked Sendable {
                 log: log, environment: scratch.environment)
             try waitForPort(port)
         case .ssh:
-            let port = try GitServer.freePort()
+            let port = try sshPort ?? GitServer.freePort()
             url = "ssh://\(NSUserName())@127.0.0.1:\(port)\(repository)"
             let keys = root + "/ssh"
             try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
@@ -124,11 +127,18 @@ final class GitServer: @unchecked Sendable {
             // The test's own HOME trusts this host key, and the client logs in with the user key.
             let hostKey = try String(contentsOfFile: keys + "/hostkey.pub", encoding: .utf8)
                 .split(separator: " ").prefix(2).joined(separator: " ")
-            try scratch.trust(line: "[127.0.0.1]:\(port) \(hostKey)")
+            try scratch.trust(line: "\(port == 22 ? "127.0.0.1" : "[127.0.0.1]:\(port)") \(hostKey)")
             clientEnvironment = ["CARDS_SSH_KEY": keys + "/userkey"]
+            userKey = keys + "/userkey"
             hostPort = port
         }
     }
+
+    /// The private key sshd accepts (ssh only).
+    private(set) var userKey = ""
+
+    /// The scp-like form of the URL, `user@127.0.0.1:/path` (ssh on port 22 only).
+    var scpURL: String { "\(NSUserName())@127.0.0.1:\(repository)" }
 
     /// The ssh port (ssh only).
     private(set) var hostPort: Int = 0
@@ -321,6 +331,38 @@ final class GitServer: @unchecked Sendable {
 
         ThreadingHTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
         """#
+}
+
+/// An `ssh-agent` for one test, on its own socket, stopped by its pid.
+final class SSHAgent: @unchecked Sendable {
+    let socket: String
+    private let process: Process
+
+    init(in scratch: Scratch, name: String) throws {
+        socket = scratch.path("\(name).sock")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-agent")
+        process.arguments = ["-D", "-a", socket]
+        process.environment = scratch.environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(10_000) }
+        guard FileManager.default.fileExists(atPath: socket) else { throw ServerError("ssh-agent made no socket") }
+    }
+
+    /// Loads a private key into the agent.
+    func add(_ key: String, _ scratch: Scratch) throws {
+        let added = try scratch.run("/usr/bin/ssh-add", ["-q", key], extraEnvironment: ["SSH_AUTH_SOCK": socket])
+        guard added.status == 0 else { throw ServerError("ssh-add failed: \(added.stderr)") }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
 }
 
 struct ServerError: Error, CustomStringConvertible {

@@ -18,13 +18,14 @@ extension Scratch {
 
     /// Starts a server for `transport` (cancelling the test when a program it needs is missing);
     /// with `seed`, its repository gets the sample deck (pushed by the git CLI, by path).
-    func server(_ transport: Transport, seed: Bool = true, name: String = "server", httpLogin: String? = nil) throws
-        -> GitServer
-    {
+    func server(
+        _ transport: Transport, seed: Bool = true, name: String = "server", httpLogin: String? = nil,
+        sshPort: Int? = nil
+    ) throws -> GitServer {
         if let missing = transport.missingProgram {
             try Test.cancel("\(missing) is not installed; `./dev test` installs git, python3 and openssh-server")
         }
-        let server = try GitServer(transport, in: self, name: name, httpLogin: httpLogin)
+        let server = try GitServer(transport, in: self, name: name, httpLogin: httpLogin, sshPort: sshPort)
         for (key, value) in server.clientEnvironment { environment[key] = value }
         if seed {
             let deck = try sampleDeck(name + "-seed")

@@ -68,3 +68,62 @@ struct SyncTransportTests {
         try scratch.expectConverged([deck], server)
     }
 }
+
+/// Where the ssh login comes from (agent, CARDS_SSH_KEY), and the scp-like URL form.
+@Suite("Sync over ssh: agent, key file, scp-like URLs")
+struct SyncSSHTests {
+    @Test("the ssh agent is tried first, then CARDS_SSH_KEY; each once")
+    func agentThenKeyFile() throws {
+        let scratch = try Scratch.forSync()
+        let server = try scratch.server(.ssh)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ssh-agent") else {
+            try Test.cancel("ssh-agent is not installed (package openssh-client)")
+        }
+        let wrong = scratch.path("wrongkey")
+        #expect(try scratch.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", wrong]).status == 0)
+        // The agent holds the right key and no key file is set: the agent logs in.
+        let good = try SSHAgent(in: scratch, name: "good-agent")
+        try good.add(server.userKey, scratch)
+        scratch.environment["CARDS_SSH_KEY"] = nil
+        let viaAgent = try scratch.cards(
+            ["clone", server.url, scratch.path("a")], extraEnvironment: ["SSH_AUTH_SOCK": good.socket])
+        #expect(viaAgent.status == 0, "\(viaAgent.stderr)")
+        // The agent holds a wrong key: then the key file is tried, and works.
+        let bad = try SSHAgent(in: scratch, name: "bad-agent")
+        try bad.add(wrong, scratch)
+        let fallback = try scratch.cards(
+            ["clone", server.url, scratch.path("b")],
+            extraEnvironment: ["SSH_AUTH_SOCK": bad.socket, "CARDS_SSH_KEY": server.userKey])
+        #expect(fallback.status == 0, "\(fallback.stderr)")
+        // Both wrong: one clear failure naming both, no loop.
+        let started = Date()
+        let failed = try scratch.cards(
+            ["clone", server.url, scratch.path("c")],
+            extraEnvironment: ["SSH_AUTH_SOCK": bad.socket, "CARDS_SSH_KEY": wrong])
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("failed with the ssh agent, then \(wrong)"), "\(failed.stderr)")
+        // No agent and no key at all: says how to get one.
+        let none = try scratch.cards(["clone", server.url, scratch.path("d")])
+        #expect(none.status == 1 && none.stderr.contains("no ssh key to log in to 127.0.0.1"), "\(none.stderr)")
+    }
+
+    @Test("the scp-like form user@host:path (sshd on port 22, when that port is free)")
+    func scpLikeURL() throws {
+        let scratch = try Scratch.forSync()
+        if GitServer.canConnect(22) { try Test.cancel("port 22 on 127.0.0.1 is taken; the scp-like form has no port") }
+        let server: GitServer
+        do {
+            server = try scratch.server(.ssh, sshPort: 22)
+        } catch let error as ServerError {
+            try Test.cancel("could not start sshd on port 22: \(error)")
+        }
+        let a = try scratch.cards(["clone", server.scpURL, scratch.path("a")])
+        #expect(a.status == 0, "\(a.stderr)")
+        let b = try scratch.clone(server, "b")
+        try scratch.addCard(scratch.path("a"), "Over scp-like ssh")
+        #expect(try scratch.sync(scratch.path("a")).status == 0)
+        #expect(try scratch.sync(b).status == 0)
+        try scratch.expectConverged([scratch.path("a"), b], server)
+    }
+}
