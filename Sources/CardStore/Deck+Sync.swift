@@ -81,6 +81,8 @@ extension Deck {
         let remote = try syncRemote(named: options.remote)
         var report = SyncReport(remote: remote, dryRun: options.dryRun)
         try commitHandEditsBeforeSync(options, remote: remote, into: &report)
+        // Set once a step changed the deck or the remote; a later round that finds them equal keeps its report.
+        var acted = false
         while report.rounds < options.attempts {
             report.rounds += 1
             let theirs = try fetchMain(remote, options.settings)
@@ -92,12 +94,15 @@ extension Deck {
                 report.action = .push(from: nil, to: ours)
                 report.changedCards = try cardCount(at: ours)
                 if options.dryRun { return report }
-                if try push(remote, options.settings, round: report.rounds) { return done(report, ours, remote) }
+                if try push(remote, options.settings, round: report.rounds) {
+                    acted = true
+                    if let done = try finished(report, ours, remote) { return done }
+                }
                 continue
             }
             try checkRemoteIsDeck(theirs, remote)
             if theirs == ours {
-                report.action = .upToDate
+                if !acted { report.action = .upToDate }
                 report.head = ours
                 return report
             }
@@ -107,8 +112,14 @@ extension Deck {
                 if options.dryRun { return report }
                 let merged = try merge(
                     theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
-                report.head = merged.commit ?? theirs
-                return report
+                acted = true
+                // Main moved here meanwhile (the merge then made a merge commit): the next round pushes it.
+                let now = try headCommit()
+                if merged.kind == .fastForward && now == theirs {
+                    report.head = theirs
+                    return report
+                }
+                continue
             }
             if try isAncestor(theirs, of: ours) {
                 report.action = .push(from: theirs, to: ours)
@@ -121,7 +132,10 @@ extension Deck {
                     throw massDeleteError(refused, remote)
                 }
                 if options.dryRun { return report }
-                if try push(remote, options.settings, round: report.rounds) { return done(report, ours, remote) }
+                if try push(remote, options.settings, round: report.rounds) {
+                    acted = true
+                    if let done = try finished(report, ours, remote) { return done }
+                }
                 continue
             }
             report.action = .mergeAndPush(ours: ours, theirs: theirs)
@@ -138,7 +152,10 @@ extension Deck {
             if let refused = try massDeletion(from: theirs, to: commit, options) {
                 throw massDeleteError(refused, remote, merged: true)
             }
-            if try push(remote, options.settings, round: report.rounds) { return done(report, commit, remote) }
+            acted = true
+            if try push(remote, options.settings, round: report.rounds) {
+                if let done = try finished(report, commit, remote) { return done }
+            }
         }
         throw StoreError(
             .sync,
@@ -146,7 +163,12 @@ extension Deck {
                 + "another device pushed first; your deck keeps its commits, run `cards sync` again in a moment")
     }
 
-    private func done(_ report: SyncReport, _ head: ObjectID, _ remote: DeckRemote) -> SyncReport {
+    /// After a push of `head`: the report, or nil when main moved here meanwhile (another command
+    /// committed), so what went out may not be all of it: fetch again and compare.
+    private func finished(_ report: SyncReport, _ head: ObjectID, _ remote: DeckRemote) throws(StoreError)
+        -> SyncReport?
+    {
+        guard try headCommit() == head else { return nil }
         var report = report
         report.head = head
         // Our push moved the remote's main: say so in the remote-tracking ref, as git does.
@@ -186,7 +208,11 @@ extension Deck {
         } catch {
             throw StoreError.remote(error, "fetching from", remote)
         }
-        guard let theirs = fetched.heads[Deck.branch] else { return nil }
+        guard let theirs = fetched.heads[Deck.branch] else {
+            // No main there (any more): a tracking ref would only mislead `git status`.
+            try? repository.deleteReference(remote.trackingReference)
+            return nil
+        }
         // The fetch moved the tracking ref already; make sure, since the rest reads the commit from here.
         guard repository.hasObject(theirs) else {
             throw StoreError(
