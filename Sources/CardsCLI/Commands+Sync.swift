@@ -202,6 +202,8 @@ final class ProgressLine: @unchecked Sendable {
     private let enabled = Output.isTerminal(2)
     private var shown = false
     private var last = ""
+    private var lastDraw = 0.0
+    private let dumb = getenv("TERM").map { String(cString: $0) == "dumb" } ?? true
 
     func settings() -> RemoteSettings {
         var settings = RemoteSettings.fromEnvironment()
@@ -221,9 +223,15 @@ final class ProgressLine: @unchecked Sendable {
         let percent = progress.totalObjects > 0 ? progress.objects * 100 / progress.totalObjects : 0
         let line = "\(verb): \(percent)% (\(progress.objects)/\(progress.totalObjects)), \(Self.bytes(progress.bytes))"
         guard line != last else { return }
+        // At most ten redraws a second, but always the last one of a phase.
+        let now = Self.now()
+        let complete = progress.objects == progress.totalObjects
+        guard complete || now - lastDraw >= 0.1 else { return }
+        lastDraw = now
         last = line
         shown = true
-        let text = "\r\u{1B}[K" + line
+        // A dumb terminal gets no escape sequence: pad over the old line instead.
+        let text = dumb ? "\r" + line.padding(to: 70) : "\r\u{1B}[K" + line
         _ = text.withCString { write(2, $0, strlen($0)) }
     }
 
@@ -234,9 +242,22 @@ final class ProgressLine: @unchecked Sendable {
         _ = "\n".withCString { write(2, $0, 1) }
     }
 
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
     static func bytes(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         if count < 1024 * 1024 { return "\(count / 1024) KiB" }
         return "\(count / (1024 * 1024)) MiB"
+    }
+}
+
+extension String {
+    /// The text padded with spaces to at least `width` characters.
+    fileprivate func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }
