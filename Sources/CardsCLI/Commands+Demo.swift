@@ -42,7 +42,7 @@ extension Commands {
         let sharedShort = String(shared.prefix(8))
 
         demo.step("On the laptop, swipe the second card to the left (a scripted drag through the gesture engine): it is deleted, one commit.")
-        try demo.run(["--deck", laptop, "swipe", swipedShort, "--drag", "0:0,0 0.05:-40,1 0.1:-110,2 0.15:-190,3 0.2:-200,3", "--json"])
+        try demo.run(["--deck", laptop, "swipe", swipedShort, "--drag", "0:0,0 0.01:-40,1 0.02:-110,2 0.03:-190,3 0.04:-200,3", "--json"])
 
         demo.step("Meanwhile both devices edit the first card, offline: a different field each, and the title on both.")
         try demo.run(["--deck", laptop, "edit", sharedShort, "--color", "teal", "--title", "Ada (from the laptop)"])
