@@ -30,11 +30,12 @@ let package = Package(
         // Seeded fuzzing of the parsers and the merge driver (`./dev reliability`, and a short run in the tests).
         .executableTarget(
             name: "cards-fuzz", dependencies: ["CardModel", "CardsCLI", "DeckMerge", "SwipeEngine", "TerminalUI"]),
-        .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
-        .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel"]),
-        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CardModelTests", dependencies: ["CardModel", "TestSupport"]),
+        .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
+        .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
-        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge"]),
+        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel"]),
     ],
     swiftLanguageModes: [.v6]

@@ -33,7 +33,7 @@ extension Deck {
             return DeckChange(
                 files: [(CardID.path(for: card.id), result?.encoded())],
                 message: CommitMessage(
-                    subject: "Resolve conflict on card \(CommitMessage.quoted(card.title)): \(what)",
+                    subject: "Resolve conflict on card \(CommitMessage.quoted(result?.title ?? card.title)): \(what)",
                     trailers: [("Card-Id", card.id), ("Op", "resolve")]))
         }
         return resolved

@@ -1,4 +1,5 @@
 import CardModel
+import TerminalUI
 
 /// How cards look in the human (non-JSON) output.
 enum CardText {
@@ -26,8 +27,8 @@ enum CardText {
 
     /// One line per card: short id, title, platform, URL, in aligned columns.
     static func table(_ cards: [Card]) -> String {
-        let titleWidth = min(40, cards.map { $0.title.count }.max() ?? 0)
-        let platformWidth = min(16, cards.map { $0.platformName.count }.max() ?? 0)
+        let titleWidth = min(40, cards.map { CharacterWidth.of(oneLine($0.title)) }.max() ?? 0)
+        let platformWidth = min(16, cards.map { CharacterWidth.of($0.platformName) }.max() ?? 0)
         var text = ""
         for card in cards {
             var line = String(card.id.prefix(8)) + "  "
@@ -44,12 +45,24 @@ enum CardText {
         String(text.map { $0.isNewline ? " " : $0 }).trimmingSpaces()
     }
 
+    /// Cuts `text` to at most `width` terminal columns, ending with "…" when cut.
     static func truncate(_ text: String, _ width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+        if CharacterWidth.of(text) <= width { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let next = CharacterWidth.of(character)
+            if used + next > width - 1 { break }
+            result.append(character)
+            used += next
+        }
+        return result + "…"
     }
 
+    /// Pads `text` with spaces to `width` terminal columns (wide characters count two).
     static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let used = CharacterWidth.of(text)
+        return used >= width ? text : text + String(repeating: " ", count: width - used)
     }
 }
 

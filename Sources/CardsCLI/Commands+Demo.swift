@@ -1,3 +1,4 @@
+import CardModel
 import CardStore
 import Glibc
 
@@ -20,25 +21,58 @@ extension Commands {
         setenv("CARDS_AUTHOR_NAME", "CardDeck Demo", 0)
         setenv("CARDS_AUTHOR_EMAIL", "demo@carddeck.invalid", 0)
         let demo = DemoNarrator(output: context.output)
+        let remote = "\(root)/remote.git"
         let laptop = "\(root)/laptop"
-        demo.say("CardDeck demo in \(root)\n")
-        demo.step("Turn the bundled sample deck into a real deck (a git repository on branch main).")
-        try demo.run(["init", laptop, "--from", sample])
-        demo.step("The cards, in deck order.")
+        let phone = "\(root)/phone"
+        demo.say("CardDeck demo in \(root): one deck, a git remote, two devices.")
+
+        demo.step("A \"remote\": a bare git repository made from the bundled sample deck (any git server works the same).")
+        try demo.run(["init", "--bare", remote, "--from", sample])
+        demo.step("Two devices clone it: a laptop and a phone.")
+        try demo.run(["clone", remote, laptop])
+        try demo.run(["clone", remote, phone])
         try demo.run(["--deck", laptop, "list"])
-        demo.step("Add a card: one commit, and the card file appears in the working tree.")
-        let added = try demo.run([
-            "--deck", laptop, "add", "--title", "Ada on Codeberg", "--url", "https://codeberg.org/ada", "--platform",
-            "Codeberg", "--icon", "codeberg", "--color", "teal",
-        ])
-        let id = added.trimmingSpaces()
-        demo.step("Delete it again, then undo the delete: it comes back with the same id and bytes.")
-        try demo.run(["--deck", laptop, "delete", String(id.prefix(8))])
-        try demo.run(["--deck", laptop, "undo"])
-        try demo.run(["--deck", laptop, "show", String(id.prefix(8))])
-        demo.step("Every step is a commit that git itself can read.")
-        try demo.run(["--deck", laptop, "log", "-n", "5"])
-        try demo.run(["--deck", laptop, "fsck"])
+
+        let ids = try demo.run(["--deck", laptop, "list", "--json"], echo: false)
+        let cards = (try? JSONValue.parse(Array(ids.utf8)))?.arrayValue ?? []
+        guard cards.count >= 2, let swiped = cards[1]["id"]?.stringValue, let shared = cards[0]["id"]?.stringValue else {
+            throw CLIError(message: "the sample deck needs at least two cards")
+        }
+        let swipedShort = String(swiped.prefix(8))
+        let sharedShort = String(shared.prefix(8))
+
+        demo.step("On the laptop, swipe the second card to the left (a scripted drag through the gesture engine): it is deleted, one commit.")
+        try demo.run(["--deck", laptop, "swipe", swipedShort, "--drag", "0:0,0 0.01:-40,1 0.02:-110,2 0.03:-190,3 0.04:-200,3", "--json"])
+
+        demo.step("Meanwhile both devices edit the first card, offline: a different field each, and the title on both.")
+        try demo.run(["--deck", laptop, "edit", sharedShort, "--color", "teal", "--title", "Ada (from the laptop)"])
+        try demo.run(["--deck", phone, "edit", sharedShort, "--platform", "GitHub (phone)", "--title", "Ada (from the phone)"])
+
+        demo.step("The laptop syncs first: its changes go to the remote.")
+        try demo.run(["--deck", laptop, "sync"])
+        demo.step("The phone syncs: it fetches, merges card by card and field by field, and pushes the merge.")
+        try demo.run(["--deck", phone, "sync"])
+
+        demo.step("The merged card: both devices' different fields are in; the title had two values, one was kept and the other recorded.")
+        try demo.run(["--deck", phone, "show", sharedShort])
+        try demo.run(["--deck", phone, "conflicts"])
+
+        demo.step("Settle the title as an ordinary commit (choice 1), and sync both devices.")
+        try demo.run(["--deck", phone, "resolve", sharedShort, "--field", "title", "--pick", "1"])
+        try demo.run(["--deck", phone, "sync"])
+        try demo.run(["--deck", laptop, "sync"])
+
+        demo.step("Both decks are now identical, card for card and commit for commit.")
+        let laptopExport = try demo.run(["--deck", laptop, "export"], echo: false)
+        let phoneExport = try demo.run(["--deck", phone, "export"], echo: false)
+        let laptopHead = try Deck.open(at: laptop, searchUpward: false).headCommit()
+        let phoneHead = try Deck.open(at: phone, searchUpward: false).headCommit()
+        guard laptopExport == phoneExport, laptopHead == phoneHead, let head = laptopHead else {
+            throw CLIError(message: "the demo's decks differ after syncing: this is a bug, please report it")
+        }
+        let count = cards.count - 1
+        demo.say("  laptop and phone: \(count) cards, main at \(head.short) on both; the swiped card is in history (`cards restore \(swipedShort)`).")
+        try demo.run(["--deck", laptop, "log", "-n", "6"])
         demo.say(
             "\nDone. \(arguments.has("--keep") ? "The decks are in \(root)." : "Run `cards demo --keep` to keep the decks and look around.")"
         )
@@ -89,11 +123,11 @@ struct DemoNarrator {
 
     /// Runs a `cards` command in-process, echoing it and its output; fails the demo if it fails.
     @discardableResult
-    func run(_ arguments: [String]) throws -> String {
+    func run(_ arguments: [String], echo: Bool = true) throws -> String {
         let shown = arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
-        output.print("$ cards \(shown)")
+        if echo { output.print("$ cards \(shown)") }
         let result = CardsCLI.runCapturing(arguments)
-        if !result.stdout.isEmpty { output.print(indent(result.stdout), terminator: "") }
+        if echo && !result.stdout.isEmpty { output.print(indent(result.stdout), terminator: "") }
         if !result.stderr.isEmpty { output.error(indent(result.stderr)) }
         guard result.status == 0 else {
             throw CLIError(message: "the demo stopped: `cards \(shown)` exited with \(result.status)")

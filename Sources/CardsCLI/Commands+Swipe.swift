@@ -12,13 +12,20 @@ extension Commands {
                 "swipe [<id> (--drag <samples> | --left | --right)] [--preset <preset>] [--width <w>] [--height <h>] [--grab <x,y>] [--dry-run] [--json]",
             arguments: [("id", "The card to swipe (scripted form); without it, the interactive session starts.")],
             options: [
-                .value("--drag", "samples", "Space-separated T:X,Y samples (seconds, points); first = touch-down, last = touch-up; end with 'cancel' for a system cancel."),
+                .value(
+                    "--drag", "samples",
+                    "Space-separated T:X,Y samples (seconds, points); first = touch-down, last = touch-up; end with 'cancel' for a system cancel."
+                ),
                 .flag("--left", "Swipe left programmatically (deletes when the preset allows left)."),
                 .flag("--right", "Swipe right programmatically (keeps the card)."),
-                .value("--preset", "preset", "classic-stack, classic-row, stack or row (default: row scripted, stack interactive)."),
+                .value(
+                    "--preset", "preset",
+                    "classic-stack, classic-row, stack or row (default: row scripted, stack interactive)."),
                 .value("--width", "w", "Card width in points (default: the preset's)."),
                 .value("--height", "h", "Card height in points (default: the preset's)."),
-                .value("--grab", "x,y", "Where the finger touched down on the card, in card points (for the rotation sign)."),
+                .value(
+                    "--grab", "x,y",
+                    "Where the finger touched down on the card, in card points (for the rotation sign)."),
                 .flag("--dry-run", "Decide, but do not delete."),
                 .flag("--json", "Print the decision as a JSON object."),
             ],
@@ -63,7 +70,8 @@ extension Commands {
         let size = try cardSize(arguments, configuration)
         let modes = [arguments.value("--drag") != nil, arguments.has("--left"), arguments.has("--right")].filter { $0 }
         guard modes.count == 1 else {
-            throw UsageError(message: "give exactly one of --drag <samples>, --left, --right (or no id for the interactive session)")
+            throw UsageError(
+                message: "give exactly one of --drag <samples>, --left, --right (or no id for the interactive session)")
         }
         var grab: SwipeVector?
         if let text = arguments.value("--grab") {
@@ -83,7 +91,8 @@ extension Commands {
         } else {
             do {
                 outcome = try SwipeOutcome.programmatic(
-                    arguments.has("--left") ? .left : .right, configuration: configuration, cardSize: size, cardID: card.id)
+                    arguments.has("--left") ? .left : .right, configuration: configuration, cardSize: size,
+                    cardID: card.id)
             } catch {
                 throw CLIError(message: "\(error)")
             }
@@ -97,7 +106,8 @@ extension Commands {
             context.output.print(outcome.json(cardID: card.id, deleted: deleted))
         } else {
             let decision = outcome.decision
-            let detail = [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }.joined(separator: " ")
+            let detail = [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
+                .joined(separator: " ")
             if deleted {
                 context.output.print("Deleted card \(card.id) \"\(card.title)\" (\(detail)).")
             } else if outcome.deletes {
@@ -113,7 +123,8 @@ extension Commands {
         for option in ["--drag", "--grab"] where arguments.value(option) != nil {
             throw UsageError(message: "\(option) needs a card id: cards swipe <id> \(option) …")
         }
-        if arguments.has("--left") || arguments.has("--right") || arguments.has("--json") || arguments.has("--dry-run") {
+        if arguments.has("--left") || arguments.has("--right") || arguments.has("--json") || arguments.has("--dry-run")
+        {
             throw UsageError(message: "--left, --right, --json and --dry-run need a card id: cards swipe <id> --left")
         }
         let configuration = try configuration(arguments, default: "stack")
@@ -129,7 +140,10 @@ extension Commands {
         } catch let error as TerminalError {
             throw CLIError(message: error.message)
         }
-        let summary = adapter.deletedCount == 0 ? "No cards deleted." : "Deleted \(adapter.deletedCount) card\(adapter.deletedCount == 1 ? "" : "s") (each one commit; `cards undo` or `cards restore ID` brings one back)."
+        let summary =
+            adapter.deletedCount == 0
+            ? "No cards deleted."
+            : "Deleted \(adapter.deletedCount) card\(adapter.deletedCount == 1 ? "" : "s") (each one commit; `cards undo` or `cards restore ID` brings one back)."
         context.output.print(summary)
         return 0
     }

@@ -11,11 +11,14 @@ enum Commands {
 
     /// Commands from other files (swipe, merge, sync), registered here so `all` stays one list.
     static var extraCommands: [Command] {
-        [swipeCommand, mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand]
+        [
+            swipeCommand, mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand,
+            cloneCommand, remoteCommand, syncCommand,
+        ]
     }
 
     /// Two-word command groups (`remote add`), by group name.
-    static var groups: [String: [Command]] { [:] }
+    static var groups: [String: [Command]] { ["remote": [remoteAddCommand, remoteListCommand, remoteRemoveCommand]] }
 
     static var topLevelHelp: String {
         var text = """

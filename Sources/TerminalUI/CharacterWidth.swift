@@ -2,8 +2,9 @@
 ///
 /// A table of the common wide ranges, not the full Unicode East Asian Width data: enough for card titles in
 /// Chinese, Japanese or Korean, which the seeds were written in.
-enum CharacterWidth {
-    static func of(_ character: Character) -> Int {
+public enum CharacterWidth {
+    /// The columns `character` takes: 2 for East Asian wide characters and most emoji, else 1.
+    public static func of(_ character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 1 }
         let v = scalar.value
         let wide: [ClosedRange<UInt32>] = [
@@ -12,5 +13,12 @@ enum CharacterWidth {
             0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
         ]
         return wide.contains { $0.contains(v) } ? 2 : 1
+    }
+}
+
+extension CharacterWidth {
+    /// The columns a whole string takes.
+    public static func of(_ text: String) -> Int {
+        text.reduce(0) { $0 + of($1) }
     }
 }

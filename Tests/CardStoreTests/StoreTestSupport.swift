@@ -2,6 +2,7 @@ import CardModel
 import CardStore
 import Foundation
 import GitCore
+import TestSupport
 import Testing
 
 /// A scratch folder for in-process store tests, with an author identity and no fsync (speed).
@@ -58,24 +59,11 @@ final class StoreScratch: @unchecked Sendable {
 
 /// Makes `count` valid cards with predictable titles.
 func makeCards(_ count: Int, prefix: String = "Card", seed: UInt64 = 1) -> [Card] {
-    var generator = SeededGenerator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     return (0..<count).map { index in
         Card(
             id: CardID.random(using: &generator), title: "\(prefix) \(index)",
             indexURL: "https://example.org/\(prefix)/\(index)",
             platformName: "Web", platformIcon: "globe", color: "blue", rank: "a\(index % 10)")
-    }
-}
-
-/// SplitMix64: small, seedable, the same on every machine.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

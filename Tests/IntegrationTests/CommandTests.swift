@@ -250,3 +250,18 @@ struct CommandTests {
         }
     }
 }
+
+/// The main job a newcomer runs first.
+@Suite("The demo")
+struct DemoTests {
+    @Test("cards demo tells the whole story and ends with two identical decks")
+    func demoRuns() throws {
+        let scratch = try Scratch(identity: false)
+        let result = try scratch.cards(["demo", "--sample", Binaries.sampleRepo])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        for line in ["init --bare", "clone", "swipe", "sync", "Merged origin/main", "conflict: title", "resolve", "Both decks are now identical", "Done."] {
+            #expect(result.stdout.contains(line), "the demo did not show '\(line)'")
+        }
+        #expect(!result.stderr.contains("Error"))
+    }
+}

@@ -66,4 +66,29 @@ struct HistoryTests {
         #expect(twice.status == 1 && twice.stderr.contains("not deleted"))
         try scratch.expectClean(deck)
     }
+
+    @Test("unknown fields in a hand-written card survive an edit of another field, byte for byte in meaning")
+    func unknownFieldsSurviveEdit() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = "5eed0000-0000-4000-8000-00000000abcd"
+        let text = """
+            {"id": "\(id)", "title": "Hand written", "indexURL": "https://hand.example", "color": "teal",
+             "rank": "a0V", "platformName": "", "platformIcon": "",
+             "futureField": {"z": [1, 2.50, {"deep": null}], "a": "é/ü"}, "pinned": true}
+            """
+        try FileManager.default.createDirectory(atPath: deck + "/cards/5e", withIntermediateDirectories: true)
+        try text.write(toFile: deck + "/cards/5e/\(id).json", atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["commit"], in: deck).status == 0)
+        #expect(try scratch.cards(["edit", id, "--title", "Edited title"], in: deck).status == 0)
+        let card = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(card.utf8)) as? [String: Any])
+        #expect(object["title"] as? String == "Edited title")
+        #expect(object["pinned"] as? Bool == true)
+        let future = try #require(object["futureField"] as? [String: Any])
+        #expect(future["a"] as? String == "é/ü")
+        #expect(card.contains("2.50"), "number text kept as written")
+        #expect(card.contains("\"deep\": null"))
+        try scratch.expectClean(deck)
+    }
 }

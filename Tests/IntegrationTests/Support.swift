@@ -62,6 +62,7 @@ final class Scratch: @unchecked Sendable {
         try run("/usr/bin/git", arguments, in: directory)
     }
 
+    @discardableResult
     func run(
         _ program: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil,
         extraEnvironment: [String: String] = [:]
@@ -150,6 +151,32 @@ final class Scratch: @unchecked Sendable {
         }
         return result
     }
+}
+
+/// Runs a program with posix_spawn and waitpid, output to a file: for programs that leave a daemon
+/// behind (tmux), which Foundation's `Process` may wait on forever.
+func spawnAndWait(_ program: String, _ arguments: [String], environment: [String: String], outputFile: String) -> (
+    status: Int32, output: String
+) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([program] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, program, &actions, nil, argv, envp) == 0 else { return (-1, "") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let output = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+    let exited = (status & 0x7f) == 0
+    return (exited ? (status >> 8) & 0xff : -1, output)
 }
 
 /// Where the built binary and the bundled sample are.

@@ -1,4 +1,5 @@
 import SwipeEngine
+import TestSupport
 import Testing
 
 /// Properties over thousands of random streams per preset. Each stream has its own seed, printed on failure;

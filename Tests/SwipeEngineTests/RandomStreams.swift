@@ -1,3 +1,4 @@
+import TestSupport
 import SwipeEngine
 
 /// Random input streams for the property tests: plausible drags with hostile samples mixed in (NaN, infinities,

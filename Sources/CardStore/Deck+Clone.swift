@@ -1,0 +1,71 @@
+import GitCore
+
+extension Deck {
+    /// Clones the deck at `url` into `path` (a new or empty folder) and sets it up like `create`
+    /// does (merge-driver config). Refuses, removing what it made, when the remote is empty or its
+    /// `main` has no `deck.json`.
+    public static func clone(from url: String, to path: String, settings: RemoteSettings) throws(StoreError) -> Deck {
+        guard RemoteURL(url) != nil else {
+            throw StoreError(
+                .invalidInput,
+                "'\(url)' is not a git URL: give a path, file://, git://, http(s)://, ssh:// URL or user@host:path")
+        }
+        let absolute = FileSystem.absolute(path)
+        let existed = FileSystem.exists(absolute)
+        if existed && !(FileSystem.isDirectory(absolute) && FileSystem.list(absolute).isEmpty) {
+            throw StoreError(
+                .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
+        }
+        // Remove only what the clone made, so a refused clone leaves the place as it was.
+        func cleanUp() {
+            if existed {
+                for name in FileSystem.list(absolute) { FileSystem.removeTree("\(absolute)/\(name)") }
+            } else {
+                FileSystem.removeTree(absolute)
+            }
+        }
+        let remote = DeckRemote(name: "origin", url: url)
+        let repository: Repository
+        do {
+            repository = try Repository.clone(from: url, to: absolute, branch: "main", settings: settings)
+        } catch {
+            cleanUp()
+            if error.code == .notFound && error.message.contains("main") {
+                throw StoreError(
+                    .notADeck,
+                    "\(remote.displayURL) has no branch main: it is empty or not a deck; nothing was cloned. To fill an "
+                        + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`"
+                )
+            }
+            throw StoreError.remote(error, "cloning from", remote)
+        }
+        let head: ObjectID?
+        do {
+            head = try repository.referenceTarget(Deck.branch)
+            try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
+            try repository.setConfig("merge.cards.driver", mergeDriverCommand)
+        } catch {
+            cleanUp()
+            throw StoreError.git(error, while: "setting up the clone")
+        }
+        guard head != nil else {
+            cleanUp()
+            throw StoreError(
+                .notADeck,
+                "\(remote.displayURL) is empty, so there is no deck to clone; create a deck with `cards init`, then "
+                    + "`cards remote add origin \(url)` and `cards sync` to fill it")
+        }
+        let deck: Deck
+        do {
+            deck = try Deck(repository: repository)
+            try deck.checkIsDeck()
+        } catch {
+            cleanUp()
+            throw StoreError(
+                .notADeck,
+                "\(remote.displayURL) is a git repository but not a deck (no deck.json on branch main); nothing was cloned"
+            )
+        }
+        return deck
+    }
+}

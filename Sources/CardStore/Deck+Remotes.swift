@@ -1,0 +1,99 @@
+import GitCore
+
+/// A remote a deck syncs with, as configured in the repository (`git remote -v` shows the same).
+public struct DeckRemote: Sendable, Hashable {
+    /// Its name (`origin`).
+    public var name: String
+    /// Its URL or path.
+    public var url: String
+
+    /// Creates a remote record.
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+
+    /// The URL with any password hidden, for messages.
+    public var displayURL: String { RemoteURL(url)?.redacted ?? url }
+
+    /// The remote-tracking ref our fetch moves.
+    public var trackingReference: String { "refs/remotes/\(name)/main" }
+}
+
+extension Deck {
+    /// The configured remotes, sorted by name.
+    public func remotes() throws(StoreError) -> [DeckRemote] {
+        try git("reading the remotes") { () throws(GitError) in
+            try repository.remotes().map { DeckRemote(name: $0.name, url: $0.url) }.sorted { $0.name < $1.name }
+        }
+    }
+
+    /// Adds a remote (stored in the repository's git config, with git's default fetch refspec).
+    public func addRemote(name: String, url: String) throws(StoreError) {
+        guard RemoteURL(url) != nil, !url.contains(where: { $0.isNewline }) else {
+            throw StoreError(
+                .invalidInput,
+                "'\(url)' is not a git URL: give a path, file://, git://, http(s)://, ssh:// URL or user@host:path")
+        }
+        if let existing = try remotes().first(where: { $0.name == name }) {
+            throw StoreError(
+                .alreadyExists,
+                "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(name)`"
+            )
+        }
+        try git("adding remote \(name)") { () throws(GitError) in try repository.addRemote(name: name, url: url) }
+    }
+
+    /// Removes a remote and its remote-tracking refs.
+    public func removeRemote(name: String) throws(StoreError) {
+        guard try remotes().contains(where: { $0.name == name }) else {
+            throw StoreError(.invalidInput, "there is no remote named \(name); `cards remote list` shows the remotes")
+        }
+        try git("removing remote \(name)") { () throws(GitError) in try repository.removeRemote(name: name) }
+    }
+
+    /// The remote `cards sync` uses: the one named, else the only remote, else `origin`.
+    public func syncRemote(named name: String?) throws(StoreError) -> DeckRemote {
+        let all = try remotes()
+        if let name {
+            if let found = all.first(where: { $0.name == name }) { return found }
+            let known =
+                all.isEmpty ? "this deck has no remotes" : "the remotes are " + all.map(\.name).joined(separator: ", ")
+            throw StoreError(
+                .invalidInput, "there is no remote named \(name) (\(known)); add it with `cards remote add \(name) URL`"
+            )
+        }
+        if all.count == 1 { return all[0] }
+        if let origin = all.first(where: { $0.name == "origin" }) { return origin }
+        if all.isEmpty {
+            throw StoreError(
+                .invalidInput, "this deck has no remote to sync with; add one with `cards remote add origin URL`")
+        }
+        throw StoreError(
+            .invalidInput,
+            "this deck has several remotes (\(all.map(\.name).joined(separator: ", "))) and none is named origin; "
+                + "name one: `cards sync NAME`")
+    }
+}
+
+extension StoreError {
+    /// Turns a failure talking to a remote into a message that says what happened and what to try.
+    static func remote(_ error: GitError, _ doing: String, _ remote: DeckRemote) -> StoreError {
+        let place = "\(remote.name) (\(remote.displayURL))"
+        switch error.code {
+        case .authentication:
+            return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
+        case .certificate:
+            return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
+        case .nonFastForward:
+            return StoreError(.git(error.code), "\(doing) \(place) was refused: \(error.message)")
+        case .user:
+            return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
+        default:
+            return StoreError(
+                .git(error.code),
+                "\(doing) \(place) failed: \(error.message); check the URL (`cards remote list`), that the server is "
+                    + "running and reachable, and try again")
+        }
+    }
+}

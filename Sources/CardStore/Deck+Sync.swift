@@ -1,0 +1,336 @@
+import CardModel
+import DeckMerge
+import GitCore
+import Glibc
+
+/// What `sync` should do.
+public struct SyncOptions: Sendable {
+    /// The remote's name; nil: the only remote, else `origin`.
+    public var remote: String?
+    /// Fetch and report the plan, change nothing else.
+    public var dryRun: Bool
+    /// Push even when it deletes more than half of the remote's cards.
+    public var allowMassDelete: Bool
+    /// What a merge does with a card deleted on one side and edited on the other.
+    public var policy: MergePolicy
+    /// Credentials, host keys and progress.
+    public var settings: RemoteSettings
+    /// How many times to fetch again after the remote moved under a push.
+    public var attempts: Int
+
+    /// Creates options.
+    public init(
+        remote: String? = nil, dryRun: Bool = false, allowMassDelete: Bool = false, policy: MergePolicy = .keep,
+        settings: RemoteSettings = .fromEnvironment(), attempts: Int = 5
+    ) {
+        self.remote = remote
+        self.dryRun = dryRun
+        self.allowMassDelete = allowMassDelete
+        self.policy = policy
+        self.settings = settings
+        self.attempts = attempts
+    }
+}
+
+/// What `sync` did (or, on a dry run, would do).
+public struct SyncReport: Sendable {
+    /// How the deck and the remote related, and so what was done.
+    public enum Action: Sendable, Equatable {
+        /// Both were at the same commit: nothing written.
+        case upToDate
+        /// The remote was ahead: main moved forward to its commit.
+        case fastForward(from: ObjectID, to: ObjectID)
+        /// The deck was ahead (or the remote empty, `from` nil): main was pushed.
+        case push(from: ObjectID?, to: ObjectID)
+        /// Both had new commits: merged into a merge commit, then pushed.
+        case mergeAndPush(ours: ObjectID, theirs: ObjectID)
+    }
+
+    /// The remote synced with.
+    public var remote: DeckRemote
+    /// Whether nothing was changed on purpose.
+    public var dryRun: Bool
+    /// Hand edits committed before the sync (or, on a dry run, that would be).
+    public var handEdits: Int = 0
+    /// The commit that recorded them.
+    public var handEditsCommit: ObjectID?
+    /// The last step taken (or planned).
+    public var action: Action = .upToDate
+    /// Card files that differ between the deck and the remote before the sync (fast-forward and push).
+    public var changedCards: Int = 0
+    /// The merge's decisions (planned on a dry run).
+    public var merge: MergeReport?
+    /// `main` at the end (the remote's main too, unless a dry run).
+    public var head: ObjectID?
+    /// How many fetch rounds it took (more than one when the remote moved under a push).
+    public var rounds: Int = 0
+    /// On a dry run: the push would be refused by the mass-delete guard (deleted, remote's cards).
+    public var massDelete: (deleted: Int, of: Int)?
+
+    init(remote: DeckRemote, dryRun: Bool) {
+        self.remote = remote
+        self.dryRun = dryRun
+    }
+}
+
+extension Deck {
+    /// Makes this deck and the remote's `main` equal (sync.md): commits valid hand edits, fetches,
+    /// then does nothing, fast-forwards, pushes, or merges and pushes; fetches again when the
+    /// remote moved under the push, up to `options.attempts` times. Never forces a push.
+    public func sync(_ options: SyncOptions) throws(StoreError) -> SyncReport {
+        let remote = try syncRemote(named: options.remote)
+        var report = SyncReport(remote: remote, dryRun: options.dryRun)
+        try commitHandEditsBeforeSync(options, remote: remote, into: &report)
+        // Set once a step changed the deck or the remote; a later round that finds them equal keeps its report.
+        var acted = false
+        while report.rounds < options.attempts {
+            report.rounds += 1
+            let theirs = try fetchMain(remote, options.settings)
+            guard let ours = try headCommit() else {
+                throw StoreError(.notADeck, "this deck has no commit yet; nothing to sync")
+            }
+            guard let theirs else {
+                // An empty remote (no main yet): it gets our main.
+                report.action = .push(from: nil, to: ours)
+                report.changedCards = try cardCount(at: ours)
+                if options.dryRun { return report }
+                if try push(remote, options.settings, round: report.rounds) {
+                    acted = true
+                    if let done = try finished(report, ours, remote) { return done }
+                }
+                continue
+            }
+            try checkRemoteIsDeck(theirs, remote)
+            if theirs == ours {
+                if !acted { report.action = .upToDate }
+                report.head = ours
+                return report
+            }
+            if try isAncestor(ours, of: theirs) {
+                report.action = .fastForward(from: ours, to: theirs)
+                report.changedCards = try changedCards(from: ours, to: theirs)
+                if options.dryRun { return report }
+                let merged = try merge(
+                    theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
+                acted = true
+                // Main moved here meanwhile (the merge then made a merge commit): the next round pushes it.
+                let now = try headCommit()
+                if merged.kind == .fastForward && now == theirs {
+                    report.head = theirs
+                    return report
+                }
+                continue
+            }
+            if try isAncestor(theirs, of: ours) {
+                report.action = .push(from: theirs, to: ours)
+                report.changedCards = try changedCards(from: theirs, to: ours)
+                if let refused = try massDeletion(from: theirs, to: ours, options) {
+                    if options.dryRun {
+                        report.massDelete = refused
+                        return report
+                    }
+                    throw massDeleteError(refused, remote)
+                }
+                if options.dryRun { return report }
+                if try push(remote, options.settings, round: report.rounds) {
+                    acted = true
+                    if let done = try finished(report, ours, remote) { return done }
+                }
+                continue
+            }
+            report.action = .mergeAndPush(ours: ours, theirs: theirs)
+            let merged = try merge(
+                theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun)
+            report.merge = merged
+            if options.dryRun {
+                report.massDelete = try plannedMassDeletion(merged, ours: ours, theirs: theirs, options)
+                return report
+            }
+            guard let commit = merged.commit else {
+                throw StoreError(.sync, "the merge of \(remote.name)/main made no commit; run `cards sync` again")
+            }
+            if let refused = try massDeletion(from: theirs, to: commit, options) {
+                throw massDeleteError(refused, remote, merged: true)
+            }
+            acted = true
+            if try push(remote, options.settings, round: report.rounds) {
+                if let done = try finished(report, commit, remote) { return done }
+            }
+        }
+        throw StoreError(
+            .sync,
+            "\(remote.name) (\(remote.displayURL)) kept moving: \(options.attempts) pushes in a row were refused because "
+                + "another device pushed first; your deck keeps its commits, run `cards sync` again in a moment")
+    }
+
+    /// After a push of `head`: the report, or nil when main moved here meanwhile (another command
+    /// committed), so what went out may not be all of it: fetch again and compare.
+    private func finished(_ report: SyncReport, _ head: ObjectID, _ remote: DeckRemote) throws(StoreError)
+        -> SyncReport?
+    {
+        guard try headCommit() == head else { return nil }
+        var report = report
+        report.head = head
+        // Our push moved the remote's main: say so in the remote-tracking ref, as git does.
+        try? repository.setReference(remote.trackingReference, to: head, logMessage: "cards: push to \(remote.name)")
+        return report
+    }
+
+    /// Step 1: valid hand edits become a commit; any invalid card file stops the sync before the network.
+    private func commitHandEditsBeforeSync(_ options: SyncOptions, remote: DeckRemote, into report: inout SyncReport)
+        throws(StoreError)
+    {
+        guard !isBare else { return }
+        let edits = try handEdits()
+        let invalid = edits.filter { $0.problem != nil }
+        if !invalid.isEmpty {
+            throw StoreError(
+                .invalidCard,
+                "not syncing (nothing was sent or fetched): \(invalid.count) card file\(invalid.count == 1 ? " is" : "s are") invalid:\n  "
+                    + invalid.map { "\($0.path): \($0.problem ?? "")" }.joined(separator: "\n  ")
+                    + "\nfix or remove \(invalid.count == 1 ? "it" : "them"), then run `cards sync` again")
+        }
+        guard !edits.isEmpty else { return }
+        report.handEdits = edits.count
+        if options.dryRun { return }
+        if let committed = try commitHandEdits(message: "Commit hand edits before sync with \(remote.name)") {
+            report.handEdits = committed.edits.count
+            report.handEditsCommit = committed.outcome.commit
+        }
+    }
+
+    /// Step 2: fetches the remote's main into `refs/remotes/NAME/main`; nil when the remote has no main.
+    private func fetchMain(_ remote: DeckRemote, _ settings: RemoteSettings) throws(StoreError) -> ObjectID? {
+        let fetched: FetchResult
+        do {
+            fetched = try repository.fetch(
+                from: remote.name, refspecs: ["\(Deck.branch):\(remote.trackingReference)"], settings: settings)
+        } catch {
+            throw StoreError.remote(error, "fetching from", remote)
+        }
+        guard let theirs = fetched.heads[Deck.branch] else {
+            // No main there (any more): a tracking ref would only mislead `git status`.
+            try? repository.deleteReference(remote.trackingReference)
+            return nil
+        }
+        // The fetch moved the tracking ref already; make sure, since the rest reads the commit from here.
+        guard repository.hasObject(theirs) else {
+            throw StoreError(
+                .sync, "fetching from \(remote.name) did not bring its main (\(theirs.short)); run `cards sync` again")
+        }
+        try git("updating \(remote.trackingReference)") { () throws(GitError) in
+            try repository.setReference(remote.trackingReference, to: theirs, logMessage: "cards: fetch \(remote.name)")
+        }
+        return theirs
+    }
+
+    /// Pushes main; false when the remote moved meanwhile (fetch again), throws for anything else.
+    private func push(_ remote: DeckRemote, _ settings: RemoteSettings, round: Int) throws(StoreError) -> Bool {
+        // For tests only: widen the window between the first fetch and push so another device can
+        // push first; a marker file tells the test the window is open.
+        if round == 1, let text = getenv("CARDS_TEST_DELAY_BEFORE_PUSH").map({ String(cString: $0) }),
+            let seconds = Double(text)
+        {
+            try? FileSystem.writeAtomically(
+                Array("waiting\n".utf8), to: "\(gitDirectory)/cards-test-push-window", durable: false)
+            usleep(UInt32(min(seconds, 10) * 1_000_000))
+        }
+        do {
+            try repository.push(to: remote.name, refspecs: ["\(Deck.branch):\(Deck.branch)"], settings: settings)
+            return true
+        } catch  where error.code == .nonFastForward {
+            return false
+        } catch {
+            throw StoreError.remote(error, "pushing to", remote)
+        }
+    }
+
+    private func checkRemoteIsDeck(_ theirs: ObjectID, _ remote: DeckRemote) throws(StoreError) {
+        let tree = try git("reading \(remote.name)/main") { () throws(GitError) in try repository.commit(theirs).tree }
+        let entry = try git("reading \(remote.name)/main") { () throws(GitError) in
+            try repository.treeEntry(in: tree, path: Deck.metadataPath)
+        }
+        guard entry != nil else {
+            throw StoreError(
+                .notADeck,
+                "\(remote.name) (\(remote.displayURL)) is not a deck: its main has no deck.json; nothing was changed. "
+                    + "Check the URL (`cards remote list`), or sync with an empty repository instead")
+        }
+    }
+
+    private func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws(StoreError) -> Bool {
+        try git("comparing histories") { () throws(GitError) in try repository.isDescendant(commit, of: ancestor) }
+    }
+
+    private func tree(of commit: ObjectID) throws(StoreError) -> ObjectID {
+        try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+    }
+
+    /// Card files that differ between two commits.
+    private func changedCards(from old: ObjectID, to new: ObjectID) throws(StoreError) -> Int {
+        let oldTree = try tree(of: old)
+        let newTree = try tree(of: new)
+        let changes = try git("comparing trees") { () throws(GitError) in
+            try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
+        }
+        return changes.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") }.count
+    }
+
+    private func cardCount(at commit: ObjectID) throws(StoreError) -> Int {
+        var count = 0
+        try snapshot(at: commit).forEachCardFile { (_, _) throws(StoreError) in count += 1 }
+        return count
+    }
+
+    /// Step 5: (deleted, remote's cards) when pushing `new` over `remoteCommit` deletes more than
+    /// half of the remote's cards and more than 10, unless allowed; else nil.
+    private func massDeletion(from remoteCommit: ObjectID, to new: ObjectID, _ options: SyncOptions) throws(StoreError)
+        -> (deleted: Int, of: Int)?
+    {
+        guard !options.allowMassDelete else { return nil }
+        let oldTree = try tree(of: remoteCommit)
+        let newTree = try tree(of: new)
+        let changes = try git("comparing trees") { () throws(GitError) in
+            try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
+        }
+        let deleted = changes.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") && $0.old != nil && $0.new == nil }
+            .count
+        return try Deck.guardVerdict(
+            deleted: deleted, remoteCards: { () throws(StoreError) in try cardCount(at: remoteCommit) })
+    }
+
+    /// The same guard for a merge not yet made: cards on the remote that the merge would leave out.
+    private func plannedMassDeletion(_ merge: MergeReport, ours: ObjectID, theirs: ObjectID, _ options: SyncOptions)
+        throws(StoreError) -> (deleted: Int, of: Int)?
+    {
+        guard !options.allowMassDelete else { return nil }
+        let theirsSnapshot = try snapshot(at: theirs)
+        let oursSnapshot = try snapshot(at: ours)
+        var deleted = 0
+        for decision in merge.decisions where decision.kind == .tookOurs || decision.kind == .deletedOverEdit {
+            let path = CardID.path(for: decision.id)
+            if try theirsSnapshot.blobID(at: path) != nil, try oursSnapshot.blobID(at: path) == nil { deleted += 1 }
+        }
+        return try Deck.guardVerdict(
+            deleted: deleted, remoteCards: { () throws(StoreError) in try cardCount(at: theirs) })
+    }
+
+    private static func guardVerdict(deleted: Int, remoteCards: () throws(StoreError) -> Int) throws(StoreError) -> (
+        deleted: Int, of: Int
+    )? {
+        guard deleted > 10 else { return nil }
+        let total = try remoteCards()
+        return deleted * 2 > total ? (deleted, total) : nil
+    }
+
+    private func massDeleteError(_ refused: (deleted: Int, of: Int), _ remote: DeckRemote, merged: Bool = false)
+        -> StoreError
+    {
+        StoreError(
+            .sync,
+            "not pushing: it would delete \(refused.deleted) of the \(refused.of) cards on \(remote.name), more than half"
+                + (merged ? " (the merge was made locally and is kept)" : "")
+                + "; if that is what you want, run `cards sync --allow-mass-delete` (`cards sync --dry-run` shows the plan)"
+        )
+    }
+}

@@ -1,0 +1,263 @@
+import CardStore
+import DeckMerge
+import GitCore
+import Glibc
+
+extension Commands {
+    static let cloneCommand = Command(
+        spec: CommandSpec(
+            name: "clone", abstract: "Clone a deck from any git URL.", usage: "clone <url> <dir>",
+            arguments: [
+                ("url", "A path, file://, git://, http(s)://, ssh:// URL or user@host:path."),
+                ("dir", "A new (or empty) folder for the deck."),
+            ],
+            positionals: 2...2,
+            discussion: """
+                The clone gets the remote as origin and the merge driver config, like `cards init`.
+                A remote that is empty or has no deck.json on main is refused, leaving nothing behind.
+                ssh: the ssh agent, then CARDS_SSH_KEY (else ~/.ssh/id_ed25519, id_rsa); host keys must be in
+                ~/.ssh/known_hosts. http(s): user and token from the URL or CARDS_HTTP_USER/CARDS_HTTP_TOKEN.
+                """)
+    ) { context, arguments in
+        let url = arguments.positionals[0]
+        let path = arguments.positionals[1]
+        let progress = ProgressLine()
+        let deck = try Deck.clone(from: url, to: path, settings: progress.settings())
+        progress.finish()
+        let count = try deck.snapshot().allCards().cards.count
+        let remote = DeckRemote(name: "origin", url: url)
+        context.output.print(
+            "Cloned a deck of \(count) card\(count == 1 ? "" : "s") from \(remote.displayURL) into \(deck.location).")
+        return 0
+    }
+
+    static let remoteSpec = CommandSpec(
+        name: "remote", abstract: "Add, list and remove remotes.", usage: "remote <subcommand>",
+        subcommands: [
+            ("add", "Add a remote: remote add <name> <url>."),
+            ("list", "List the remotes and their URLs."),
+            ("remove", "Remove a remote: remote remove <name>."),
+        ])
+
+    // Reached only through the group dispatch, which handles a missing subcommand itself.
+    static let remoteCommand = Command(spec: remoteSpec) { context, _ in
+        context.output.print(remoteSpec.helpText, terminator: "")
+        return 64
+    }
+
+    static let remoteAddCommand = Command(
+        spec: CommandSpec(
+            name: "remote add", abstract: "Add a remote (in the repository's git config).",
+            usage: "remote add <name> <url>",
+            arguments: [
+                ("name", "Its name, e.g. origin."),
+                ("url", "A path, file://, git://, http(s)://, ssh:// URL or user@host:path."),
+            ],
+            positionals: 2...2)
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        let name = arguments.positionals[0]
+        try deck.addRemote(name: name, url: arguments.positionals[1])
+        context.output.print(
+            "Added remote \(name) (\(DeckRemote(name: name, url: arguments.positionals[1]).displayURL)).")
+        return 0
+    }
+
+    static let remoteListCommand = Command(
+        spec: CommandSpec(
+            name: "remote list", abstract: "List the remotes: name and URL, one per line.", usage: "remote list")
+    ) { context, _ in
+        let deck = try context.openDeck()
+        for remote in try deck.remotes() {
+            context.output.print("\(remote.name)\t\(remote.displayURL)")
+        }
+        return 0
+    }
+
+    static let remoteRemoveCommand = Command(
+        spec: CommandSpec(
+            name: "remote remove", abstract: "Remove a remote and its remote-tracking refs.",
+            usage: "remote remove <name>",
+            arguments: [("name", "The remote to remove.")], positionals: 1...1)
+    ) { context, arguments in
+        let deck = try context.openDeck()
+        try deck.removeRemote(name: arguments.positionals[0])
+        context.output.print("Removed remote \(arguments.positionals[0]).")
+        return 0
+    }
+
+    static let syncCommand = Command(
+        spec: CommandSpec(
+            name: "sync", abstract: "Make the deck and a remote equal: fetch, merge, push.",
+            usage: "sync [<remote>] [--dry-run] [--allow-mass-delete] [--policy keep|delete]",
+            arguments: [("remote", "The remote (default: the only one, else origin).")],
+            options: [
+                .flag("--dry-run", "Fetch and show what would happen; change nothing else."),
+                .flag("--allow-mass-delete", "Push even when it deletes more than half of the remote's cards."),
+                .value(
+                    "--policy", "keep|delete",
+                    "A card deleted on one side and edited on the other: keep it (default) or delete it."),
+            ],
+            positionals: 0...1,
+            discussion: """
+                Commits valid hand edits first (an invalid card file stops the sync before the network), fetches
+                the remote's main, then: nothing (up to date), fast-forward, push, or merge and push. A push the
+                remote refuses because it moved is retried after a new fetch, up to 5 times; never forced.
+                Exit 0 only when the deck and the remote are equal at the end (with --dry-run: when the plan
+                would go through).
+                """)
+    ) { context, arguments in
+        var policy = MergePolicy.keep
+        if let text = arguments.value("--policy") {
+            guard let parsed = MergePolicy(rawValue: text) else {
+                throw UsageError(message: "--policy must be keep or delete, not '\(text)'")
+            }
+            policy = parsed
+        }
+        let deck = try context.openDeck()
+        let progress = ProgressLine()
+        let options = SyncOptions(
+            remote: arguments.positionals.first, dryRun: arguments.has("--dry-run"),
+            allowMassDelete: arguments.has("--allow-mass-delete"), policy: policy, settings: progress.settings())
+        let report: SyncReport
+        do {
+            report = try deck.sync(options)
+        } catch {
+            progress.finish()
+            throw error
+        }
+        progress.finish()
+        for line in SyncText.lines(report) { context.output.print(line) }
+        return report.dryRun && report.massDelete != nil ? 1 : 0
+    }
+}
+
+/// The few lines `cards sync` prints: what happened (or would), per-card merge decisions, the end state.
+enum SyncText {
+    static func lines(_ report: SyncReport) -> [String] {
+        let name = report.remote.name
+        let would = report.dryRun
+        var lines: [String] = []
+        if report.handEdits > 0 {
+            let count = "\(report.handEdits) hand edit\(report.handEdits == 1 ? "" : "s")"
+            if would {
+                lines.append("Would commit \(count) first.")
+            } else {
+                lines.append("Committed \(count) (\(report.handEditsCommit?.short ?? "?")).")
+            }
+        }
+        switch report.action {
+        case .upToDate:
+            lines.append("Up to date with \(name) (\(report.head?.short ?? "?")).")
+        case .fastForward(let from, let to):
+            lines.append(
+                "\(would ? "Would fast-forward" : "Fast-forwarded") main \(from.short)..\(to.short) from \(name)/main "
+                    + "(\(cards(report.changedCards)) changed).")
+        case .push(let from, let to):
+            if let from {
+                lines.append(
+                    "\(would ? "Would push" : "Pushed") main \(from.short)..\(to.short) to \(name) (\(cards(report.changedCards)) changed)."
+                )
+            } else {
+                lines.append(
+                    "\(would ? "Would push" : "Pushed") main \(to.short) to the empty remote \(name) (\(cards(report.changedCards)))."
+                )
+            }
+        case .mergeAndPush(let ours, let theirs):
+            let decisions = report.merge?.decisions.filter { $0.kind != .unchanged } ?? []
+            lines.append(
+                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))):"
+            )
+            for decision in decisions { lines.append("  \(decision.summary)") }
+            for problem in report.merge?.invalid ?? [] {
+                lines.append("  invalid incoming file, kept as it came: \(problem)")
+            }
+            if would {
+                lines.append("Would push the merge to \(name).")
+            } else {
+                lines.append("Pushed the merge \(report.head?.short ?? "?") to \(name).")
+            }
+        }
+        if let refused = report.massDelete {
+            lines.append(
+                "The push would be refused: it deletes \(refused.deleted) of the \(refused.of) cards on \(name) "
+                    + "(use --allow-mass-delete if that is what you want).")
+        }
+        if report.rounds > 1 && !would {
+            lines.append("(\(name) moved meanwhile: fetched \(report.rounds) times.)")
+        }
+        if would {
+            lines.append("Dry run: nothing changed except \(report.remote.trackingReference).")
+        } else if let head = report.head, report.action != .upToDate {
+            lines.append("Deck and \(name) are equal at \(head.short).")
+        }
+        return lines
+    }
+
+    static func cards(_ count: Int) -> String { "\(count) card\(count == 1 ? "" : "s")" }
+}
+
+/// A progress line on standard error, only when it is a terminal: objects and bytes as they move.
+final class ProgressLine: @unchecked Sendable {
+    private let enabled = Output.isTerminal(2)
+    private var shown = false
+    private var last = ""
+    private var lastDraw = 0.0
+    private let dumb = getenv("TERM").map { String(cString: $0) == "dumb" } ?? true
+
+    func settings() -> RemoteSettings {
+        var settings = RemoteSettings.fromEnvironment()
+        if enabled {
+            settings.progress = { [self] progress in self.show(progress) }
+        }
+        return settings
+    }
+
+    private func show(_ progress: TransferProgress) {
+        let verb: String
+        switch progress.phase {
+        case .receiving: verb = "Receiving objects"
+        case .resolving: verb = "Resolving deltas"
+        case .sending: verb = "Sending objects"
+        }
+        let percent = progress.totalObjects > 0 ? progress.objects * 100 / progress.totalObjects : 0
+        let line = "\(verb): \(percent)% (\(progress.objects)/\(progress.totalObjects)), \(Self.bytes(progress.bytes))"
+        guard line != last else { return }
+        // At most ten redraws a second, but always the last one of a phase.
+        let now = Self.now()
+        let complete = progress.objects == progress.totalObjects
+        guard complete || now - lastDraw >= 0.1 else { return }
+        lastDraw = now
+        last = line
+        shown = true
+        // A dumb terminal gets no escape sequence: pad over the old line instead.
+        let text = dumb ? "\r" + line.padding(to: 70) : "\r\u{1B}[K" + line
+        _ = text.withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// Ends the line so what follows starts on its own.
+    func finish() {
+        guard shown else { return }
+        shown = false
+        _ = "\n".withCString { write(2, $0, 1) }
+    }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    static func bytes(_ count: Int) -> String {
+        if count < 1024 { return "\(count) B" }
+        if count < 1024 * 1024 { return "\(count / 1024) KiB" }
+        return "\(count / (1024 * 1024)) MiB"
+    }
+}
+
+extension String {
+    /// The text padded with spaces to at least `width` characters.
+    fileprivate func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

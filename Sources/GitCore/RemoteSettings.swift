@@ -1,0 +1,86 @@
+import Glibc
+
+/// How far a fetch, push or clone has come, for a progress line.
+public struct TransferProgress: Sendable, Equatable {
+    /// Which part of the transfer this is.
+    public enum Phase: Sendable, Equatable {
+        /// Receiving objects from the remote.
+        case receiving
+        /// Resolving deltas of received objects.
+        case resolving
+        /// Sending objects to the remote.
+        case sending
+    }
+    /// Which part of the transfer this is.
+    public var phase: Phase
+    /// Objects done so far.
+    public var objects: Int
+    /// Objects in all (0 when not known yet).
+    public var totalObjects: Int
+    /// Bytes moved so far.
+    public var bytes: Int
+}
+
+/// Credentials, host-key checking and progress for talking to a remote. `fromEnvironment()`
+/// gives what `cards` uses; tests and callers may change any field.
+public struct RemoteSettings: Sendable {
+    /// Try the ssh agent first (when `SSH_AUTH_SOCK` is set).
+    public var useSSHAgent: Bool
+    /// Private key files to offer, in order, after the agent (`CARDS_SSH_KEY`, else `~/.ssh/id_ed25519`, `~/.ssh/id_rsa`).
+    public var sshKeys: [String]
+    /// The user name for ssh when the URL has none.
+    public var sshUser: String?
+    /// The http(s) user when the URL has none (`CARDS_HTTP_USER`).
+    public var httpUser: String?
+    /// The http(s) password or token (`CARDS_HTTP_TOKEN`).
+    public var httpToken: String?
+    /// The known_hosts file that ssh host keys are checked against (`$HOME/.ssh/known_hosts`).
+    public var knownHostsPath: String?
+    /// Gives up (cancels from a callback) once this many seconds have passed; nil waits as long as it takes.
+    /// libgit2 1.5 has no network timeouts of its own; this only fires while data moves.
+    public var timeout: Double?
+    /// Called as objects move; nil shows nothing.
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+
+    /// Creates settings with nothing configured (no agent, no keys, no known hosts).
+    public init(
+        useSSHAgent: Bool = false, sshKeys: [String] = [], sshUser: String? = nil, httpUser: String? = nil,
+        httpToken: String? = nil, knownHostsPath: String? = nil, timeout: Double? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) {
+        self.useSSHAgent = useSSHAgent
+        self.sshKeys = sshKeys
+        self.sshUser = sshUser
+        self.httpUser = httpUser
+        self.httpToken = httpToken
+        self.knownHostsPath = knownHostsPath
+        self.timeout = timeout
+        self.progress = progress
+    }
+
+    /// The settings `cards` runs with: agent when `SSH_AUTH_SOCK` is set; `CARDS_SSH_KEY`, else
+    /// `~/.ssh/id_ed25519` and `~/.ssh/id_rsa` that exist; `CARDS_HTTP_USER`/`CARDS_HTTP_TOKEN`;
+    /// `$HOME/.ssh/known_hosts`; `CARDS_NETWORK_TIMEOUT` seconds when set.
+    public static func fromEnvironment() -> RemoteSettings {
+        var settings = RemoteSettings()
+        settings.useSSHAgent = !(environment("SSH_AUTH_SOCK") ?? "").isEmpty
+        let home = environment("HOME")
+        if let key = environment("CARDS_SSH_KEY"), !key.isEmpty {
+            settings.sshKeys = [key]
+        } else if let home {
+            settings.sshKeys = ["id_ed25519", "id_rsa"].map { "\(home)/.ssh/\($0)" }.filter { access($0, R_OK) == 0 }
+        }
+        settings.sshUser = environment("USER").flatMap { $0.isEmpty ? nil : $0 }
+        settings.httpUser = environment("CARDS_HTTP_USER")
+        settings.httpToken = environment("CARDS_HTTP_TOKEN")
+        if let home { settings.knownHostsPath = "\(home)/.ssh/known_hosts" }
+        if let text = environment("CARDS_NETWORK_TIMEOUT"), let seconds = Double(text), seconds > 0 {
+            settings.timeout = seconds
+        }
+        return settings
+    }
+
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}

@@ -1,0 +1,163 @@
+import CGit2
+import Glibc
+
+/// What a fetch brought back.
+public struct FetchResult: Sendable {
+    /// Every branch the remote advertised (`refs/heads/…`), by full name; empty for an empty remote.
+    public var heads: [String: ObjectID]
+    /// Objects received.
+    public var receivedObjects: Int
+    /// Bytes received.
+    public var receivedBytes: Int
+}
+
+extension Repository {
+    /// Fetches from a configured remote (by name) or a URL with explicit refspecs such as
+    /// `refs/heads/main:refs/remotes/origin/main`: downloads what is missing and moves the
+    /// remote-tracking refs the refspecs name. Writes no FETCH_HEAD and no tags.
+    public func fetch(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> FetchResult
+    {
+        let (handle, url) = try openRemote(remote)
+        defer { git_remote_free(handle) }
+        let state = RemoteCallbackState(settings: settings, url: url)
+        var options = git_fetch_options()
+        try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "git_fetch_options_init")
+        state.install(into: &options.callbacks)
+        options.update_fetchhead = 0
+        options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
+        options.prune = GIT_FETCH_NO_PRUNE
+        let result = withExtendedLifetime(state) {
+            withStringArray(refspecs) { array in git_remote_fetch(handle, &array, &options, "cards: fetch \(remote)") }
+        }
+        try state.rethrow(result, "git_remote_fetch")
+        var fetched = FetchResult(heads: try advertisedHeads(handle), receivedObjects: 0, receivedBytes: 0)
+        if let stats = git_remote_stats(handle) {
+            fetched.receivedObjects = Int(stats.pointee.received_objects)
+            fetched.receivedBytes = Int(stats.pointee.received_bytes)
+        }
+        return fetched
+    }
+
+    /// Pushes with explicit refspecs such as `refs/heads/main:refs/heads/main`; never forced.
+    /// A refusal because the remote moved comes back as `.nonFastForward`, whether libgit2 saw it
+    /// (`GIT_ENONFASTFORWARD`) or only the server did (a status in `push_update_reference`).
+    public func push(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) {
+        if let forced = refspecs.first(where: { $0.hasPrefix("+") }) {
+            throw GitError(code: .other(-1), message: "refusing a forced push (\(forced))", function: "push")
+        }
+        let (handle, url) = try openRemote(remote)
+        defer { git_remote_free(handle) }
+        if let local = RemoteURL(url), local.transport == .local {
+            // libgit2's local transport does not compare-and-swap the ref: push by hand (see pushLocal).
+            try pushLocal(path: local.path, url: url, refspecs: refspecs)
+            return
+        }
+        let state = RemoteCallbackState(settings: settings, url: url)
+        var options = git_push_options()
+        try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "git_push_options_init")
+        state.install(into: &options.callbacks)
+        let result = withExtendedLifetime(state) {
+            withStringArray(refspecs) { array in git_remote_push(handle, &array, &options) }
+        }
+        if result == GIT_ENONFASTFORWARD.rawValue {
+            let error = GitError.last(result, function: "git_remote_push")
+            throw GitError(
+                code: .nonFastForward, message: "the remote moved since the fetch (\(error.message))",
+                function: "git_remote_push")
+        }
+        try state.rethrow(result, "git_remote_push")
+        if !state.rejected.isEmpty {
+            let reasons = state.rejected.map { "\($0.reference): \($0.status)" }.joined(separator: "; ")
+            throw GitError(
+                code: .nonFastForward, message: "the remote refused the push (\(reasons))",
+                function: "push_update_reference")
+        }
+    }
+
+    /// The configured remotes, by name, with their URLs.
+    public func remotes() throws(GitError) -> [(name: String, url: String)] {
+        var names = git_strarray()
+        try check(git_remote_list(&names, pointer), "git_remote_list")
+        defer { git_strarray_dispose(&names) }
+        var result: [(name: String, url: String)] = []
+        for index in 0..<names.count {
+            guard let name = names.strings[index].map({ String(cString: $0) }) else { continue }
+            result.append((name, try remoteURL(name) ?? ""))
+        }
+        return result
+    }
+
+    /// The URL of a configured remote, or nil when there is no such remote.
+    public func remoteURL(_ name: String) throws(GitError) -> String? {
+        var remote: OpaquePointer?
+        let result = git_remote_lookup(&remote, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue {
+            git_error_clear()
+            return nil
+        }
+        try check(result, "git_remote_lookup")
+        defer { git_remote_free(remote) }
+        return git_remote_url(remote).map { String(cString: $0) }
+    }
+
+    /// Adds a remote to the repository's config with git's default fetch refspec
+    /// (`+refs/heads/*:refs/remotes/NAME/*`), so the git CLI sees it too.
+    public func addRemote(name: String, url: String) throws(GitError) {
+        var valid: Int32 = 0
+        try check(git_remote_name_is_valid(&valid, name), "git_remote_name_is_valid")
+        guard valid == 1 else {
+            throw GitError(
+                code: .other(-1), message: "'\(name)' is not a valid remote name", function: "git_remote_name_is_valid")
+        }
+        var remote: OpaquePointer?
+        try check(git_remote_create(&remote, pointer, name, url), "git_remote_create")
+        git_remote_free(remote)
+    }
+
+    /// Removes a remote, its config and its remote-tracking refs.
+    public func removeRemote(name: String) throws(GitError) {
+        try check(git_remote_delete(pointer, name), "git_remote_delete")
+    }
+
+    /// A configured remote by name, else an anonymous one for a URL or path.
+    func openRemote(_ remote: String) throws(GitError) -> (OpaquePointer, String) {
+        var handle: OpaquePointer?
+        let result = git_remote_lookup(&handle, pointer, remote)
+        if result == 0, let handle {
+            return (handle, git_remote_url(handle).map { String(cString: $0) } ?? remote)
+        }
+        guard result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue else {
+            throw GitError.last(result, function: "git_remote_lookup")
+        }
+        git_error_clear()
+        try check(git_remote_create_anonymous(&handle, pointer, remote), "git_remote_create_anonymous")
+        guard let handle else {
+            throw GitError(code: .notFound, message: "no remote \(remote)", function: "git_remote_create_anonymous")
+        }
+        return (handle, remote)
+    }
+
+    /// The branches a connected (or just disconnected) remote advertised.
+    func advertisedHeads(_ remote: OpaquePointer) throws(GitError) -> [String: ObjectID] {
+        var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
+        var count = 0
+        try check(git_remote_ls(&heads, &count, remote), "git_remote_ls")
+        var result: [String: ObjectID] = [:]
+        for index in 0..<count {
+            guard let head = heads?[index], let name = head.pointee.name else { continue }
+            let text = String(cString: name)
+            if text.hasPrefix("refs/heads/") { result[text] = ObjectID(head.pointee.oid) }
+        }
+        return result
+    }
+}
+
+/// Calls `body` with a `git_strarray` of `strings` that lives only during the call.
+func withStringArray<T>(_ strings: [String], _ body: (inout git_strarray) -> T) -> T {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeMutableBufferPointer { buffer in
+        var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+        return body(&array)
+    }
+}

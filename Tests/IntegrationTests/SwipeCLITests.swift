@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+
+/// `cards swipe`: the scripted form, and the interactive session driven through tmux (a real pty).
+@Suite("Swiping cards")
+struct SwipeCLITests {
+    @Test("a scripted left drag past the threshold deletes the card in one commit with a Gesture trailer")
+    func scriptedDelete() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = String(try scratch.cards(["list"], in: deck).stdout.prefix(8))
+        let before = try scratch.commits(deck).count
+        let result = try scratch.cards(
+            ["swipe", id, "--drag", "0:0,0 0.1:-60,1 0.2:-130,2 0.3:-190,2 0.32:-190,2", "--json"], in: deck)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["decision"] as? String == "commit")
+        #expect(object["direction"] as? String == "left")
+        #expect(object["reason"] as? String == "distance")
+        #expect(object["preset"] as? String == "row")
+        #expect(object["deleted"] as? Bool == true)
+        #expect(object["armed"] as? Bool == true)
+        #expect((object["offset"] as? [Double])?.first == -190)
+        for key in ["id", "rotation", "progress", "velocity"] { #expect(object[key] != nil, "missing \(key)") }
+        #expect(try scratch.commits(deck).count == before + 1)
+        let message = try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout
+        #expect(message.contains("Op: delete") && message.contains("Gesture: swipe left, distance, preset row"))
+        #expect(try scratch.cards(["show", id], in: deck).status == 1)
+        try scratch.expectClean(deck)
+    }
+
+    @Test(
+        "short drags, right swipes, dry runs and vertical scrolls delete nothing",
+        arguments: [
+            ["--drag", "0:0,0 0.1:-30,0 0.2:-40,0"],
+            ["--drag", "0:0,0 0.1:-10,-80 0.3:-80,-300", "--preset", "row"],
+            ["--right", "--preset", "stack"],
+            ["--left", "--dry-run"],
+            ["--drag", "0:0,0 0.1:-100,0 0.2:-200,0 cancel", "--preset", "stack"],
+        ])
+    func nothingDeleted(_ extra: [String]) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = String(try scratch.cards(["list"], in: deck).stdout.prefix(8))
+        let before = try scratch.fingerprint(deck)
+        let result = try scratch.cards(["swipe", id] + extra + ["--json"], in: deck)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"deleted\": false"))
+        #expect(try scratch.fingerprint(deck) == before)
+    }
+
+    @Test(
+        "bad swipe arguments are usage errors naming the culprit",
+        arguments: [
+            (["--drag", "0:0,0 oops"], "oops"),
+            (["--left", "--right"], "exactly one"),
+            (["--left", "--preset", "sideways"], "sideways"),
+            (["--left", "--width", "-3"], "--width"),
+            (["--drag", "0:0,0 0.1:nan,0", "--grab", "x"], "--grab"),
+        ])
+    func badArguments(_ extra: [String], _ mention: String) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = String(try scratch.cards(["list"], in: deck).stdout.prefix(8))
+        let before = try scratch.fingerprint(deck)
+        let result = try scratch.cards(["swipe", id] + extra, in: deck)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(mention), "\(result.stderr)")
+        #expect(try scratch.fingerprint(deck) == before)
+    }
+
+    @Test("the interactive session needs a terminal and says how to script instead")
+    func notATerminal() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let result = try scratch.cards(["swipe"], in: deck)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--drag") && result.stderr.contains("terminal"))
+    }
+
+    @Test(
+        "interactive: mouse-drag left shows red, deletes one card, u restores it; a short drag springs back; q restores the terminal"
+    )
+    func interactiveSession() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let tmux = try Tmux(scratch: scratch, deck: deck)
+        defer { tmux.stop() }
+        let count = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").count
+        let top = try scratch.cards(["list", "--json"], in: deck).stdout
+        let firstTitle = try #require(
+            (try JSONSerialization.jsonObject(with: Data(top.utf8)) as? [[String: Any]])?.first?["title"] as? String)
+        #expect(try tmux.waitFor("1/\(count)"), "the session did not start: \((try? tmux.screen()) ?? "")")
+        #expect(try tmux.screen().contains(firstTitle))
+        let commitsBefore = try scratch.commits(deck).count
+
+        // A short drag springs back and deletes nothing.
+        try tmux.mouse(press: true, column: 50, row: 6)
+        for column in [49, 48, 47] { try tmux.mouse(drag: column, row: 6) }
+        try tmux.mouse(press: false, column: 47, row: 6)
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(try scratch.commits(deck).count == commitsBefore)
+
+        // A long drag: the card turns red with "release to delete" before the release, then is deleted.
+        try tmux.mouse(press: true, column: 50, row: 6)
+        for column in stride(from: 48, through: 8, by: -4) { try tmux.mouse(drag: column, row: 6) }
+        #expect(try tmux.waitFor("release to delete"), "no armed state: \((try? tmux.screen()) ?? "")")
+        #expect(try tmux.screen(escapes: true).contains("48;2;200;40;40"), "the armed card is not red")
+        try tmux.mouse(press: false, column: 8, row: 6)
+        #expect(try tmux.waitFor("1/\(count - 1)"), "not deleted: \((try? tmux.screen()) ?? "")")
+        #expect(try scratch.commits(deck).count == commitsBefore + 1)
+        #expect(try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").count == count - 1)
+        #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Gesture: swipe left"))
+
+        // u brings it back (same bytes: same place).
+        try tmux.keys("u")
+        #expect(try tmux.waitFor("1/\(count)"), "undo did not restore: \((try? tmux.screen()) ?? "")")
+        #expect(try scratch.cards(["list", "--json"], in: deck).stdout == top)
+
+        // q quits and restores the terminal exactly.
+        try tmux.keys("q")
+        #expect(try tmux.waitForFile("done"))
+        let before = try String(contentsOfFile: scratch.path("stty-before"), encoding: .utf8)
+        let after = try String(contentsOfFile: scratch.path("stty-after"), encoding: .utf8)
+        #expect(before == after, "terminal settings not restored")
+        #expect(try tmux.display("#{mouse_any_flag}#{mouse_sgr_flag}#{alternate_on}#{cursor_flag}") == "0001")
+        #expect(try String(contentsOfFile: scratch.path("done"), encoding: .utf8).contains("EXIT:0"))
+        try scratch.expectClean(deck)
+    }
+}
+
+extension SwipeCLITests {
+    @Test(
+        "interactive: SIGTERM and Ctrl-C both restore the terminal and delete nothing", arguments: ["TERM", "ctrl-c"])
+    func interruptRestores(_ how: String) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let tmux = try Tmux(scratch: scratch, deck: deck)
+        defer { tmux.stop() }
+        #expect(try tmux.waitFor("1/16"), "the session did not start: \((try? tmux.screen()) ?? "")")
+        let before = try scratch.fingerprint(deck)
+        // Mid-drag, so the session has the mouse and the alternate screen on.
+        try tmux.mouse(press: true, column: 50, row: 6)
+        try tmux.mouse(drag: 30, row: 6)
+        if how == "TERM" {
+            let shell = try tmux.display("#{pane_pid}")
+            let child = spawnAndWait(
+                "/usr/bin/pgrep", ["-P", shell, "-f", "cards"], environment: scratch.environment,
+                outputFile: scratch.path("pgrep.out"))
+            let pid = try #require(child.output.split(separator: "\n").first.flatMap { Int32($0) })
+            #expect(kill(pid, SIGTERM) == 0)
+        } else {
+            try tmux.keys("\u{03}")
+        }
+        #expect(try tmux.waitForFile("done"))
+        let beforeSettings = try String(contentsOfFile: scratch.path("stty-before"), encoding: .utf8)
+        let afterSettings = try String(contentsOfFile: scratch.path("stty-after"), encoding: .utf8)
+        #expect(beforeSettings == afterSettings, "terminal settings not restored")
+        #expect(try tmux.display("#{mouse_any_flag}#{mouse_sgr_flag}#{alternate_on}#{cursor_flag}") == "0001")
+        #expect(try scratch.fingerprint(deck) == before)
+    }
+}
+
+/// A private tmux server running `cards swipe` in a 100×30 pane.
+struct Tmux {
+    let scratch: Scratch
+    let socket: String
+
+    init(scratch: Scratch, deck: String) throws {
+        self.scratch = scratch
+        socket = scratch.path("tmux.sock")
+        let env = ["HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "CARDS_FSYNC"].compactMap { key in
+            scratch.environment[key].map { "\(key)='\($0)'" }
+        }.joined(separator: " ")
+        let script = """
+            cd '\(deck)' && stty -g > '\(scratch.path("stty-before"))'; \
+            env -u NO_COLOR \(env) TERM=xterm-256color '\(Binaries.cards)' swipe; echo EXIT:$? > '\(scratch.path("done.tmp"))'; \
+            stty -g > '\(scratch.path("stty-after"))'; mv '\(scratch.path("done.tmp"))' '\(scratch.path("done"))'; sleep 60
+            """
+        let result = tmuxCommand(["-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", script])
+        guard result.status == 0 else { throw CocoaError(.executableLoad) }
+    }
+
+    func tmuxCommand(_ arguments: [String]) -> (status: Int32, output: String) {
+        spawnAndWait(
+            "/usr/bin/tmux", ["-S", socket] + arguments, environment: scratch.environment,
+            outputFile: scratch.path("tmux.out"))
+    }
+
+    func stop() {
+        _ = tmuxCommand(["kill-server"])
+    }
+
+    func screen(escapes: Bool = false) throws -> String {
+        tmuxCommand(["capture-pane", "-p"] + (escapes ? ["-e"] : [])).output
+    }
+
+    func display(_ format: String) throws -> String {
+        tmuxCommand(["display", "-p", format]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func keys(_ text: String) throws {
+        _ = tmuxCommand(["send-keys", "-l", text])
+    }
+
+    /// Sends an xterm SGR mouse event (1-based cell coordinates).
+    func mouse(press: Bool, column: Int, row: Int) throws {
+        try keys("\u{1B}[<0;\(column);\(row)\(press ? "M" : "m")")
+        Thread.sleep(forTimeInterval: 0.03)
+    }
+
+    func mouse(drag column: Int, row: Int) throws {
+        try keys("\u{1B}[<32;\(column);\(row)M")
+        Thread.sleep(forTimeInterval: 0.03)
+    }
+
+    func waitFor(_ text: String, seconds: Double = 10) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try screen().contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    func waitForFile(_ name: String, seconds: Double = 10) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: scratch.path(name)) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// sync.md's convergence test: devices doing random adds, edits, deletes, moves and undos, syncing
+/// in random order, then syncing until quiet.
+@Suite("Sync convergence")
+struct SyncConvergenceTests {
+    /// A small, seeded generator, so a failure can be replayed from the seed in its message.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// One card as `cards list --json` shows it: id, title, and whether it carries a title conflict record.
+    struct Seen: Equatable {
+        var title: String
+        var titleConflict: Bool
+        var anyConflict: Bool
+    }
+
+    static func cards(_ scratch: Scratch, _ deck: String) throws -> [String: Seen] {
+        let output = try scratch.cards(["list", "--json"], in: deck).stdout
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+        var result: [String: Seen] = [:]
+        for card in array {
+            guard let id = card["id"] as? String else { continue }
+            let conflicts = card["conflicts"] as? [[String: Any]] ?? []
+            result[id] = Seen(
+                title: card["title"] as? String ?? "",
+                titleConflict: conflicts.contains { ($0["field"] as? String) == "title" },
+                anyConflict: !conflicts.isEmpty)
+        }
+        return result
+    }
+
+    @Test("three devices, random operations, random sync order, then sync until quiet")
+    func threeDevicesConverge() throws {
+        let seed = UInt64(Date().timeIntervalSince1970 * 1000)
+        var random = SplitMix(state: seed)
+        let scratch = try Scratch.forSync()
+        let server = try scratch.server(.path)
+        let devices = try (0..<3).map { try scratch.clone(server, "device\($0)") }
+        // Every title ever written per card (with the order written), and the cards someone deleted.
+        var written: [String: [String]] = [:]
+        var deleted: Set<String> = []
+        for (id, card) in try Self.cards(scratch, devices[0]) { written[id] = [card.title] }
+        var serial = 0
+        var merges = 0
+        for round in 0..<10 {
+            for (index, deck) in devices.enumerated() {
+                // An undo only right after this device's own operation: undo reverts the newest operation
+                // on the local line, which after a clone or fast-forward can be another device's (even the import).
+                var ownOperation = false
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    serial += 1
+                    let present = try Self.cards(scratch, deck).keys.sorted()
+                    let pick = present.randomElement(using: &random)
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0...1:
+                        let title = "New \(serial) on \(index)"
+                        let id = try scratch.addCard(deck, title)
+                        written[id, default: []].append(title)
+                        ownOperation = true
+                    case 2...4:
+                        guard let id = pick else { continue }
+                        let title = "Title \(serial) on \(index)"
+                        let result = try scratch.cards(["edit", id, "--title", title], in: deck)
+                        #expect(result.status == 0, "seed \(seed): edit: \(result.stderr)")
+                        written[id, default: []].append(title)
+                        ownOperation = true
+                    case 5:
+                        guard let id = pick else { continue }
+                        let result = try scratch.cards(["delete", id], in: deck)
+                        #expect(result.status == 0, "seed \(seed): delete: \(result.stderr)")
+                        deleted.insert(id)
+                        ownOperation = true
+                    case 6...7:
+                        guard let id = pick else { continue }
+                        let place = Bool.random(using: &random) ? "--top" : "--bottom"
+                        let result = try scratch.cards(["move", id, place], in: deck)
+                        #expect(result.status == 0, "seed \(seed): move: \(result.stderr)")
+                        ownOperation = result.stdout.hasPrefix("Moved")
+                    default:
+                        guard ownOperation else { continue }
+                        // An undo may bring a card back or put an old title back: record what it did.
+                        let before = try Self.cards(scratch, deck)
+                        _ = try scratch.cards(["undo"], in: deck)
+                        let after = try Self.cards(scratch, deck)
+                        for (id, card) in after where before[id]?.title != card.title {
+                            written[id, default: []].append(card.title)
+                        }
+                        for id in before.keys where after[id] == nil { deleted.insert(id) }
+                        ownOperation = false
+                    }
+                }
+            }
+            // Some devices sync this round, in random order.
+            for deck in devices.shuffled(using: &random) where Int.random(in: 0..<3, using: &random) > 0 {
+                let result = try scratch.sync(deck)
+                #expect(result.status == 0, "seed \(seed) round \(round): \(result.stdout)\(result.stderr)")
+                if result.stdout.contains("Merged origin/main") { merges += 1 }
+            }
+        }
+        // Sync until a whole pass changes nothing.
+        var quiet = false
+        for _ in 0..<6 where !quiet {
+            quiet = true
+            for deck in devices {
+                let result = try scratch.sync(deck)
+                #expect(result.status == 0, "seed \(seed): \(result.stdout)\(result.stderr)")
+                if !result.stdout.hasPrefix("Up to date") { quiet = false }
+            }
+        }
+        #expect(quiet, "seed \(seed): the devices did not settle")
+        try scratch.expectConverged(devices, server)
+        let fsck = try scratch.git(
+            ["--git-dir", server.repository, "fsck", "--strict", "--no-dangling"], in: scratch.root)
+        #expect(fsck.status == 0, "seed \(seed): git fsck of the remote: \(fsck.stderr)")
+        let final = try Self.cards(scratch, devices[0])
+        let conflicted = final.values.filter(\.anyConflict).count
+        print("convergence seed \(seed): \(merges) merges, \(final.count) cards, \(conflicted) with conflict records")
+        for (id, titles) in written {
+            guard let card = final[id] else {
+                #expect(deleted.contains(id), "seed \(seed): card \(id) vanished though no device deleted it")
+                continue
+            }
+            // The latest title written, or another one written with a conflict record that keeps the loser.
+            #expect(titles.contains(card.title), "seed \(seed): \(id) has a title nobody wrote: \(card.title)")
+            #expect(
+                card.title == titles.last || card.titleConflict || card.anyConflict,
+                "seed \(seed): \(id) is titled \(card.title), not the latest \(titles.last ?? "") and no conflict record"
+            )
+        }
+    }
+}
