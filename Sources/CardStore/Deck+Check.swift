@@ -60,7 +60,9 @@ extension Deck {
     }
 
     private func checkLeftovers(_ report: inout CheckReport, repair: Bool) {
-        for lock in ["refs/heads/main.lock", "index.lock", "HEAD.lock", "config.lock"] {
+        let fixed = ["refs/heads/main.lock", "index.lock", "HEAD.lock", "config.lock", "packed-refs.lock"]
+        let prefix = gitDirectory.count + 1
+        for lock in fixed + fetchLockFiles().map({ String($0.dropFirst(prefix)) }) {
             let path = "\(gitDirectory)/\(lock)"
             guard FileSystem.exists(path) else { continue }
             // A lock some process has open is in use (a git command is running): never remove it.

@@ -66,6 +66,8 @@ public struct SyncReport: Sendable {
     public var rounds: Int = 0
     /// On a dry run: the push would be refused by the mass-delete guard (deleted, remote's cards).
     public var massDelete: (deleted: Int, of: Int)?
+    /// Incoming entries left out of `main` (links, submodules, huge blobs) and other notes from the merges.
+    public var otherFiles: [String] = []
 
     init(remote: DeckRemote, dryRun: Bool) {
         self.remote = remote
@@ -78,6 +80,8 @@ extension Deck {
     /// then does nothing, fast-forwards, pushes, or merges and pushes; fetches again when the
     /// remote moved under the push, up to `options.attempts` times. Never forces a push.
     public func sync(_ options: SyncOptions) throws(StoreError) -> SyncReport {
+        let syncLock = try acquireSyncLock()
+        defer { withExtendedLifetime(syncLock) {} }
         let remote = try syncRemote(named: options.remote)
         var report = SyncReport(remote: remote, dryRun: options.dryRun)
         try commitHandEditsBeforeSync(options, remote: remote, into: &report)
@@ -112,6 +116,7 @@ extension Deck {
                 if options.dryRun { return report }
                 let merged = try merge(
                     theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
+                report.otherFiles += merged.otherFiles
                 acted = true
                 // Main moved here meanwhile (the merge then made a merge commit): the next round pushes it.
                 let now = try headCommit()
@@ -142,6 +147,7 @@ extension Deck {
             let merged = try merge(
                 theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun)
             report.merge = merged
+            report.otherFiles += merged.otherFiles
             if options.dryRun {
                 report.massDelete = try plannedMassDeletion(merged, ours: ours, theirs: theirs, options)
                 return report

@@ -1,3 +1,4 @@
+import GitCore
 import Glibc
 
 /// An exclusive, process-wide lock on a deck's working tree and index (`.git/cards.lock`, flock).

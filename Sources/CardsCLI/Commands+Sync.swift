@@ -178,6 +178,7 @@ enum SyncText {
                 lines.append("Pushed the merge \(report.head?.short ?? "?") to \(name).")
             }
         }
+        for note in report.otherFiles { lines.append("  \(note)") }
         if let refused = report.massDelete {
             lines.append(
                 "The push would be refused: it deletes \(refused.deleted) of the \(refused.of) cards on \(name) "

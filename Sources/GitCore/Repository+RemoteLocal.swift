@@ -38,7 +38,16 @@ extension Repository {
             }
             try writePack(tip: local, excluding: current, into: remote.gitDirectory + "objects/pack")
             do {
-                try remote.updateReference(parts[1], to: local, expected: current, logMessage: "push")
+                do {
+                    try remote.updateReference(parts[1], to: local, expected: current, logMessage: "push")
+                } catch
+                    where error.code == .locked
+                    && LockFiles.clearIfAbandoned(remote.gitDirectory + parts[1] + ".lock", age: 2)
+                {
+                    // A push killed on this machine left the remote's ref lock, and nobody else ever
+                    // will remove it: gone now, try once more.
+                    try remote.updateReference(parts[1], to: local, expected: current, logMessage: "push")
+                }
             } catch  where error.code == .referenceChanged || error.code == .locked {
                 throw GitError(
                     code: .nonFastForward, message: "the remote moved during the push (\(parts[1]) changed)",

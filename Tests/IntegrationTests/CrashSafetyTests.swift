@@ -10,7 +10,7 @@ import Testing
 @Suite("Crash safety")
 struct CrashSafetyTests {
     enum Operation: String, CaseIterable {
-        case add, delete, `import`, merge
+        case add, delete, `import`, merge, sync
     }
 
     struct Figures {
@@ -34,16 +34,24 @@ struct CrashSafetyTests {
         let deck = try scratch.sampleDeck()
         let other = scratch.path("other")
         #expect(try scratch.git(["clone", "-q", deck, other], in: scratch.root).status == 0)
+        // A bare remote by path, and a second device that pushes to it, for the sync kills.
+        let remote = scratch.path("remote.git")
+        try scratch.gitChecked(["init", "-q", "--bare", "-b", "main", remote], in: scratch.root)
+        try scratch.gitChecked(["push", "-q", remote, "main"], in: deck)
+        #expect(try scratch.cards(["remote", "add", "origin", remote], in: deck).status == 0)
+        let device = scratch.path("device")
+        #expect(try scratch.cards(["clone", remote, device]).status == 0)
+        var remoteBefore = ""
         let durable = ["CARDS_FSYNC": "1"]
         var model = try scratch.cardIDs(deck)
-        var estimates: [Operation: Double] = [.add: 0.03, .delete: 0.03, .import: 0.05, .merge: 0.05]
+        var estimates: [Operation: Double] = [.add: 0.03, .delete: 0.03, .import: 0.05, .merge: 0.05, .sync: 0.08]
         var figures = Figures()
         var serial = 0
         var attempts = 0
         while figures.kills < wanted && attempts < wanted * 5 {
             attempts += 1
             let context = "seed \(seed), attempt \(attempts)"
-            let operation = Operation.allCases[Int(random.next() % 4)]
+            let operation = Operation.allCases[Int(random.next() % UInt64(Operation.allCases.count))]
             var arguments: [String]
             var after = model
             var incoming: String?
@@ -101,7 +109,39 @@ struct CrashSafetyTests {
                 }
                 incoming = try scratch.revParse(deck, "refs/heads/incoming")
                 arguments = ["merge", "incoming"]
+            case .sync:
+                // The other device syncs (taking what the deck pushed before) and adds two cards, so the
+                // deck's sync fetches, merges (or fast-forwards) and pushes.
+                let caughtUp = try scratch.cards(["sync"], in: device)
+                #expect(caughtUp.status == 0, "\(context): the device's sync failed: \(caughtUp.stderr)")
+                for _ in 0..<2 {
+                    let id = random.uuid()
+                    serial += 1
+                    let added = try scratch.cards(
+                        [
+                            "add", "--id", id, "--title", "Device \(serial)", "--url",
+                            "https://device.example/\(serial)",
+                        ],
+                        in: device)
+                    #expect(added.status == 0, "\(context): \(added.stderr)")
+                    after.insert(id)
+                }
+                let pushed = try scratch.cards(["sync"], in: device)
+                #expect(pushed.status == 0, "\(context): the device's sync failed: \(pushed.stderr)")
+                // The expected result of the three-way merge of card sets (nothing is edited here): a card
+                // stays when both sides have it or one side added it since the merge base.
+                try scratch.gitChecked(["fetch", "-q", remote, "+main:refs/test/remote"], in: deck)
+                let baseCommit = try scratch.git(["merge-base", "main", "refs/test/remote"], in: deck).stdout
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                let base = try scratch.cardIDs(deck, at: baseCommit)
+                let theirs = try scratch.cardIDs(deck, at: "refs/test/remote")
+                after = model.union(theirs).filter { id in
+                    (model.contains(id) && theirs.contains(id)) || !base.contains(id)
+                }
+                incoming = try scratch.revParse(remote, "main")
+                arguments = ["sync"]
             }
+            remoteBefore = try scratch.revParse(remote, "main")
             let before = try scratch.revParse(deck, "main")
             let estimate = estimates[operation] ?? 0.03
             let child = try scratch.startCards(arguments, in: deck, extraEnvironment: durable)
@@ -126,7 +166,7 @@ struct CrashSafetyTests {
             }
             if moved {
                 if result.wasKilled { figures.killedAfterPublish += 1 }
-                if operation == .merge, let incoming, head == incoming {
+                if operation == .merge || operation == .sync, let incoming, head == incoming {
                     // A fast-forward.
                 } else {
                     #expect(
@@ -149,6 +189,11 @@ struct CrashSafetyTests {
                     "\(context): \(operation) (\(state)) left \(extra) unexpected and \(missing) missing cards")
             }
             model = present
+            // The remote is whole, and its main is where it was or what the deck made.
+            let remoteNow = try scratch.revParse(remote, "main")
+            #expect(remoteNow == remoteBefore || remoteNow == head, "\(context): the remote's main is elsewhere")
+            let remoteFsck = try scratch.git(["fsck", "--no-dangling"], in: remote)
+            #expect(remoteFsck.status == 0, "\(context): the remote is damaged: \(remoteFsck.stderr)")
 
             // Half the time the next command is a write, run before any check or repair: it must work.
             if result.wasKilled && random.next() % 2 == 0 {
@@ -196,6 +241,14 @@ struct CrashSafetyTests {
             try scratch.expectClean(deck)
         }
         #expect(figures.kills >= wanted, "only \(figures.kills) kills landed in \(attempts) attempts")
+        // After all that, a sync on each side brings the deck, the device and the remote together.
+        for side in [deck, device, deck] {
+            let sync = try scratch.cards(["sync"], in: side)
+            #expect(sync.status == 0, "the final sync failed: \(sync.stderr)")
+        }
+        #expect(try scratch.revParse(deck, "main") == scratch.revParse(remote, "main"))
+        #expect(try scratch.revParse(device, "main") == scratch.revParse(remote, "main"))
+        try scratch.expectClean(device)
         reportFigures(
             "crash",
             [

@@ -3,27 +3,28 @@ import Glibc
 /// Who holds a lock file, and whether a git lock file (`refs/heads/main.lock`, `index.lock`) was left
 /// behind by a process that died. Linux only: reads `/proc/locks` and `/proc/<pid>/fd`. Called only
 /// when a lock is found in the way, never on the normal write path.
-enum LockFiles {
+public enum LockFiles {
     /// A process that has a lock file open.
-    struct Holder: Equatable, CustomStringConvertible {
+    public struct Holder: Equatable, CustomStringConvertible, Sendable {
         /// Its process id.
-        var pid: Int32
+        public var pid: Int32
         /// Its command name (`/proc/<pid>/comm`), or "" when unknown.
-        var name: String
+        public var name: String
 
-        var description: String { name.isEmpty ? "process \(pid)" : "process \(pid) (\(name))" }
+        /// "process 42 (git)".
+        public var description: String { name.isEmpty ? "process \(pid)" : "process \(pid) (\(name))" }
     }
 
     /// The processes other than this one that have `path` open (found through `/proc/*/fd`).
-    static func openers(of path: String) -> [Holder] {
+    public static func openers(of path: String) -> [Holder] {
         var target = stat()
         guard stat(path, &target) == 0 else { return [] }
         var holders: [Holder] = []
         let me = getpid()
-        for entry in FileSystem.list("/proc") {
+        for entry in list("/proc") {
             guard let pid = Int32(entry), pid != me else { continue }
             let folder = "/proc/\(entry)/fd"
-            for fd in FileSystem.list(folder) {
+            for fd in list(folder) {
                 var info = stat()
                 if stat("\(folder)/\(fd)", &info) == 0 && info.st_dev == target.st_dev && info.st_ino == target.st_ino {
                     holders.append(Holder(pid: pid, name: processName(pid)))
@@ -35,7 +36,7 @@ enum LockFiles {
     }
 
     /// The process holding a `flock` on `path`, from `/proc/locks` (nil when none, or not on Linux).
-    static func flockHolder(of path: String) -> Holder? {
+    public static func flockHolder(of path: String) -> Holder? {
         var target = stat()
         guard stat(path, &target) == 0, let bytes = readProcFile("/proc/locks") else { return nil }
         let me = getpid()
@@ -46,7 +47,9 @@ enum LockFiles {
                 let inode = fields[5].split(separator: ":").last, UInt64(inode) == UInt64(target.st_ino)
             else { continue }
             // Same inode number: confirm the process really has this file open (another device may reuse it).
-            if openers(of: path).contains(where: { $0.pid == pid }) || !FileSystem.isDirectory("/proc/\(pid)/fd") {
+            var folder = stat()
+            let hasFolder = stat("/proc/\(pid)/fd", &folder) == 0
+            if openers(of: path).contains(where: { $0.pid == pid }) || !hasFolder {
                 return Holder(pid: pid, name: processName(pid))
             }
         }
@@ -54,13 +57,13 @@ enum LockFiles {
     }
 
     /// The command name of a process, or "" when it is gone.
-    static func processName(_ pid: Int32) -> String {
+    public static func processName(_ pid: Int32) -> String {
         guard let bytes = readProcFile("/proc/\(pid)/comm") else { return "" }
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n")
     }
 
     /// Reads a /proc file to its end (they report a size of 0, so `FileSystem.read` cannot be used).
-    static func readProcFile(_ path: String, limit: Int = 1 << 22) -> [UInt8]? {
+    public static func readProcFile(_ path: String, limit: Int = 1 << 22) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -76,22 +79,50 @@ enum LockFiles {
     }
 
     /// Whether a process with this id is alive.
-    static func isAlive(_ pid: Int32) -> Bool {
+    public static func isAlive(_ pid: Int32) -> Bool {
         pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
     }
 
     /// The modification time of a file in seconds since the epoch, or nil when it is missing.
-    static func modificationTime(_ path: String) -> Double? {
+    public static func modificationTime(_ path: String) -> Double? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
     }
 
     /// Seconds since the epoch, from the same clock as file times.
-    static func wallClock() -> Double {
+    public static func wallClock() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+extension LockFiles {
+    /// Removes a git lock file that no process on this machine has open once it is at least
+    /// `age` seconds old, waiting for that (a killed writer leaves a lock nobody will ever remove; a
+    /// live writer holds it open, or for a moment only). Returns whether the lock is gone.
+    public static func clearIfAbandoned(_ path: String, age: Double) -> Bool {
+        while let written = modificationTime(path) {
+            if !openers(of: path).isEmpty { return false }
+            if wallClock() - written >= age { return unlink(path) == 0 || modificationTime(path) == nil }
+            usleep(50_000)
+        }
+        return true
+    }
+
+    /// The entries of a folder (names only, no "." or "..").
+    static func list(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }
 
