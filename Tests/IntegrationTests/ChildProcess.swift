@@ -81,10 +81,26 @@ final class ChildProcess {
         if !reaped { kill(pid, number) }
     }
 
-    /// Waits for the child to end and collects what it printed.
-    func wait() -> Result {
+    /// Waits for the child to end and collects what it printed; after `timeout` seconds it is
+    /// killed (SIGKILL) and reported as signalled.
+    func wait(timeout: Double? = nil) -> Result {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if let timeout {
+            let deadline = ChildProcess.now() + timeout
+            while true {
+                let done = waitpid(pid, &status, WNOHANG)
+                if done == pid { break }
+                if done < 0 && errno != EINTR { break }
+                if ChildProcess.now() >= deadline {
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    break
+                }
+                usleep(10_000)
+            }
+        } else {
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
         let ended = ChildProcess.now()
         reaped = true
         let ending: Ending

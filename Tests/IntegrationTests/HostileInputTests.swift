@@ -353,7 +353,8 @@ struct HostileTree {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         var cardLines = try scratch.git(["ls-tree", cardsTree], in: deck).stdout.split(separator: "\n").map(String.init)
         cardLines += [
-            "040000 tree \(ab)\tab", "040000 tree \(ac)\tac", "040000 tree \(ad)\tad", "040000 tree \(good)\t9a",
+            "040000 tree \(ab)\tab", "040000 tree \(ac)\tac", "040000 tree \(ad)\tad",
+            "040000 tree \(good)\t\(goodCard.prefix(2))",
             "120000 blob \(link)\tlink",
         ]
         let cards = try mktree(cardLines)
