@@ -30,7 +30,7 @@ struct ReliabilityConcurrencyTests {
         }
     }
 
-    @Test("four writers, 150 mixed adds, edits and deletes each, at once: every acknowledged command is in the history")
+    @Test("four writers x 150 mixed commands, a sync and another device beside: every acknowledged one kept")
     func fourWriters() throws {
         let writers = environmentCount("CARDS_WRITERS", default: 4)
         let perWriter = environmentCount("CARDS_WRITER_OPS", default: 150)
@@ -39,15 +39,42 @@ struct ReliabilityConcurrencyTests {
         let scratch = try Scratch()
         let deck = scratch.path("deck")
         #expect(try scratch.cards(["init", deck]).status == 0)
-        let commitsBefore = try scratch.commits(deck).count
+        // A remote by path, and another device on it that keeps adding cards and syncing.
+        let remote = scratch.path("remote.git")
+        try scratch.gitChecked(["init", "-q", "--bare", "-b", "main", remote], in: scratch.root)
+        #expect(try scratch.cards(["remote", "add", "origin", remote], in: deck).status == 0)
+        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        let device = scratch.path("device")
+        #expect(try scratch.cards(["clone", remote, device]).status == 0)
         let lock = NSLock()
         nonisolated(unsafe) var steps: [Step] = []
+        let log = CommandLog()
         let started = ChildProcess.now()
-        // Beside the writers, git itself keeps refreshing the index (`git status` takes index.lock).
+        // Beside the writers: git itself keeps refreshing the index (`git status` takes index.lock), the
+        // deck syncs over and over, and the other device adds a card and syncs over and over.
         let besides = Background(scratch: scratch) { scratch in
             _ = try? scratch.git(["status", "--porcelain"], in: deck)
         }
         defer { besides.stop() }
+        let syncing = Background(scratch: scratch) { scratch in
+            if let result = try? scratch.startCards(["sync"], in: deck).wait(timeout: 120) {
+                log.record("deck sync", result)
+            }
+        }
+        defer { syncing.stop() }
+        let other = Background(scratch: scratch) { scratch in
+            let id = log.nextDeviceID()
+            if let added = try? scratch.startCards(
+                ["add", "--id", id, "--title", "Device \(id.prefix(8))", "--url", "https://device.example"],
+                in: device
+            ).wait(timeout: 120) {
+                log.record("device add", added, id: id)
+            }
+            if let synced = try? scratch.startCards(["sync"], in: device).wait(timeout: 120) {
+                log.record("device sync", synced)
+            }
+        }
+        defer { other.stop() }
         DispatchQueue.concurrentPerform(iterations: writers) { writer in
             var random = SplitMix64(seed: seed &+ UInt64(writer) &* 0x9E37_79B9)
             var live: [String] = []
@@ -91,6 +118,24 @@ struct ReliabilityConcurrencyTests {
         }
         let seconds = ChildProcess.now() - started
         let gitRuns = besides.stop()
+        syncing.stop()
+        other.stop()
+        // Then sync until quiet: deck, device, deck.
+        for side in [deck, device, deck] {
+            let result = try scratch.startCards(["sync"], in: side).wait(timeout: 120)
+            #expect(result.status == 0, "the final sync failed: \(result.stderr)")
+        }
+        #expect(try scratch.revParse(deck, "main") == scratch.revParse(remote, "main"))
+        #expect(try scratch.revParse(device, "main") == scratch.revParse(remote, "main"))
+        let syncs = log.results(prefix: "deck sync") + log.results(prefix: "device sync")
+        let syncFailures = syncs.filter { $0.status != 0 }
+        let reasons = Set(syncFailures.map { String($0.stderr.prefix(100)) })
+        for reason in reasons { print("a sync beside the writers gave up: \(reason)") }
+        for failure in syncFailures {
+            // A sync may give up while the deck keeps moving under it, but only with a clear error.
+            #expect(
+                failure.status == 1 && failure.stderr.hasPrefix("Error: "), "a sync failed badly: \(failure.stderr)")
+        }
         let failed = steps.filter { $0.status != 0 }
         for step in failed.prefix(5) {
             Issue.record("writer \(step.writer) \(step.operation) \(step.id) exited \(step.status): \(step.stderr)")
@@ -108,13 +153,19 @@ struct ReliabilityConcurrencyTests {
             missing += 1
             Issue.record("\(key): \(count) acknowledged, \(commitsFor[key, default: 0]) in the history")
         }
-        #expect(history.count == commitsBefore + steps.filter { $0.status == 0 }.count)
+        let writerOps = history.filter { ["add", "edit", "delete"].contains($0.op) }.flatMap(\.ids)
+        let writerIDs = Set(steps.map(\.id))
+        #expect(
+            writerOps.filter { writerIDs.contains($0) }.count == steps.filter { $0.status == 0 }.count,
+            "the history has other writer commits than the acknowledged ones")
 
-        // The deck holds exactly each writer's last word on each of its cards.
+        // The deck holds exactly each writer's last word on each of its cards, and every card the other
+        // device was told it added.
         var expected: [String: String] = [:]
         for step in steps where step.status == 0 {
             if step.operation == "delete" { expected[step.id] = nil } else { expected[step.id] = step.title }
         }
+        for id in log.acknowledgedDeviceIDs() { expected[id] = "Device \(id.prefix(8))" }
         let list = try scratch.cards(["list", "--json"], in: deck)
         let cards = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []
         var present: [String: String] = [:]
@@ -132,6 +183,8 @@ struct ReliabilityConcurrencyTests {
                 "seed": "\(seed)", "writers": writers, "commands": steps.count,
                 "acknowledged": steps.count - failed.count, "failed": failed.count, "missingFromHistory": missing,
                 "seconds": (seconds * 10).rounded() / 10, "cardsAtEnd": present.count, "gitStatusRunsBeside": gitRuns,
+                "syncsBeside": syncs.count, "syncsGaveUp": syncFailures.count,
+                "deviceAdds": log.acknowledgedDeviceIDs().count,
             ])
     }
 
@@ -216,6 +269,37 @@ struct ReliabilityConcurrencyTests {
             if ChildProcess.now() > deadline { throw CancellationError() }
             usleep(10_000)
         }
+    }
+}
+
+/// What the commands run beside the writers did, kept across threads.
+final class CommandLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(what: String, result: ChildProcess.Result, id: String?)] = []
+    private var random = SplitMix64(seed: 0xC0FFEE)
+
+    func record(_ what: String, _ result: ChildProcess.Result, id: String? = nil) {
+        lock.lock()
+        entries.append((what, result, id))
+        lock.unlock()
+    }
+
+    func nextDeviceID() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        return random.uuid()
+    }
+
+    func results(prefix: String) -> [ChildProcess.Result] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.filter { $0.what.hasPrefix(prefix) }.map(\.result)
+    }
+
+    func acknowledgedDeviceIDs() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.compactMap { $0.result.status == 0 ? $0.id : nil }
     }
 }
 
