@@ -168,9 +168,12 @@ extension Deck {
             guard let entries = paths[path] else { continue }
             if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { continue }
             if let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) {
+                // A side that did not change the card has the base's blob: read it once.
                 let base = try readVersion(entries.base, path: path, id: id)
-                let mine = try readVersion(entries.ours, path: path, id: id)
-                let other = try readVersion(entries.theirs, path: path, id: id)
+                let mine = entries.ours == entries.base ? base : try readVersion(entries.ours, path: path, id: id)
+                let other =
+                    entries.theirs == entries.base
+                    ? base : entries.theirs == entries.ours ? mine : try readVersion(entries.theirs, path: path, id: id)
                 if case .invalid(let reason) = other, entries.theirs?.id != entries.base?.id {
                     report.invalid.append(CardProblem(path: path, reason: reason))
                 }
