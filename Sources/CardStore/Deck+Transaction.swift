@@ -48,11 +48,14 @@ extension Deck {
             let snapshot = try snapshot()
             guard let change = try build(snapshot) else { return nil }
             if !isBare && !recordingHandEdits { try checkNoHandEdits(change, snapshot: snapshot) }
+            // A big change (an import) goes into one pack instead of thousands of loose objects.
+            let packer = try packWriter(for: change)
+            let writer = packer?.repository ?? repository
             var updates: [TreeUpdate] = []
             for file in change.files {
                 if let content = file.content {
                     let blob = try git("writing \(file.path)") { () throws(GitError) in
-                        try repository.writeBlob(content)
+                        try writer.writeBlob(content)
                     }
                     updates.append(TreeUpdate(path: file.path, blob: blob))
                 } else {
@@ -60,12 +63,17 @@ extension Deck {
                 }
             }
             let tree = try git("building the new tree") { () throws(GitError) in
-                try repository.updatedTree(base: snapshot.tree, updates: updates)
+                try writer.updatedTree(base: snapshot.tree, updates: updates)
             }
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
             let commit = try git("writing the commit") { () throws(GitError) in
-                try repository.createCommit(
+                try writer.createCommit(
                     tree: tree, parents: parents, message: change.message.text, author: author, committer: author)
+            }
+            if let packer {
+                try git("writing the pack") { () throws(GitError) in
+                    try packer.finish(commit: commit, parent: snapshot.commit)
+                }
             }
             do {
                 try repository.updateReference(
@@ -84,7 +92,7 @@ extension Deck {
                 }
                 throw StoreError.git(error, while: "publishing the commit on main")
             }
-            if !isBare { try updateWorkingTree(change.files.map(\.path), snapshotTree: tree) }
+            if !isBare { try updateWorkingTree(change.files, updates: updates, tree: tree) }
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
     }
@@ -121,6 +129,7 @@ extension Deck {
     /// Brings the working tree and index in line with `tree` for the given paths only.
     func updateWorkingTree(_ paths: [String], snapshotTree tree: ObjectID) throws(StoreError) {
         guard let workingDirectory else { return }
+        var entries: [(path: String, blob: ObjectID?)] = []
         for path in paths {
             let full = "\(workingDirectory)/\(path)"
             let entry = try git("reading \(path)") { () throws(GitError) in
@@ -129,11 +138,13 @@ extension Deck {
             if let entry, entry.kind == .blob {
                 let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
                 try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                entries.append((path, entry.id))
             } else {
                 try FileSystem.remove(full)
+                entries.append((path, nil))
             }
         }
-        try updateIndex(paths, tree: tree)
+        try updateIndexEntries(entries, tree: tree)
     }
 
     /// Updates the index entries of `paths` to match the working tree (which matches `tree`), retrying
