@@ -48,6 +48,9 @@ extension Deck {
             let snapshot = try snapshot()
             guard let change = try build(snapshot) else { return nil }
             if !isBare && !recordingHandEdits { try checkNoHandEdits(change, snapshot: snapshot) }
+            // The new objects are written without an fsync each and flushed together before publishing.
+            let objectsFlush = ObjectsFlush(durable: durable)
+            defer { objectsFlush.restore() }
             // A big change (an import) goes into one pack instead of thousands of loose objects.
             let packer = try packWriter(for: change)
             let writer = packer?.repository ?? repository
@@ -75,6 +78,7 @@ extension Deck {
                     try packer.finish(commit: commit, parent: snapshot.commit)
                 }
             }
+            try objectsFlush.flush(gitDirectory)
             do {
                 try repository.updateReference(
                     Deck.branch, to: commit, expected: snapshot.commit, logMessage: "cards: \(change.message.subject)")
