@@ -48,8 +48,8 @@ extension Deck {
             let snapshot = try snapshot()
             guard let change = try build(snapshot) else { return nil }
             if !isBare && !recordingHandEdits { try checkNoHandEdits(change, snapshot: snapshot) }
-            // The new objects are written without an fsync each and flushed together before publishing.
-            let objectsFlush = ObjectsFlush(durable: durable)
+            // Many new objects are written without an fsync each and flushed together before publishing.
+            let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count)
             defer { objectsFlush.restore() }
             // A big change (an import) goes into one pack instead of thousands of loose objects.
             let packer = try packWriter(for: change)
@@ -58,7 +58,8 @@ extension Deck {
             for file in change.files {
                 if let content = file.content {
                     let blob = try git("writing \(file.path)") { () throws(GitError) in
-                        try writer.writeBlob(content)
+                        if let packer { return try packer.writeBlob(content) }
+                        return try writer.writeBlob(content)
                     }
                     updates.append(TreeUpdate(path: file.path, blob: blob))
                 } else {

@@ -142,8 +142,12 @@ final class ObjectsFlush {
     private let durable: Bool
     private var restored = false
 
-    init(durable: Bool) {
-        self.durable = durable
+    /// From this many files on, one `syncfs` beats an fsync per object; below, the per-object fsyncs
+    /// are few and cost nothing for other files' dirty data (which `syncfs` flushes too).
+    static let threshold = 16
+
+    init(durable: Bool, files: Int) {
+        self.durable = durable && files >= ObjectsFlush.threshold
         if durable { Libgit2.setDurable(false) }
     }
 

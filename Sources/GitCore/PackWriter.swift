@@ -29,6 +29,21 @@ public final class PackWriter {
         backend = out
     }
 
+    /// Writes a blob straight into the in-memory store. Going through the object database would, for
+    /// each new object, first look for it on disk and rescan `objects/pack` on the miss (1.5.1's
+    /// freshen): ~20 µs of directory reads per card. A blob already on disk is written again and
+    /// packed twice at worst, which is harmless.
+    public func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+        var oid = git_oid()
+        let result = bytes.withUnsafeBytes { buffer -> Int32 in
+            let hashed = git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
+            guard hashed == 0, let write = backend.pointee.write else { return hashed == 0 ? -1 : hashed }
+            return write(backend, &oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
+        }
+        try check(result, "git_mempack write")
+        return ObjectID(oid)
+    }
+
     /// Packs every object reachable from `commit` and not from `parent` (nil: everything) and writes
     /// the pack and its index into the repository's `objects/pack`.
     public func finish(commit: ObjectID, parent: ObjectID?) throws(GitError) {

@@ -88,6 +88,9 @@ final class Bench {
             git(twin, ["add", "-A"])
             git(twin, ["commit", "-q", "-m", "Import"])
         }
+        // Packed like ours, and no `gc --auto` running in the background during the measurements.
+        git(twin, ["repack", "-adq"])
+        git(twin, ["config", "gc.auto", "0"])
         record(
             Row(
                 operation: "import N cards (process)", cards: size, ours: imported.milliseconds, git: gitImport,
