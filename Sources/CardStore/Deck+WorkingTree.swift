@@ -65,7 +65,7 @@ extension Deck {
             let outcome: IndexPatch.Outcome
             do {
                 outcome = try IndexPatch.apply(updates, indexPath: "\(gitDirectory)/index", durable: durable)
-            } catch where error.code == .locked && attempt < 200 {
+            } catch  where error.code == .locked && attempt < 200 {
                 usleep(10_000)
                 continue
             } catch {

@@ -188,7 +188,9 @@ extension Deck {
     public static func sortedInDeckOrder(_ cards: [Card]) -> [Card] {
         let keys = cards.map { (rank: Array($0.rank.utf8), id: Array($0.id.utf8)) }
         let order = keys.indices.sorted { left, right in
-            if keys[left].rank != keys[right].rank { return keys[left].rank.lexicographicallyPrecedes(keys[right].rank) }
+            if keys[left].rank != keys[right].rank {
+                return keys[left].rank.lexicographicallyPrecedes(keys[right].rank)
+            }
             return keys[left].id.lexicographicallyPrecedes(keys[right].id)
         }
         return order.map { cards[$0] }

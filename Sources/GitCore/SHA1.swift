@@ -6,7 +6,8 @@ import Glibc
 /// on Debian; it uses the CPU's SHA instructions, ~5x faster here than portable code), else a portable
 /// implementation. Both give the same digest; a test checks that.
 public enum SHA1 {
-    typealias NativeFunction = @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) ->
+    typealias NativeFunction =
+        @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) ->
         UnsafeMutablePointer<UInt8>?
 
     static let native: NativeFunction? = {
@@ -44,7 +45,9 @@ public enum SHA1 {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         let bits = UInt64(length) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
         var index = 0
         while index < tail.count {
             for position in 0..<64 { block[position] = tail[index + position] }

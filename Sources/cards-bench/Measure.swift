@@ -60,7 +60,9 @@ enum Measure {
     /// Runs a program (looked up on PATH when not a path), output discarded unless
     /// `capture`, and returns its cost and (captured) standard output.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String], input: String? = nil, capture: Bool = false) -> (run: ProcessRun, output: String) {
+    static func run(_ program: String, _ arguments: [String], input: String? = nil, capture: Bool = false) -> (
+        run: ProcessRun, output: String
+    ) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

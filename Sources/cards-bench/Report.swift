@@ -30,7 +30,10 @@ enum Report {
             var ratio = "-"
             if let mine = row.ours, let theirs = row.git, theirs > 0 {
                 let value = mine / theirs
-                ratio = value >= 1 ? "\(format(value, digits: 2))" : "\(format(value, digits: 3)) (\(format(1 / value, digits: 1))x faster)"
+                ratio =
+                    value >= 1
+                    ? "\(format(value, digits: 2))"
+                    : "\(format(value, digits: 3)) (\(format(1 / value, digits: 1))x faster)"
             }
             let peak = row.peak.map { "\(format(Double($0) / 1024, digits: 1)) MB" } ?? "-"
             text += "| \(row.operation) | \(row.cards) | \(ours) | \(git) | \(ratio) | \(peak) | \(row.note) |\n"
