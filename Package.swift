@@ -5,6 +5,7 @@ let package = Package(
     name: "CardDeck",
     products: [
         .executable(name: "cards", targets: ["cards"]),
+        .executable(name: "cards-bench", targets: ["cards-bench"]),
         .library(name: "CardStore", targets: ["CardStore"]),
         .library(name: "CardModel", targets: ["CardModel"]),
         .library(name: "DeckMerge", targets: ["DeckMerge"]),
@@ -27,6 +28,7 @@ let package = Package(
             dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
         ),
         .executableTarget(name: "cards", dependencies: ["CardsCLI"]),
+        .executableTarget(name: "cards-bench", dependencies: ["CardStore", "CardModel", "DeckMerge", "GitCore"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel", "TestSupport"]),
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
