@@ -107,3 +107,18 @@ public enum SHA1 {
         state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
     }
 }
+
+extension SHA1 {
+    /// The digest of a byte array.
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { digest($0) }
+    }
+
+    /// HMAC-SHA1 (RFC 2104), to match hashed known_hosts names (`|1|salt|hash`).
+    public static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var block = key.count > 64 ? digest(key) : key
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        let inner = digest(block.map { $0 ^ 0x36 } + message)
+        return digest(block.map { $0 ^ 0x5c } + inner)
+    }
+}
