@@ -5,6 +5,7 @@ let package = Package(
     name: "CardDeck",
     products: [
         .executable(name: "cards", targets: ["cards"]),
+        .executable(name: "cards-bench", targets: ["cards-bench"]),
         .library(name: "CardStore", targets: ["CardStore"]),
         .library(name: "CardModel", targets: ["CardModel"]),
         .library(name: "DeckMerge", targets: ["DeckMerge"]),
@@ -27,6 +28,7 @@ let package = Package(
             dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
         ),
         .executableTarget(name: "cards", dependencies: ["CardsCLI"]),
+        .executableTarget(name: "cards-bench", dependencies: ["CardStore", "CardModel", "DeckMerge", "GitCore"]),
         // Seeded fuzzing of the parsers and the merge driver (`./dev reliability`, and a short run in the tests).
         .executableTarget(
             name: "cards-fuzz", dependencies: ["CardModel", "CardsCLI", "DeckMerge", "SwipeEngine", "TerminalUI"]),

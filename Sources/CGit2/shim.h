@@ -4,6 +4,8 @@
 #define GIT_DEPRECATE_HARD
 #include <git2.h>
 #include <git2/sys/repository.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 
 /* Variadic libgit2 calls cannot be called from Swift: wrap the few we need. */
 
@@ -21,6 +23,12 @@ static inline int cgit2_set_ssl_cert_locations(const char *file, const char *pat
 
 static inline int cgit2_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
+}
+
+/* syncfs(2) is a GNU extension the Glibc module does not show: one flush for a bulk write. */
+extern int syncfs(int fd);
+static inline int cgit2_syncfs(int fd) {
+    return syncfs(fd);
 }
 
 #endif

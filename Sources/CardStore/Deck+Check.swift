@@ -88,6 +88,7 @@ extension Deck {
                         + "`cards fsck --repair` (or the next command) finishes it")
             }
         }
+        checkObjectTempFiles(&report, repair: repair)
         let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
         var folders = [gitDirectory]
         if let workingDirectory, let cards {
@@ -102,6 +103,28 @@ extension Deck {
                     report.problems.append(
                         "\(path): a temp file left by an interrupted write; `cards fsck --repair` removes it")
                 }
+            }
+        }
+    }
+
+    /// Temp files of an object or pack write that was killed (libgit2's `tmp_object_git2_*`,
+    /// `pack_git2_*`, git's `tmp_pack_*`/`tmp_idx_*`): garbage that nothing refers to. One a live
+    /// process still has open is a write in progress, never touched.
+    private func checkObjectTempFiles(_ report: inout CheckReport, repair: Bool) {
+        let objects = "\(gitDirectory)/objects"
+        let prefixes = ["tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_"]
+        var candidates: [String] = []
+        for folder in FileSystem.list(objects) where folder.count == 2 || folder == "pack" {
+            for name in FileSystem.list("\(objects)/\(folder)") where prefixes.contains(where: name.hasPrefix) {
+                candidates.append("\(objects)/\(folder)/\(name)")
+            }
+        }
+        for path in candidates where LockFiles.openers(of: path).isEmpty {
+            if repair, unlink(path) == 0 {
+                report.repaired.append("removed the temp file \(path)")
+            } else {
+                report.problems.append(
+                    "\(path): a temp file left by an interrupted object write; `cards fsck --repair` removes it")
             }
         }
     }

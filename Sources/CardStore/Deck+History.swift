@@ -43,7 +43,10 @@ extension Deck {
         var skipped: [String] = []
         let outcome = try commitChange { (snapshot) throws(StoreError) in
             guard let target = try findUndoTarget(from: snapshot.commit) else {
-                throw StoreError(.nothingToDo, "nothing to undo: no card operation since the deck was created")
+                throw StoreError(
+                    .nothingToDo,
+                    "nothing to undo: no card operation made on this deck is left to undo (changes that came from "
+                        + "other devices are undone there; `cards restore ID` brings back any deleted card)")
             }
             let parentTree: ObjectID? =
                 try target.commit.parents.first.map { (parent) throws(StoreError) in
@@ -93,6 +96,9 @@ extension Deck {
         guard let head else { return nil }
         var undone: Set<String> = []
         var found: LogEntry?
+        // Only what this device did is undone: commits that came in by clone, fetch or merge are someone
+        // else's. The reflog of main knows which commits our own commands published.
+        let local = (try? repository.reflogTargets(Deck.branch, messagePrefix: "cards: ")) ?? nil
         do {
             try repository.walkHistory(from: head, firstParentOnly: true) { commit in
                 let entry = LogEntry(commit: commit)
@@ -102,7 +108,9 @@ extension Deck {
                     return true
                 }
                 if operation == "init" { return false }
-                if Deck.undoableOperations.contains(operation) && !undone.contains(commit.id.hex) {
+                if Deck.undoableOperations.contains(operation) && !undone.contains(commit.id.hex)
+                    && (local.map { $0.contains(commit.id) } ?? true)
+                {
                     found = entry
                     return false
                 }

@@ -169,7 +169,7 @@ extension Deck {
     {
         let oursCommit = try git("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
         let theirsCommit = try git("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
-        let base = try git("finding the merge base") { () throws(GitError) in try repository.mergeBase(ours, theirs) }
+        let base = try chooseMergeBase(ours, theirs)
         let baseTree = try base.map { (id) throws(StoreError) in
             try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
@@ -209,9 +209,12 @@ extension Deck {
                 continue
             }
             if let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) {
+                // A side that did not change the card has the base's blob: read it once.
                 let base = try readVersion(entries.base, path: path, id: id)
-                let mine = try readVersion(entries.ours, path: path, id: id)
-                let other = try readVersion(entries.theirs, path: path, id: id)
+                let mine = entries.ours == entries.base ? base : try readVersion(entries.ours, path: path, id: id)
+                let other =
+                    entries.theirs == entries.base
+                    ? base : entries.theirs == entries.ours ? mine : try readVersion(entries.theirs, path: path, id: id)
                 if case .invalid(let reason) = other, entries.theirs?.id != entries.base?.id {
                     report.invalid.append(CardProblem(path: path, reason: reason))
                 }
@@ -278,6 +281,23 @@ extension Deck {
         body += conflicts > 0 ? ", \(conflicts) with conflicts recorded (see `cards conflicts`)." : ", no conflicts."
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
         return MergePlan(change: DeckChange(files: files, message: message), report: report)
+    }
+
+    /// The merge base, chosen the same way whichever side runs the merge: after criss-cross merges there
+    /// are several, and libgit2's pick depends on the argument order, which would break symmetry. The
+    /// latest by committer time (then the larger id) is the one closest to both tips.
+    func chooseMergeBase(_ ours: ObjectID, _ theirs: ObjectID) throws(StoreError) -> ObjectID? {
+        let bases = try git("finding the merge base") { () throws(GitError) in try repository.mergeBases(ours, theirs) }
+        guard bases.count > 1 else { return bases.first }
+        var best: (time: Int64, id: ObjectID)?
+        for base in bases {
+            let time = try git("reading \(base.short)") { () throws(GitError) in
+                try repository.commit(base).committer.time
+            }
+            if let current = best, (current.time, current.id) >= (time, base) { continue }
+            best = (time, base)
+        }
+        return best?.id
     }
 
     enum Version {

@@ -51,11 +51,18 @@ extension Deck {
             guard let change = try build(snapshot) else { return nil }
             if !isBare && !recordingHandEdits { try checkNoHandEdits(change, snapshot: snapshot) }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
+            // Many new objects are written without an fsync each and flushed together before publishing.
+            let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count)
+            defer { objectsFlush.restore() }
+            // A big change (an import) goes into one pack instead of thousands of loose objects.
+            let packer = try packWriter(for: change)
+            let writer = packer?.repository ?? repository
             var updates: [TreeUpdate] = []
             for file in change.files {
                 if let content = file.content {
                     let blob = try git("writing \(file.path)") { () throws(GitError) in
-                        try repository.writeBlob(content)
+                        if let packer { return try packer.writeBlob(content) }
+                        return try writer.writeBlob(content)
                     }
                     updates.append(TreeUpdate(path: file.path, blob: blob))
                 } else {
@@ -63,13 +70,19 @@ extension Deck {
                 }
             }
             let tree = try git("building the new tree") { () throws(GitError) in
-                try repository.updatedTree(base: snapshot.tree, updates: updates)
+                try writer.updatedTree(base: snapshot.tree, updates: updates)
             }
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
             let commit = try git("writing the commit") { () throws(GitError) in
-                try repository.createCommit(
+                try writer.createCommit(
                     tree: tree, parents: parents, message: change.message.text, author: author, committer: author)
             }
+            if let packer {
+                try git("writing the pack") { () throws(GitError) in
+                    try packer.finish(commit: commit, parent: snapshot.commit)
+                }
+            }
+            try objectsFlush.flush(gitDirectory)
             // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
             if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
             try markPending(change.files.map(\.path))
@@ -89,7 +102,7 @@ extension Deck {
                 if error.code == .locked { throw gitLockError("refs/heads/main.lock") }
                 throw StoreError.git(error, while: "publishing the commit on main")
             }
-            if !isBare { try updateWorkingTree(change.files.map(\.path), snapshotTree: tree) }
+            if !isBare { try updateWorkingTree(change.files, updates: updates, tree: tree) }
             clearPending()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
@@ -127,6 +140,7 @@ extension Deck {
     /// Brings the working tree and index in line with `tree` for the given paths only.
     func updateWorkingTree(_ paths: [String], snapshotTree tree: ObjectID) throws(StoreError) {
         guard let workingDirectory else { return }
+        var entries: [(path: String, blob: ObjectID?)] = []
         for path in paths {
             let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
             let entry = try git("reading \(path)") { () throws(GitError) in
@@ -135,11 +149,13 @@ extension Deck {
             if let entry, entry.kind == .blob {
                 let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
                 try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                entries.append((path, entry.id))
             } else {
                 try FileSystem.remove(full)
+                entries.append((path, nil))
             }
         }
-        try updateIndex(paths, tree: tree)
+        try updateIndexEntries(entries, tree: tree)
     }
 
     /// Updates the index entries of `paths` to match the working tree (which matches `tree`), retrying

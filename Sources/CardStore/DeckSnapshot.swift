@@ -140,8 +140,7 @@ public struct DeckSnapshot {
                 problems.append(CardProblem(path: path, reason: Deck.stripPath(error.message, path)))
             }
         }
-        cards.sort(by: Deck.deckOrder)
-        return (cards, problems)
+        return (Deck.sortedInDeckOrder(cards), problems)
     }
 
     /// Visits every entry under `cards/` (two levels), in tree order.
@@ -182,6 +181,19 @@ extension Deck {
     /// A snapshot of the deck at any commit.
     public func snapshot(at commit: ObjectID) throws(StoreError) -> DeckSnapshot {
         try DeckSnapshot(repository: repository, commit: commit)
+    }
+
+    /// The cards in deck order, each sort key read once (not once per comparison: 100,000 cards
+    /// make ~1.7 million comparisons).
+    public static func sortedInDeckOrder(_ cards: [Card]) -> [Card] {
+        let keys = cards.map { (rank: Array($0.rank.utf8), id: Array($0.id.utf8)) }
+        let order = keys.indices.sorted { left, right in
+            if keys[left].rank != keys[right].rank {
+                return keys[left].rank.lexicographicallyPrecedes(keys[right].rank)
+            }
+            return keys[left].id.lexicographicallyPrecedes(keys[right].id)
+        }
+        return order.map { cards[$0] }
     }
 
     /// Deck order: by rank, then by id, so the order is total even when two ranks are equal.

@@ -97,6 +97,12 @@ public enum CardsCLI {
             }
             return usageFailure(error, output: output)
         }
+        // Commands that never open a connection skip libgit2's CA-bundle parsing (~8 ms a process).
+        if Commands.localCommands.contains(command.spec.name) {
+            Deck.deferNetworkSetUp()
+        } else {
+            Deck.prepareNetwork()
+        }
         do {
             return try command.run(&context, parsed)
         } catch var error as UsageError {

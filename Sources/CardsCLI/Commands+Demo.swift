@@ -26,7 +26,8 @@ extension Commands {
         let phone = "\(root)/phone"
         demo.say("CardDeck demo in \(root): one deck, a git remote, two devices.")
 
-        demo.step("A \"remote\": a bare git repository made from the bundled sample deck (any git server works the same).")
+        demo.step(
+            "A \"remote\": a bare git repository made from the bundled sample deck (any git server works the same).")
         try demo.run(["init", "--bare", remote, "--from", sample])
         demo.step("Two devices clone it: a laptop and a phone.")
         try demo.run(["clone", remote, laptop])
@@ -35,25 +36,35 @@ extension Commands {
 
         let ids = try demo.run(["--deck", laptop, "list", "--json"], echo: false)
         let cards = (try? JSONValue.parse(Array(ids.utf8)))?.arrayValue ?? []
-        guard cards.count >= 2, let swiped = cards[1]["id"]?.stringValue, let shared = cards[0]["id"]?.stringValue else {
+        guard cards.count >= 2, let swiped = cards[1]["id"]?.stringValue, let shared = cards[0]["id"]?.stringValue
+        else {
             throw CLIError(message: "the sample deck needs at least two cards")
         }
         let swipedShort = String(swiped.prefix(8))
         let sharedShort = String(shared.prefix(8))
 
-        demo.step("On the laptop, swipe the second card to the left (a scripted drag through the gesture engine): it is deleted, one commit.")
-        try demo.run(["--deck", laptop, "swipe", swipedShort, "--drag", "0:0,0 0.01:-40,1 0.02:-110,2 0.03:-190,3 0.04:-200,3", "--json"])
+        demo.step(
+            "On the laptop, swipe the second card to the left (a scripted drag through the gesture engine): it is deleted, one commit."
+        )
+        try demo.run([
+            "--deck", laptop, "swipe", swipedShort, "--drag", "0:0,0 0.01:-40,1 0.02:-110,2 0.03:-190,3 0.04:-200,3",
+            "--json",
+        ])
 
         demo.step("Meanwhile both devices edit the first card, offline: a different field each, and the title on both.")
         try demo.run(["--deck", laptop, "edit", sharedShort, "--color", "teal", "--title", "Ada (from the laptop)"])
-        try demo.run(["--deck", phone, "edit", sharedShort, "--platform", "GitHub (phone)", "--title", "Ada (from the phone)"])
+        try demo.run([
+            "--deck", phone, "edit", sharedShort, "--platform", "GitHub (phone)", "--title", "Ada (from the phone)",
+        ])
 
         demo.step("The laptop syncs first: its changes go to the remote.")
         try demo.run(["--deck", laptop, "sync"])
         demo.step("The phone syncs: it fetches, merges card by card and field by field, and pushes the merge.")
         try demo.run(["--deck", phone, "sync"])
 
-        demo.step("The merged card: both devices' different fields are in; the title had two values, one was kept and the other recorded.")
+        demo.step(
+            "The merged card: both devices' different fields are in; the title had two values, one was kept and the other recorded."
+        )
         try demo.run(["--deck", phone, "show", sharedShort])
         try demo.run(["--deck", phone, "conflicts"])
 
@@ -71,7 +82,9 @@ extension Commands {
             throw CLIError(message: "the demo's decks differ after syncing: this is a bug, please report it")
         }
         let count = cards.count - 1
-        demo.say("  laptop and phone: \(count) cards, main at \(head.short) on both; the swiped card is in history (`cards restore \(swipedShort)`).")
+        demo.say(
+            "  laptop and phone: \(count) cards, main at \(head.short) on both; the swiped card is in history (`cards restore \(swipedShort)`)."
+        )
         try demo.run(["--deck", laptop, "log", "-n", "6"])
         demo.say(
             "\nDone. \(arguments.has("--keep") ? "The decks are in \(root)." : "Run `cards demo --keep` to keep the decks and look around.")"

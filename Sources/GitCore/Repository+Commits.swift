@@ -66,6 +66,23 @@ extension Repository {
         return ObjectID(out)
     }
 
+    /// Every best common ancestor of two commits (more than one after criss-cross merges), in no
+    /// particular order; empty when their histories are unrelated.
+    public func mergeBases(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> [ObjectID] {
+        var out = git_oidarray()
+        var first = one.raw
+        var second = two.raw
+        let result = git_merge_bases(&out, pointer, &first, &second)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return []
+        }
+        try check(result, "git_merge_bases")
+        defer { git_oidarray_dispose(&out) }
+        guard let ids = out.ids else { return [] }
+        return (0..<out.count).map { ObjectID(ids[$0]) }
+    }
+
     /// Whether `commit` has `ancestor` in its history (a commit is not its own descendant).
     public func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
         var one = commit.raw

@@ -95,3 +95,24 @@ extension Repository {
         return ObjectID(id)
     }
 }
+
+extension Repository {
+    /// The commits a reference was moved to, by its reflog, whose log message starts with `prefix`:
+    /// what this repository itself did (clones and fetches log other messages). Nil when the reference has
+    /// no reflog (bare repositories keep none by default).
+    public func reflogTargets(_ name: String, messagePrefix prefix: String) throws(GitError) -> Set<ObjectID>? {
+        var reflog: OpaquePointer?
+        try check(git_reflog_read(&reflog, pointer, name), "git_reflog_read")
+        defer { git_reflog_free(reflog) }
+        var result: Set<ObjectID> = []
+        let count = git_reflog_entrycount(reflog)
+        if count == 0 { return nil }
+        for index in 0..<count {
+            guard let entry = git_reflog_entry_byindex(reflog, index) else { continue }
+            guard let message = git_reflog_entry_message(entry).map({ String(cString: $0) }), message.hasPrefix(prefix)
+            else { continue }
+            if let id = git_reflog_entry_id_new(entry) { result.insert(ObjectID(id)) }
+        }
+        return result
+    }
+}

@@ -259,7 +259,10 @@ struct DemoTests {
         let scratch = try Scratch(identity: false)
         let result = try scratch.cards(["demo", "--sample", Binaries.sampleRepo])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        for line in ["init --bare", "clone", "swipe", "sync", "Merged origin/main", "conflict: title", "resolve", "Both decks are now identical", "Done."] {
+        for line in [
+            "init --bare", "clone", "swipe", "sync", "Merged origin/main", "conflict: title", "resolve",
+            "Both decks are now identical", "Done.",
+        ] {
             #expect(result.stdout.contains(line), "the demo did not show '\(line)'")
         }
         #expect(!result.stderr.contains("Error"))

@@ -72,7 +72,9 @@ struct CrashSafetyTests {
                 after.subtract(picked)
             case .import:
                 var lines: [String] = []
-                for _ in 0..<(10 + Int(random.next() % 40)) {
+                // Half of them big enough (256 cards and more) for the pack and bulk working-tree path.
+                let size = random.next() % 2 == 0 ? 10 + Int(random.next() % 40) : 256 + Int(random.next() % 150)
+                for _ in 0..<size {
                     let id = random.uuid()
                     serial += 1
                     lines.append(
@@ -231,6 +233,8 @@ struct CrashSafetyTests {
                 let again = try scratch.cards(["fsck"], in: deck)
                 #expect(again.status == 0, "\(context): fsck after --repair: \(again.stderr)")
             }
+            let garbage = try scratch.git(["count-objects", "-v"], in: deck).stdout
+            #expect(garbage.contains("garbage: 0"), "\(context): temp files left in .git/objects: \(garbage)")
             let final = try scratch.cardIDs(deck)
             if final != model {
                 figures.changesLost += model.subtracting(final).count

@@ -92,3 +92,23 @@ struct HistoryTests {
         try scratch.expectClean(deck)
     }
 }
+
+extension HistoryTests {
+    @Test("undo reverts only this device's operations, never what came from a clone or a sync")
+    func undoIsLocal() throws {
+        let scratch = try Scratch()
+        let remote = scratch.path("remote.git")
+        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
+        let deck = scratch.path("clone")
+        #expect(try scratch.cards(["clone", remote, deck]).status == 0)
+        let before = try scratch.fingerprint(deck)
+        let nothing = try scratch.cards(["undo"], in: deck)
+        #expect(nothing.status == 1 && nothing.stderr.contains("nothing to undo"))
+        #expect(try scratch.fingerprint(deck) == before)
+        let id = try scratch.cards(["add", "--title", "Mine", "--url", "https://mine.example"], in: deck).stdout
+        let undo = try scratch.cards(["undo"], in: deck)
+        #expect(undo.status == 0 && undo.stdout.contains("Add card"))
+        #expect(try scratch.cards(["show", id.trimmingCharacters(in: .newlines)], in: deck).status == 1)
+        #expect(try scratch.cards(["undo"], in: deck).status == 1)
+    }
+}

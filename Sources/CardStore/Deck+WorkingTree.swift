@@ -1,0 +1,165 @@
+import GitCore
+import Glibc
+
+extension Deck {
+    /// From this many files on, a change is written as one pack (objects) and with one `syncfs` per
+    /// phase (working tree) instead of one loose object and one fsync per file.
+    static let bulkThreshold = 256
+
+    /// A pack writer for a change big enough to need one, else nil.
+    func packWriter(for change: DeckChange) throws(StoreError) -> PackWriter? {
+        guard change.files.count >= Deck.bulkThreshold else { return nil }
+        return try git("opening the object database for a pack") { () throws(GitError) in
+            try PackWriter(gitDirectory: gitDirectory)
+        }
+    }
+
+    /// Brings the working tree and index in line with a change just committed, from the bytes and blob
+    /// ids already at hand (`files` and `updates` are parallel; for a path given twice the last wins).
+    func updateWorkingTree(
+        _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID
+    ) throws(StoreError) {
+        guard let workingDirectory else { return }
+        var last: [String: Int] = [:]
+        for (position, file) in files.enumerated() { last[file.path] = position }
+        var writes: [(full: String, bytes: [UInt8])] = []
+        var entries: [(path: String, blob: ObjectID?)] = []
+        for (position, file) in files.enumerated() where last[file.path] == position {
+            let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
+            if let content = file.content, let blob = updates[position].blob {
+                writes.append((full, content))
+                entries.append((file.path, blob))
+            } else {
+                try FileSystem.remove(full)
+                entries.append((file.path, nil))
+            }
+        }
+        if writes.count >= Deck.bulkThreshold {
+            try Deck.writeFilesInBulk(writes, durable: durable)
+        } else {
+            for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, durable: durable) }
+        }
+        try updateIndexEntries(entries, tree: tree)
+    }
+
+    /// Updates the index entries of files just written (blob) or removed (nil): by patching the index
+    /// file when it allows (`IndexPatch`, a few ms at 100,000 cards), else through libgit2's index
+    /// (which reads and rewrites every entry). Retries while another git process holds `index.lock`.
+    func updateIndexEntries(_ entries: [(path: String, blob: ObjectID?)], tree: ObjectID) throws(StoreError) {
+        guard let workingDirectory else { return }
+        var updates: [IndexUpdate] = []
+        updates.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let blob = entry.blob else {
+                updates.append(IndexUpdate(path: entry.path, file: nil))
+                continue
+            }
+            guard let stat = FileStat(path: "\(workingDirectory)/\(entry.path)") else {
+                return try updateIndex(entries.map(\.path), tree: tree)
+            }
+            updates.append(IndexUpdate(path: entry.path, file: (blob, stat)))
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let outcome: IndexPatch.Outcome
+            do {
+                outcome = try IndexPatch.apply(updates, indexPath: "\(gitDirectory)/index", durable: durable)
+            } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
+                usleep(10_000)
+                continue
+            } catch {
+                if error.code == .locked { throw gitLockError("index.lock", committed: true) }
+                throw StoreError.git(
+                    error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
+            }
+            if outcome != .written { try updateIndex(entries.map(\.path), tree: tree) }
+            return
+        }
+    }
+
+    /// Writes many files: every temp file first, one `syncfs` (durable), then every rename, and one
+    /// more `syncfs`; so a crash leaves each file either as it was or complete, at two flushes in all.
+    static func writeFilesInBulk(_ files: [(full: String, bytes: [UInt8])], durable: Bool) throws(StoreError) {
+        var temps: [String] = []
+        temps.reserveCapacity(files.count)
+        defer { for temp in temps { unlink(temp) } }
+        var folders: Set<String> = []
+        for file in files {
+            let folder = FileSystem.parent(of: file.full)
+            if folders.insert(folder).inserted { try FileSystem.makeDirectories(folder) }
+            let temp = "\(folder)/.\(FileSystem.basename(of: file.full)).\(getpid()).tmp"
+            temps.append(temp)
+            try writeNewFile(file.bytes, to: temp)
+        }
+        if durable { try syncFileSystem(of: files[0].full) }
+        for (index, file) in files.enumerated() {
+            guard rename(temps[index], file.full) == 0 else {
+                throw StoreError(.io, "cannot write \(file.full): \(String(cString: strerror(errno)))")
+            }
+        }
+        temps.removeAll()
+        if durable { try syncFileSystem(of: files[0].full) }
+    }
+
+    /// Writes a file in place (a temp file of our own, renamed by the caller), without fsync.
+    static func writeNewFile(_ bytes: [UInt8], to path: String) throws(StoreError) {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer -> Int in
+                guard let start = buffer.baseAddress else { return 0 }
+                return write(fd, start + offset, buffer.count - offset)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+            offset += count
+        }
+    }
+
+    /// Flushes the file system that holds `path` (one call instead of an fsync per file).
+    static func syncFileSystem(of path: String) throws(StoreError) {
+        let failure = FileSync.syncFileSystem(holding: FileSystem.parent(of: path))
+        if failure != 0 {
+            throw StoreError(.io, "cannot flush the working tree to disk: \(String(cString: strerror(failure)))")
+        }
+    }
+}
+
+/// One flush for all the objects of a commit: libgit2's per-object fsync (an object file and its
+/// folder, ~10 fsyncs for a one-card commit, far more for a merge) is turned off while they are
+/// written, then one `syncfs` makes them durable before `main` may point at them (git's
+/// `core.fsyncMethod=batch` does the same). The reference update, the card file and the index keep
+/// their own fsync. libgit2's switch is process-wide: a deck is used from one thread at a time.
+final class ObjectsFlush {
+    private let durable: Bool
+    private var restored = false
+
+    /// From this many files on, one `syncfs` beats an fsync per object; below, the per-object fsyncs
+    /// are few and cost nothing for other files' dirty data (which `syncfs` flushes too).
+    static let threshold = 16
+
+    init(durable: Bool, files: Int) {
+        self.durable = durable && files >= ObjectsFlush.threshold
+        if durable { Libgit2.setDurable(false) }
+    }
+
+    /// Makes the objects written so far durable, and turns libgit2's fsync back on.
+    func flush(_ gitDirectory: String) throws(StoreError) {
+        guard durable else { return }
+        restore()
+        let failure = FileSync.syncFileSystem(holding: gitDirectory)
+        if failure != 0 {
+            throw StoreError(.io, "cannot flush the new objects to disk: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Turns libgit2's fsync back on (idempotent).
+    func restore() {
+        guard durable, !restored else { return }
+        restored = true
+        Libgit2.setDurable(true)
+    }
+}

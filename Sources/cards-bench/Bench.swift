@@ -1,0 +1,357 @@
+import CardModel
+import CardStore
+import DeckMerge
+import GitCore
+import Glibc
+
+/// One row of the results table.
+struct Row {
+    var operation: String
+    var cards: Int
+    /// Our median in ms (nil: not measured).
+    var ours: Double?
+    /// The git CLI's median in ms (nil: no git counterpart).
+    var git: Double?
+    /// Our peak RSS in KB.
+    var peak: Int?
+    /// What git ran, or a note.
+    var note: String = ""
+}
+
+/// The benchmark: decks of each size, our operations against the git CLI's on an equivalent repo.
+final class Bench {
+    let root: String
+    let cardsBinary: String
+    let repeats: Int
+    var rows: [Row] = []
+    var generator = SplitMix(seed: 42)
+
+    init(root: String, cardsBinary: String, repeats: Int) {
+        self.root = root
+        self.cardsBinary = cardsBinary
+        self.repeats = repeats
+    }
+
+    func record(_ row: Row) {
+        rows.append(row)
+        let ours = row.ours.map { Report.ms($0) } ?? "-"
+        let git = row.git.map { Report.ms($0) } ?? "-"
+        note("\(row.operation) @ \(row.cards): ours \(ours), git \(git) \(row.note)")
+    }
+
+    func cards(_ arguments: [String], capture: Bool = false) -> (run: ProcessRun, output: String) {
+        Measure.run(cardsBinary, arguments, capture: capture)
+    }
+
+    @discardableResult
+    func git(_ directory: String, _ arguments: [String]) -> ProcessRun {
+        Measure.must("git", ["-C", directory] + arguments)
+    }
+
+    /// A new card with a deterministic id.
+    func newCard(_ label: String) -> Card {
+        let id = CardID.random(using: &generator)
+        return Card(
+            id: id, title: "\(label) \(id.prefix(8))", indexURL: "https://example.com/\(id.prefix(8))",
+            platformName: "Example", platformIcon: "example", color: "blue", rank: "a0")
+    }
+
+    /// Everything for one deck size.
+    func run(size: Int) throws {
+        let folder = "\(root)/n\(size)"
+        _ = mkdir(folder, 0o755)
+        note("== \(size) cards")
+        // The import file: JSON Lines without ranks (import hands them out).
+        var lines: [UInt8] = []
+        for index in 0..<size {
+            var card = newCard("Card \(index)")
+            card.fields["rank"] = nil
+            lines += JSONValue.object(card.fields).canonicalBytes().filter { $0 != 0x0a }
+            lines.append(0x0a)
+        }
+        let importFile = "\(folder)/cards.jsonl"
+        try FileSystem.writeAtomically(lines, to: importFile, durable: false)
+
+        let ours = "\(folder)/ours"
+        let bare = "\(folder)/bare"
+        let twin = "\(folder)/git"
+        Measure.must(cardsBinary, ["init", ours, "--name", "Bench"])
+        let imported = cards(["--deck", ours, "import", importFile]).run
+        if imported.status != 0 { fail("cards import failed at \(size)") }
+        Measure.must(cardsBinary, ["init", "--bare", bare, "--name", "Bench"])
+        let importedBare = cards(["--deck", bare, "import", importFile]).run
+        // The git twin: the same files, added and committed by the git CLI.
+        let gitImport = Measure.time {
+            Measure.must("git", ["init", "-q", "-b", "main", twin])
+            git(twin, ["config", "core.fsync", "all"])
+            Measure.must("cp", ["-r", "\(ours)/cards", "\(ours)/deck.json", "\(ours)/.gitattributes", twin])
+            git(twin, ["add", "-A"])
+            git(twin, ["commit", "-q", "-m", "Import"])
+        }
+        // Packed like ours, and no `gc --auto` running in the background during the measurements.
+        git(twin, ["repack", "-adq"])
+        git(twin, ["config", "gc.auto", "0"])
+        record(
+            Row(
+                operation: "import N cards (process)", cards: size, ours: imported.milliseconds, git: gitImport,
+                peak: imported.peakKilobytes, note: "git: cp files + git add -A + git commit; one run"))
+        record(
+            Row(
+                operation: "import N cards, --bare (process)", cards: size, ours: importedBare.milliseconds,
+                git: gitImport, peak: importedBare.peakKilobytes, note: "one run"))
+
+        try oneCardOperations(size: size, ours: ours, bare: bare, twin: twin)
+        reads(size: size, ours: ours, twin: twin)
+        try merges(size: size, bare: bare)
+        try sync(size: size, folder: folder, ours: ours, twin: twin)
+        FileSystem.removeTree(folder)
+    }
+
+    // MARK: add, edit, delete of one card
+
+    func oneCardOperations(size: Int, ours: String, bare: String, twin: String) throws {
+        for (label, path) in [("", ours), (", --bare", bare)] {
+            // In-process library calls, with fsync (the default).
+            let deck = try Deck.open(at: path, searchUpward: false)
+            var ids: [String] = []
+            var samples: [[Double]] = [[], [], []]
+            Measure.resetPeak()
+            for index in 0..<repeats {
+                var id = ""
+                samples[0].append(
+                    try Measure.time {
+                        id = try deck.add(title: "Library \(index)", indexURL: "https://example.com/l\(index)").id
+                    })
+                ids.append(id)
+            }
+            for id in ids {
+                samples[1].append(try Measure.time { try deck.edit(id, CardEdit(title: "Edited in-process")) })
+            }
+            for id in ids { samples[2].append(try Measure.time { try deck.delete([id]) }) }
+            let peak = Measure.peakKilobytes()
+            for (index, name) in ["add", "edit", "delete"].enumerated() {
+                record(
+                    Row(
+                        operation: "\(name) one card, in-process\(label)", cards: size,
+                        ours: Measure.median(samples[index]), git: nil, peak: peak))
+            }
+            // The whole `cards` process.
+            var processSamples: [[ProcessRun]] = [[], [], []]
+            ids = []
+            for index in 0..<repeats {
+                let result = cards(
+                    ["--deck", path, "add", "--title", "Process \(index)", "--url", "https://example.com/p\(index)"],
+                    capture: true)
+                processSamples[0].append(result.run)
+                ids.append(String(result.output.prefix(36)))
+            }
+            for id in ids { processSamples[1].append(cards(["--deck", path, "edit", id, "--title", "Edited"]).run) }
+            for id in ids { processSamples[2].append(cards(["--deck", path, "delete", id]).run) }
+            let gitSamples = label.isEmpty ? gitOneCard(twin: twin) : gitOneCardCache
+            for (index, name) in ["add", "edit", "delete"].enumerated() {
+                let runs = processSamples[index]
+                if runs.contains(where: { $0.status != 0 }) { fail("cards \(name) failed on \(path)") }
+                record(
+                    Row(
+                        operation: "\(name) one card, cards process\(label)", cards: size,
+                        ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(gitSamples[index]),
+                        peak: runs.map(\.peakKilobytes).max(),
+                        note: index == 2 ? "git: git rm + git commit" : "git: git add + git commit"))
+            }
+        }
+    }
+
+    var gitOneCardCache: [[Double]] = [[], [], []]
+
+    /// `git add` + `git commit` (and `git rm` + commit) of one card file in the twin, fsync on.
+    func gitOneCard(twin: String) -> [[Double]] {
+        var samples: [[Double]] = [[], [], []]
+        var paths: [String] = []
+        for _ in 0..<repeats {
+            let card = newCard("Git")
+            let path = CardID.path(for: card.id)
+            paths.append(path)
+            samples[0].append(
+                Measure.time {
+                    try? FileSystem.writeAtomically(card.encoded(), to: "\(twin)/\(path)", durable: false)
+                    git(twin, ["add", path])
+                    git(twin, ["commit", "-q", "-m", "Add card"])
+                })
+        }
+        for path in paths {
+            samples[1].append(
+                Measure.time {
+                    var bytes = (try? FileSystem.read("\(twin)/\(path)")) ?? []
+                    bytes.insert(contentsOf: Array("{\"edited\": true, ".utf8), at: 0)
+                    bytes.remove(at: 17)  // the array's own "{"
+                    try? FileSystem.writeAtomically(bytes, to: "\(twin)/\(path)", durable: false)
+                    git(twin, ["add", path])
+                    git(twin, ["commit", "-q", "-m", "Edit card"])
+                })
+        }
+        for path in paths {
+            samples[2].append(
+                Measure.time {
+                    git(twin, ["rm", "-q", path])
+                    git(twin, ["commit", "-q", "-m", "Delete card"])
+                })
+        }
+        gitOneCardCache = samples
+        return samples
+    }
+
+    // MARK: list and export
+
+    func reads(size: Int, ours: String, twin: String) {
+        let rounds = size >= 100_000 ? 3 : repeats
+        for (name, arguments, gitArguments) in [
+            ("list", ["list"], ["ls-tree", "-r", "HEAD"]), ("export", ["export"], ["archive", "HEAD"]),
+        ] {
+            var runs: [ProcessRun] = []
+            var gitRuns: [Double] = []
+            for _ in 0..<rounds {
+                runs.append(cards(["--deck", ours] + arguments).run)
+                gitRuns.append(git(twin, gitArguments).milliseconds)
+            }
+            if runs.contains(where: { $0.status != 0 }) { fail("cards \(name) failed") }
+            record(
+                Row(
+                    operation: "cards \(name) of the deck (process)", cards: size,
+                    ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(gitRuns),
+                    peak: runs.map(\.peakKilobytes).max(), note: "git: git \(gitArguments.joined(separator: " "))"))
+        }
+    }
+
+    // MARK: merge
+
+    func merges(size: Int, bare: String) throws {
+        let deck = try Deck.open(at: bare, searchUpward: false)
+        guard let base = try deck.headCommit() else { fail("no commit in \(bare)") }
+        let all = try deck.snapshot().allCards().cards
+        for changed in [100, 1000] {
+            guard all.count >= 2 * changed else {
+                record(
+                    Row(
+                        operation: "merge, \(changed) changed each side", cards: size, ours: nil, git: nil, peak: nil,
+                        note: "n/a (deck too small)"))
+                continue
+            }
+            func edited(_ cards: ArraySlice<Card>, _ label: String) -> [Card] {
+                cards.map { card in
+                    var copy = card
+                    copy.title = "\(label) \(card.id.prefix(8))"
+                    return copy
+                }
+            }
+            try deck.importCards(edited(all[0..<changed], "Side A"), source: "")
+            guard let sideA = try deck.headCommit() else { fail("no side A") }
+            try deck.repository.updateReference(Deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
+            try deck.importCards(edited(all[changed..<2 * changed], "Side B"), source: "")
+            guard let sideB = try deck.headCommit() else { fail("no side B") }
+            var samples: [Double] = []
+            var gitSamples: [Double] = []
+            Measure.resetPeak()
+            for _ in 0..<repeats {
+                let current = try deck.headCommit()
+                try deck.repository.updateReference(Deck.branch, to: sideA, expected: current, logMessage: "bench")
+                samples.append(
+                    try Measure.time {
+                        let report = try deck.merge(theirs: sideB, theirsName: "B", policy: .keep, dryRun: false)
+                        if report.kind != .merged { fail("the merge did not merge") }
+                    })
+                gitSamples.append(git(bare, ["merge-tree", "--write-tree", sideA.hex, sideB.hex]).milliseconds)
+            }
+            let peak = Measure.peakKilobytes()
+            let current = try deck.headCommit()
+            try deck.repository.updateReference(Deck.branch, to: base, expected: current, logMessage: "bench: reset")
+            record(
+                Row(
+                    operation: "merge, \(changed) changed each side (in-process)", cards: size,
+                    ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peak,
+                    note: "git: git merge-tree --write-tree"))
+        }
+    }
+
+    // MARK: sync
+
+    func sync(size: Int, folder: String, ours: String, twin: String) throws {
+        let changed = min(100, size / 4)
+        // Ours: runs only once `cards sync` exists.
+        let hasSync = cards(["help", "sync"]).run.status == 0
+        var oursTime: Double?
+        var oursPeak: Int?
+        var oursNote = "n/a (sync not built)"
+        if hasSync {
+            let server = "\(folder)/server.git"
+            let other = "\(folder)/device-b"
+            Measure.must("git", ["clone", "-q", "--bare", ours, server])
+            git(ours, ["remote", "add", "origin", "file://\(server)"])
+            git(ours, ["fetch", "-q", "origin"])
+            Measure.must("git", ["clone", "-q", "file://\(server)", other])
+            let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
+            try Deck.open(at: other, searchUpward: false).importCards(
+                all[0..<changed].map { card in
+                    var copy = card
+                    copy.title = "Device B \(card.id.prefix(8))"
+                    return copy
+                }, source: "")
+            git(other, ["push", "-q", "origin", "main"])
+            try Deck.open(at: ours, searchUpward: false).importCards(
+                all[changed..<2 * changed].map { card in
+                    var copy = card
+                    copy.title = "Device A \(card.id.prefix(8))"
+                    return copy
+                }, source: "")
+            let result = cards(["--deck", ours, "sync"]).run
+            oursTime = result.milliseconds
+            oursPeak = result.peakKilobytes
+            oursNote = result.status == 0 ? "one run" : "cards sync failed (exit \(result.status))"
+            if result.status != 0 { oursTime = nil }
+        }
+        // git: the same exchange between two clones of a bare server, over file://.
+        let server = "\(folder)/git-server.git"
+        let other = "\(folder)/git-b"
+        Measure.must("git", ["clone", "-q", "--bare", twin, server])
+        git(twin, ["remote", "add", "origin", "file://\(server)"])
+        git(twin, ["fetch", "-q", "origin"])
+        Measure.must("git", ["clone", "-q", "file://\(server)", other])
+        git(other, ["config", "core.fsync", "all"])
+        for (device, label) in [(other, "B"), (twin, "A")] {
+            let listed = Measure.run("git", ["-C", device, "ls-files", "cards"], capture: true).output
+            let paths = listed.split(separator: "\n").map(String.init)
+            let slice = label == "B" ? paths[0..<changed] : paths[changed..<2 * changed]
+            for path in slice {
+                var bytes = (try? FileSystem.read("\(device)/\(path)")) ?? []
+                bytes.insert(contentsOf: Array("{\"device\": \"\(label)\", ".utf8), at: 0)
+                bytes.remove(at: 15 + label.utf8.count)
+                try FileSystem.writeAtomically(bytes, to: "\(device)/\(path)", durable: false)
+            }
+            git(device, ["commit", "-q", "-a", "-m", "Device \(label) edits"])
+            if label == "B" { git(device, ["push", "-q", "origin", "main"]) }
+        }
+        let gitTime = Measure.time {
+            git(twin, ["fetch", "-q", "origin"])
+            git(twin, ["merge", "-q", "--no-edit", "origin/main"])
+            git(twin, ["push", "-q", "origin", "main"])
+        }
+        record(
+            Row(
+                operation: "sync, \(changed) changed each way (process)", cards: size, ours: oursTime, git: gitTime,
+                peak: oursPeak, note: "git: git fetch && git merge && git push; \(oursNote)"))
+    }
+}
+
+/// A small seeded generator, so every run benchmarks the same ids.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

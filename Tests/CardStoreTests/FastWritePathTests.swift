@@ -1,0 +1,68 @@
+import CardModel
+import CardStore
+import Foundation
+import GitCore
+import TestSupport
+import Testing
+
+@Suite("Fast write path: patched index, packed imports, SHA-1")
+struct FastWritePathTests {
+    @Test("the native and portable SHA-1 agree, on empty, odd and multi-block inputs")
+    func sha1Agrees() {
+        var generator = SplitMix64(seed: 7)
+        for length in [0, 1, 55, 56, 63, 64, 65, 1000, 100_003] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let fast = bytes.withUnsafeBytes { SHA1.digest($0) }
+            let portable = bytes.withUnsafeBytes { SHA1.portableDigest($0) }
+            #expect(fast == portable, "length \(length)")
+        }
+        let abc = Array("abc".utf8).withUnsafeBytes { SHA1.portableDigest($0) }
+        #expect(ObjectID(bytes: abc).hex == "a9993e364706816aba3e25717850c26c9cd0d89d")
+    }
+
+    @Test("after imports (packed), adds, edits and deletes the index matches git: status clean, fsck clean")
+    func indexStaysTrue() throws {
+        let scratch = try StoreScratch()
+        let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
+        let cards = makeCards(600)
+        try deck.importCards(cards, source: "test")
+        let packs = try FileManager.default.contentsOfDirectory(atPath: scratch.path("deck/.git/objects/pack"))
+        #expect(packs.contains { $0.hasSuffix(".pack") })
+        let added = try deck.add(title: "New", indexURL: "https://example.org/new")
+        try deck.edit(cards[0].id, CardEdit(title: "Edited"))
+        try deck.delete([cards[1].id, cards[2].id])
+        try deck.edit(added.id, CardEdit(color: "red"))
+        let status = try scratch.git(["status", "--porcelain"], in: scratch.path("deck"))
+        #expect(status.isEmpty, "git status: \(status)")
+        let staged = try scratch.git(["diff", "--cached", "--name-only"], in: scratch.path("deck"))
+        #expect(staged.isEmpty)
+        let listed = try scratch.git(["ls-files", "cards"], in: scratch.path("deck"))
+        #expect(listed.split(separator: "\n").count == 599)
+        // git's own index check, and libgit2's reading of the same file.
+        let verify = try scratch.git(["fsck", "--no-progress"], in: scratch.path("deck"))
+        #expect(!verify.contains("error"))
+        #expect(try deck.handEdits().isEmpty)
+        #expect(try deck.check(repair: false).problems.isEmpty)
+        // A hand edit right after a write (same second: racily clean) is still seen.
+        let path = scratch.path("deck/" + CardID.path(for: cards[3].id))
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "Card 3", with: "Card X")
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        try deck.edit(cards[4].id, CardEdit(title: "Another"))
+        let after = try scratch.git(["status", "--porcelain"], in: scratch.path("deck"))
+        #expect(after.contains(CardID.path(for: cards[3].id)))
+    }
+
+    @Test("an index the patch does not handle (a stray file under cards/) falls back to libgit2")
+    func fallsBack() throws {
+        let scratch = try StoreScratch()
+        let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
+        try FileManager.default.createDirectory(atPath: scratch.path("deck/cards"), withIntermediateDirectories: true)
+        try "note\n".write(toFile: scratch.path("deck/cards/README"), atomically: false, encoding: .utf8)
+        try scratch.git(["add", "cards/README"], in: scratch.path("deck"))
+        try scratch.git(["commit", "-q", "-m", "readme"], in: scratch.path("deck"))
+        _ = try deck.add(title: "New", indexURL: "https://example.org/new")
+        let status = try scratch.git(["status", "--porcelain"], in: scratch.path("deck"))
+        #expect(status.isEmpty, "git status: \(status)")
+    }
+}
