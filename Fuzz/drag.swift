@@ -1,5 +1,5 @@
-// libFuzzer entry: compiled into one module with Sources/SwipeEngine (see ../dev fuzz), so no import.
-// Property: a parsed drag runs through the engine on every preset, the same way twice.
+/// libFuzzer entry: compiled into one module with Sources/SwipeEngine (see build.sh), so no import.
+/// Property: a parsed drag runs through the engine on every preset, the same way twice.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDrag(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)

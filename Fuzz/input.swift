@@ -1,5 +1,5 @@
-// libFuzzer entry: compiled into one module with Sources/SwipeEngine and Sources/TerminalUI (see ../dev fuzz).
-// Property: the events do not depend on how the bytes are split into reads.
+/// libFuzzer entry: compiled into one module with Sources/SwipeEngine and Sources/TerminalUI (see build.sh).
+/// Property: the events do not depend on how the bytes are split into reads.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

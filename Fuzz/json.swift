@@ -1,5 +1,5 @@
-// libFuzzer entry: compiled into one module with Sources/CardModel (see ../dev fuzz), so no import.
-// Property: whatever parses re-encodes canonically and reads back equal; a decoded card round-trips.
+/// libFuzzer entry: compiled into one module with Sources/CardModel (see build.sh), so no import.
+/// Property: whatever parses re-encodes canonically and reads back equal; a decoded card round-trips.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -1,6 +1,6 @@
-// libFuzzer entry: compiled into one module with Sources/CardModel and Sources/DeckMerge (see ../dev fuzz).
-// The input is three card files separated by 0xFF bytes (base, ours, theirs; empty = absent).
-// Properties: the merge is total and symmetric, and a card merged with itself is itself.
+/// libFuzzer entry: compiled into one module with Sources/CardModel and Sources/DeckMerge (see build.sh).
+/// The input is three card files separated by 0xFF bytes (base, ours, theirs; empty = absent).
+/// Properties: the merge is total and symmetric, and a card merged with itself is itself.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMerge(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let parts = UnsafeBufferPointer(start: data, count: size).split(separator: 0xFF, omittingEmptySubsequences: false)
