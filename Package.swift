@@ -31,14 +31,17 @@ let package = Package(
         .executableTarget(name: "cards-bench", dependencies: ["CardStore", "CardModel", "DeckMerge", "GitCore"]),
         // Seeded fuzzing of the parsers and the merge driver (`./dev reliability`, and a short run in the tests).
         .executableTarget(
-            name: "cards-fuzz", dependencies: ["CardModel", "CardsCLI", "DeckMerge", "SwipeEngine", "TerminalUI"]),
+            name: "cards-fuzz",
+            dependencies: [
+                "CardModel", "CardStore", "CardsCLI", "DeckMerge", "SwipeEngine", "TerminalUI", "TestSupport",
+            ]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel", "TestSupport"]),
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
         .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["CardModel"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

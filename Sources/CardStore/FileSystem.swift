@@ -1,3 +1,4 @@
+import GitCore
 import Glibc
 
 /// The few file operations the store needs, on plain POSIX calls (no Foundation on the hot path).
@@ -122,18 +123,9 @@ public enum FileSystem {
         return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
     }
 
-    /// The entries of a folder (names only, no "." or "..").
+    /// The entries of a folder (names only, no "." or ".."), sorted.
     public static func list(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        LockFiles.list(path).sorted()
     }
 
     static func errorText() -> String {

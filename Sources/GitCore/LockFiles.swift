@@ -111,8 +111,8 @@ extension LockFiles {
         return true
     }
 
-    /// The entries of a folder (names only, no "." or "..").
-    static func list(_ path: String) -> [String] {
+    /// The entries of a folder (names only, no "." or "..", in directory order).
+    public static func list(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []

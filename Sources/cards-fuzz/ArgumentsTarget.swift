@@ -1,3 +1,5 @@
+import CardStore
+import TestSupport
 import CardsCLI
 import Glibc
 
@@ -124,16 +126,7 @@ enum Workspace {
     }
 
     static func list(_ folder: String) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        FileSystem.list(folder)
     }
 
     static func write(_ bytes: [UInt8], to path: String) {

@@ -1,3 +1,4 @@
+import TestSupport
 import CardModel
 import CardsCLI
 import DeckMerge

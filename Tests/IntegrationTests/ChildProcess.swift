@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Glibc
 
@@ -165,18 +166,8 @@ func environmentSeed(_ name: String = "CARDS_SEED") -> UInt64 {
     return UInt64.random(in: 1...UInt64.max)
 }
 
-/// SplitMix64: small, seedable, the same on every machine.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Helpers on the shared SplitMix64 (TestSupport).
+extension SplitMix64 {
     /// A lowercase UUID drawn from this generator.
     mutating func uuid() -> String {
         let a = next()

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -5,18 +6,6 @@ import Testing
 /// in random order, then syncing until quiet.
 @Suite("Sync convergence")
 struct SyncConvergenceTests {
-    /// A small, seeded generator, so a failure can be replayed from the seed in its message.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// One card as `cards list --json` shows it: id, title, and whether it carries a title conflict record.
     struct Seen: Equatable {
         var title: String
@@ -42,7 +31,7 @@ struct SyncConvergenceTests {
     @Test("three devices, random operations, random sync order, then sync until quiet")
     func threeDevicesConverge() throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
         let devices = try (0..<3).map { try scratch.clone(server, "device\($0)") }
