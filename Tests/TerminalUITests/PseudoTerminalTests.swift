@@ -61,10 +61,21 @@ struct PseudoTerminalTests {
         var after = termios()
         #expect(tcgetattr(pty.slave, &after) == 0)
         #expect(Self.same(before, after))
+        // A pty hands its output over in chunks: read until nothing is left, not just once.
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var collected: [UInt8] = []
         _ = fcntl(pty.master, F_SETFL, O_NONBLOCK)
-        let count = read(pty.master, &buffer, buffer.count)
-        let output = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+        while true {
+            let count = read(pty.master, &buffer, buffer.count)
+            if count > 0 {
+                collected += buffer.prefix(count)
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+        let output = String(decoding: collected, as: UTF8.self)
         #expect(output.contains(TerminalModes.enterAlternateScreen))
         #expect(output.contains(TerminalModes.enableMouse))
         #expect(output.contains("Card 1"))
