@@ -126,7 +126,8 @@ struct MergeStoreTests {
         #expect(report.decisions.count == 200)
         let reads = fresh.repository.blobsRead
         print("merge of two 10,000-card decks with 100 changes each read \(reads) blobs")
-        #expect(reads >= 200 && reads <= 400, "read \(reads) blobs: two versions of each of the 200 changed cards at most")
+        #expect(
+            reads >= 200 && reads <= 400, "read \(reads) blobs: two versions of each of the 200 changed cards at most")
         #expect(try fresh.snapshot().card(id: cards[5_001].id)?.title == "B 0")
         #expect(try fresh.snapshot().card(id: cards[0].id)?.title == "A 0")
     }
