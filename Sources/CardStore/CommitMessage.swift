@@ -31,6 +31,13 @@ public struct CommitMessage: Sendable, Hashable {
         return "\"\(short)\""
     }
 
+    /// A user-given value as an error message shows it: on one line, without control characters,
+    /// and cut to 60 characters so a hostile 5,000-character argument does not flood the terminal.
+    static func shown(_ text: String) -> String {
+        let clean = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+        return clean.count > 60 ? String(clean.prefix(57)) + "..." : clean
+    }
+
     static func oneLine(_ text: String) -> String {
         String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     }

@@ -84,7 +84,7 @@ public struct DeckSnapshot {
         guard isHex, hex.count >= 4, lowered.count <= 36, !lowered.hasPrefix("-") else {
             throw StoreError(
                 .invalidInput,
-                "'\(reference)' is not a card id: give the full id or its first 4 or more hex digits (see `cards list`)"
+                "'\(CommitMessage.shown(reference))' is not a card id: give the full id or its first 4 or more hex digits (see `cards list`)"
             )
         }
         let folder = "\(Deck.cardsFolder)/\(lowered.prefix(2))"
@@ -100,12 +100,12 @@ public struct DeckSnapshot {
             }
         }
         if matches.isEmpty {
-            throw StoreError(.cardNotFound, "no card id starts with '\(reference)'; `cards list` shows the ids")
+            throw StoreError(.cardNotFound, "no card id starts with '\(CommitMessage.shown(reference))'; `cards list` shows the ids")
         }
         if matches.count > 1 {
             throw StoreError(
                 .ambiguousID,
-                "'\(reference)' matches \(matches.count) cards: \(matches.joined(separator: ", ")); give more digits")
+                "'\(CommitMessage.shown(reference))' matches \(matches.count) cards: \(matches.joined(separator: ", ")); give more digits")
         }
         return matches[0]
     }
