@@ -161,7 +161,9 @@ extension Deck {
         let prefix = reference.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw StoreError(
-                .invalidInput, "'\(CommitMessage.shown(reference))' is not a card id: give the full id or its first 4 or more hex digits")
+                .invalidInput,
+                "'\(CommitMessage.shown(reference))' is not a card id: give the full id or its first 4 or more hex digits"
+            )
         }
         guard let head = snapshot.commit else { throw StoreError(.cardNotFound, "the deck has no history yet") }
         var candidates: Set<String> = []
@@ -180,7 +182,8 @@ extension Deck {
         }
         let valid = candidates.filter { CardID.isValid($0) }.sorted()
         if valid.isEmpty {
-            throw StoreError(.cardNotFound, "no card id in this deck's history starts with '\(CommitMessage.shown(reference))'")
+            throw StoreError(
+                .cardNotFound, "no card id in this deck's history starts with '\(CommitMessage.shown(reference))'")
         }
         if valid.count > 1 {
             throw StoreError(

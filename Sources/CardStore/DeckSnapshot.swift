@@ -100,12 +100,14 @@ public struct DeckSnapshot {
             }
         }
         if matches.isEmpty {
-            throw StoreError(.cardNotFound, "no card id starts with '\(CommitMessage.shown(reference))'; `cards list` shows the ids")
+            throw StoreError(
+                .cardNotFound, "no card id starts with '\(CommitMessage.shown(reference))'; `cards list` shows the ids")
         }
         if matches.count > 1 {
             throw StoreError(
                 .ambiguousID,
-                "'\(CommitMessage.shown(reference))' matches \(matches.count) cards: \(matches.joined(separator: ", ")); give more digits")
+                "'\(CommitMessage.shown(reference))' matches \(matches.count) cards: \(matches.joined(separator: ", ")); give more digits"
+            )
         }
         return matches[0]
     }
