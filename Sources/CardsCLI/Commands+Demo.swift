@@ -113,16 +113,12 @@ extension Commands {
 }
 
 /// Prints the demo's story: a heading per step, each command as a person would type it, and its output.
-struct DemoNarrator {
+final class DemoNarrator {
     let output: Output
-    private var counter = Counter()
+    private var steps = 0
 
     init(output: Output) {
         self.output = output
-    }
-
-    final class Counter {
-        var value = 0
     }
 
     func say(_ text: String) {
@@ -130,8 +126,8 @@ struct DemoNarrator {
     }
 
     func step(_ text: String) {
-        counter.value += 1
-        output.print("\n\(counter.value). \(text)")
+        steps += 1
+        output.print("\n\(steps). \(text)")
     }
 
     /// Runs a `cards` command in-process, echoing it and its output; fails the demo if it fails.
