@@ -102,8 +102,8 @@ extension Deck {
         let paths = changes.map(\.path).filter(Deck.isSafeWorkingPath)
         if !isBare {
             let snapshot = try snapshot()
-            let pseudo = DeckChange(files: paths.map { ($0, nil) }, message: CommitMessage(subject: ""))
-            try checkNoHandEditsIgnoringTarget(pseudo, snapshot: snapshot)
+            let incoming = changes.filter { Deck.isSafeWorkingPath($0.path) }
+            try checkNoHandEdits(incoming.map { change in (change.path, { change.new?.id }) }, snapshot: snapshot)
         }
         let sizes = changes.filter { Deck.isSafeWorkingPath($0.path) }.map { change in
             change.new.map { (try? repository.objectSize($0.id)) ?? Deck.maximumIncomingFileSize }
@@ -129,20 +129,6 @@ extension Deck {
         if !isBare { try updateWorkingTree(paths, snapshotTree: newTree) }
         clearPending()
         return target
-    }
-
-    /// Like `checkNoHandEdits`, for changes whose new content is not known up front.
-    func checkNoHandEditsIgnoringTarget(_ change: DeckChange, snapshot: DeckSnapshot) throws(StoreError) {
-        for file in change.files {
-            guard let full = try workingFile(file.path) else { continue }
-            let committed = try snapshot.blobID(at: file.path)
-            let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
-            if present == committed { continue }
-            throw StoreError(
-                .uncommittedChanges,
-                "\(file.path) has hand edits that are not committed; run `cards commit` first, then merge or sync again"
-            )
-        }
     }
 
     /// Whether a path from a tree may be written into the working tree: no absolute paths, no `..`,

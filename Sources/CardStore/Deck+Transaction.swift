@@ -42,14 +42,22 @@ extension Deck {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         try recoverInterruptedWrite()
-        let author = try signature()
+        // The author is needed only once there is something to commit: a no-op needs no identity.
+        var author: Signature?
         let deadline = DeckLock.now() + lockTimeout
         var attempt = 0
         while true {
             attempt += 1
             let snapshot = try snapshot()
             guard let change = try build(snapshot) else { return nil }
-            if !isBare && !recordingHandEdits { try checkNoHandEdits(change, snapshot: snapshot) }
+            let signed: Signature
+            if let author { signed = author } else { signed = try signature() }
+            author = signed
+            if !isBare && !recordingHandEdits {
+                try checkNoHandEdits(
+                    change.files.map { file in (file.path, { file.content.map(ObjectID.blobHash(of:)) }) },
+                    snapshot: snapshot)
+            }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
             // Many new objects are written without an fsync each and flushed together before publishing.
             let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count)
@@ -75,7 +83,7 @@ extension Deck {
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
             let commit = try git("writing the commit") { () throws(GitError) in
                 try writer.createCommit(
-                    tree: tree, parents: parents, message: change.message.text, author: author, committer: author)
+                    tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed)
             }
             if let packer {
                 try git("writing the pack") { () throws(GitError) in
@@ -110,8 +118,10 @@ extension Deck {
 
     /// Refuses to overwrite a card file whose working-tree content differs from `main`: that is a
     /// hand edit that `cards commit` should record first.
-    func checkNoHandEdits(_ change: DeckChange, snapshot: DeckSnapshot) throws(StoreError) {
-        for file in change.files {
+    func checkNoHandEdits(
+        _ files: [(path: String, incoming: () -> ObjectID?)], snapshot: DeckSnapshot
+    ) throws(StoreError) {
+        for file in files {
             guard let fullPath = try workingFile(file.path) else { continue }
             let committed = try snapshot.blobID(at: file.path)
             if committed == nil && !FileSystem.exists(fullPath) { continue }
@@ -127,9 +137,9 @@ extension Deck {
                 present = nil
             }
             if present == committed { continue }
-            // The file already holds what we are about to write (a retried command): fine.
-            if let content = file.content, present == ObjectID.blobHash(of: content) { continue }
-            if present == nil && file.content == nil { continue }
+            // The file already holds what is about to land there (a retried command): fine. Hashed only
+            // here, off the common path.
+            if present == file.incoming() { continue }
             throw StoreError(
                 .uncommittedChanges,
                 "\(file.path) has hand edits that are not committed; run `cards commit` to keep them "
