@@ -69,19 +69,14 @@ extension Deck {
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.
     /// Refuses, naming every invalid file and why, when any is invalid; nil when there is nothing to commit.
     @discardableResult
-    public func commitHandEdits(message: String?) throws(StoreError) -> (outcome: CommitOutcome, edits: [HandEdit])? {
+    public func commitHandEdits(
+        message: String?, refusal: String = "not committed", retry: String = "cards commit"
+    ) throws(StoreError) -> (outcome: CommitOutcome, edits: [HandEdit])? {
         guard !isBare else { throw StoreError(.invalidInput, "a bare deck has no working tree to commit from") }
         var committed: [HandEdit] = []
         let outcome = try commitChange(recordingHandEdits: true) { (_) throws(StoreError) in
             let edits = try handEdits()
-            let invalid = edits.filter { $0.problem != nil }
-            if !invalid.isEmpty {
-                throw StoreError(
-                    .invalidCard,
-                    "not committed: \(invalid.count) card file\(invalid.count == 1 ? " is" : "s are") invalid:\n  "
-                        + invalid.map { "\($0.path): \($0.problem ?? "")" }.joined(separator: "\n  ")
-                        + "\nfix or remove \(invalid.count == 1 ? "it" : "them"), then run `cards commit` again")
-            }
+            try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
             if edits.isEmpty { return nil }
             committed = edits
             var trailers = edits.compactMap { CardID.id(fromPath: $0.path) }.map { ("Card-Id", $0) }
@@ -93,5 +88,17 @@ extension Deck {
         }
         guard let outcome else { return nil }
         return (outcome, committed)
+    }
+
+    /// Fails, naming every invalid card file and why, when any edit is invalid: `refusal` says what was
+    /// not done, `retry` is the command to run once they are fixed.
+    static func refuseInvalid(_ edits: [HandEdit], saying refusal: String, retry: String) throws(StoreError) {
+        let invalid = edits.filter { $0.problem != nil }
+        guard !invalid.isEmpty else { return }
+        throw StoreError(
+            .invalidCard,
+            "\(refusal): \(invalid.count) card file\(invalid.count == 1 ? " is" : "s are") invalid:\n  "
+                + invalid.map { "\($0.path): \($0.problem ?? "")" }.joined(separator: "\n  ")
+                + "\nfix or remove \(invalid.count == 1 ? "it" : "them"), then run `\(retry)` again")
     }
 }

@@ -187,19 +187,17 @@ extension Deck {
         throws(StoreError)
     {
         guard !isBare else { return }
-        let edits = try handEdits()
-        let invalid = edits.filter { $0.problem != nil }
-        if !invalid.isEmpty {
-            throw StoreError(
-                .invalidCard,
-                "not syncing (nothing was sent or fetched): \(invalid.count) card file\(invalid.count == 1 ? " is" : "s are") invalid:\n  "
-                    + invalid.map { "\($0.path): \($0.problem ?? "")" }.joined(separator: "\n  ")
-                    + "\nfix or remove \(invalid.count == 1 ? "it" : "them"), then run `cards sync` again")
+        let refusal = "not syncing (nothing was sent or fetched)"
+        if options.dryRun {
+            let edits = try handEdits()
+            try Deck.refuseInvalid(edits, saying: refusal, retry: "cards sync")
+            report.handEdits = edits.count
+            return
         }
-        guard !edits.isEmpty else { return }
-        report.handEdits = edits.count
-        if options.dryRun { return }
-        if let committed = try commitHandEdits(message: "Commit hand edits before sync with \(remote.name)") {
+        // commitHandEdits scans the working tree once and refuses invalid files with the same message.
+        if let committed = try commitHandEdits(
+            message: "Commit hand edits before sync with \(remote.name)", refusal: refusal, retry: "cards sync")
+        {
             report.handEdits = committed.edits.count
             report.handEditsCommit = committed.outcome.commit
         }
