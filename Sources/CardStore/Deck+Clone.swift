@@ -25,9 +25,16 @@ extension Deck {
             }
         }
         let remote = DeckRemote(name: "origin", url: url)
-        let repository: Repository
+        var repository: Repository
         do {
-            repository = try Repository.clone(from: url, to: absolute, branch: "main", settings: settings)
+            do {
+                repository = try Repository.clone(from: url, to: absolute, branch: "main", settings: settings)
+            } catch  where error.code == .notFound && !error.message.contains("main") {
+                // libgit2 1.5.1 cannot clone a remote whose HEAD names an unborn branch (a server made with
+                // `git init --bare` and a default branch of master, then filled with main): fetch main instead.
+                cleanUp()
+                repository = try cloneByFetchingMain(from: url, to: absolute, settings: settings)
+            }
         } catch {
             cleanUp()
             if error.code == .notFound && error.message.contains("main") {
@@ -67,5 +74,24 @@ extension Deck {
             )
         }
         return deck
+    }
+
+    /// A clone made by hand: a new repository on `main`, the remote `origin`, a fetch of its `main`,
+    /// and `main` checked out from it, as `git clone -b main` would leave it.
+    static func cloneByFetchingMain(from url: String, to path: String, settings: RemoteSettings) throws(GitError)
+        -> Repository
+    {
+        let repository = try Repository.create(at: path, bare: false)
+        try repository.addRemote(name: "origin", url: url)
+        let tracking = "refs/remotes/origin/main"
+        _ = try repository.fetch(from: "origin", refspecs: ["\(Deck.branch):\(tracking)"], settings: settings)
+        guard let tip = try repository.referenceTarget(tracking) else {
+            throw GitError(code: .notFound, message: "the remote has no branch main", function: "fetch")
+        }
+        try repository.setReference(Deck.branch, to: tip, logMessage: "clone: from \(url)")
+        try repository.setConfig("branch.main.remote", "origin")
+        try repository.setConfig("branch.main.merge", Deck.branch)
+        try repository.checkoutHead()
+        return repository
     }
 }
