@@ -58,6 +58,34 @@ extension Card {
         if let conflicts = fields["conflicts"] {
             try Card.checkConflicts(conflicts)
         }
+
+        try checkEncodedSize()
+    }
+
+    /// The card must fit in `maximumFileSize` as we write it (canonically), or the file a command writes
+    /// would not read back: a compact file whose unknown fields nest deeply can grow past the limit once
+    /// indented.
+    private func checkEncodedSize() throws(CardValidationError) {
+        // A cheap upper bound spares the encoding for ordinary cards: escaping at most sextuples a
+        // string (`\u00xx`), and a flat member costs at most eight bytes more than its key and value.
+        var bound = 2
+        for (key, value) in fields {
+            switch value {
+            case .string(let text): bound += 6 * (key.utf8.count + text.utf8.count) + 8
+            case .number(let digits): bound += 6 * key.utf8.count + digits.utf8.count + 8
+            case .null, .bool: bound += 6 * key.utf8.count + 13
+            case .array, .object: bound = Int.max
+            }
+            if bound > Card.maximumFileSize { break }
+        }
+        guard bound > Card.maximumFileSize else { return }
+        let size = encoded().count
+        guard size <= Card.maximumFileSize else {
+            throw CardValidationError(
+                field: nil,
+                rule: "written out canonically the card is \(size) bytes, more than the "
+                    + "\(Card.maximumFileSize)-byte limit; shorten or remove some fields")
+        }
     }
 
     // MARK: Field access

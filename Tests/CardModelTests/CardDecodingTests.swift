@@ -65,4 +65,22 @@ import Testing
         card.fields["pad"] = .string(String(repeating: "x", count: padding + 1))
         #expect(decodeError(card.encoded())?.kind == .tooLarge(Card.maximumFileSize + 1))
     }
+
+    /// Found by the fuzzer: a compact file under the limit whose nested unknown field, once indented,
+    /// passes it. Accepting it would let a command write a file that no command can read back.
+    @Test func aCardMustFitOnceWrittenCanonically() throws {
+        var compact = Array(CardValidationTests.good.encoded().dropLast(2))  // drop "}\n"
+        compact += Array(",\"x-nested\":[".utf8)
+        compact += Array(repeating: Array("[[[[1]]]],".utf8), count: 1_200).flatMap { $0 }
+        compact += Array("1]}".utf8)
+        #expect(compact.count <= Card.maximumFileSize)
+        let error = try #require(decodeError(compact))
+        guard case .invalid(let rule) = error.kind else {
+            Issue.record("expected an invalid card, got \(error)")
+            return
+        }
+        #expect(rule.field == nil)
+        #expect(rule.rule.contains("written out canonically"), "\(rule)")
+        #expect(rule.rule.contains("16384-byte limit"), "\(rule)")
+    }
 }

@@ -152,7 +152,9 @@ enum Filler {
         guard statvfs(mountPoint, &info) == 0 else { throw CocoaError(.fileWriteUnknown) }
         let available = Int(info.f_bavail) * Int(info.f_bsize)
         let size = max(0, available - leaving)
-        let fd = open(path(mountPoint), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Close-on-exec: a server another test spawns meanwhile must not inherit the filler and keep its
+        // space held after we unlink it.
+        let fd = open(path(mountPoint), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
         defer { close(fd) }
         // tmpfs counts pages actually written: write real zeros (fallocate would do too).
