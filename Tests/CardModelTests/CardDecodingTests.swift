@@ -74,7 +74,8 @@ import Testing
         compact += Array(repeating: Array("[[[[1]]]],".utf8), count: 1_200).flatMap { $0 }
         compact += Array("1]}".utf8)
         #expect(compact.count <= Card.maximumFileSize)
-        let error = try #require(decodeError(compact))
+        let failure = decodeError(compact)  // not inside #require, which would print every byte
+        let error = try #require(failure, "a card over the limit once indented was accepted")
         guard case .invalid(let rule) = error.kind else {
             Issue.record("expected an invalid card, got \(error)")
             return
