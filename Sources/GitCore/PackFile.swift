@@ -1,0 +1,150 @@
+import CGit2
+import Glibc
+
+/// A version-2 pack of whole (undeltified) objects and its version-2 index, built in memory and
+/// installed into `objects/pack`.
+///
+/// libgit2's packbuilder searches deltas among every object and then re-reads the pack it wrote
+/// through its indexer to build the index: for the 100,000 small blobs of a big import that was most
+/// of the import's time and memory. Card files are small and compress well on their own, so the pack
+/// here has no deltas (a later `git gc` may add them), and the index comes from what was written.
+struct PackFile {
+    private var pack: [UInt8] = []
+    private var entries: [(id: git_oid, crc: UInt32, offset: Int)] = []
+
+    /// Starts a pack; `expectedBytes` (the objects' total size, an upper bound for what they take
+    /// compressed) is reserved up front so the buffer never doubles, which would briefly hold it twice.
+    init(expectedBytes: Int, objects: Int) {
+        pack.reserveCapacity(12 + expectedBytes + expectedBytes / 2048 + 24 * objects + 20)
+        entries.reserveCapacity(objects)
+        // "PACK", version 2, object count (filled in by `install`).
+        pack += Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 0]
+    }
+
+    /// Number of objects appended so far.
+    var count: Int { entries.count }
+
+    /// Appends one object, zlib-compressed, after its type-and-size header.
+    mutating func append(id: git_oid, type: git_object_t, data: UnsafeRawBufferPointer) throws(GitError) {
+        let offset = pack.count
+        var size = data.count
+        var byte = UInt8(truncatingIfNeeded: (Int(type.rawValue) << 4) | (size & 0x0F))
+        size >>= 4
+        while size > 0 {
+            pack.append(byte | 0x80)
+            byte = UInt8(truncatingIfNeeded: size & 0x7F)
+            size >>= 7
+        }
+        pack.append(byte)
+        var compressedSize = compressBound(uLong(data.count))
+        let start = pack.count
+        pack.append(contentsOf: repeatElement(0, count: Int(compressedSize)))
+        let result = pack.withUnsafeMutableBufferPointer { buffer in
+            compress2(
+                buffer.baseAddress! + start, &compressedSize,
+                data.baseAddress?.assumingMemoryBound(to: Bytef.self), uLong(data.count), 1)
+        }
+        guard result == Z_OK else {
+            throw GitError(code: .other(-1), message: "zlib could not compress an object", function: "compress2")
+        }
+        pack.removeLast(pack.count - start - Int(compressedSize))
+        let crc = pack.withUnsafeBufferPointer { buffer in
+            crc32(0, buffer.baseAddress! + offset, uInt(buffer.count - offset))
+        }
+        entries.append((id, UInt32(truncatingIfNeeded: crc), offset))
+    }
+
+    /// Finishes the pack and its index and moves both into `packFolder` as `pack-<checksum>.pack`
+    /// and `.idx`, each flushed to disk before it is named (a torn index under its final name would
+    /// break every read of the object database), then flushes the folder.
+    mutating func install(in packFolder: String) throws(GitError) {
+        let count = UInt32(entries.count)
+        for shift in 0..<4 { pack[8 + shift] = UInt8(truncatingIfNeeded: count >> (24 - 8 * UInt32(shift))) }
+        let packChecksum = pack.withUnsafeBytes { SHA1.digest($0) }
+        pack += packChecksum
+        let index = Self.index(entries, packChecksum: packChecksum)
+        let name = packFolder + "/pack-" + packChecksum.map { Self.hexDigits($0) }.joined()
+        try Self.writeDurably(pack, to: name + ".pack", temporary: packFolder + "/tmp_cards_pack_\(getpid())")
+        try Self.writeDurably(index, to: name + ".idx", temporary: packFolder + "/tmp_cards_idx_\(getpid())")
+        let folder = open(packFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+    }
+
+    /// The version-2 index: fan-out table, sorted ids, CRC-32s, offsets (large ones in a second
+    /// table), the pack's checksum and the index's own.
+    private static func index(_ unsorted: [(id: git_oid, crc: UInt32, offset: Int)], packChecksum: [UInt8]) -> [UInt8]
+    {
+        var entries = unsorted
+        entries.sort { lhs, rhs in
+            var left = lhs.id
+            var right = rhs.id
+            return git_oid_cmp(&left, &right) < 0
+        }
+        var out: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
+        out.reserveCapacity(8 + 1024 + entries.count * 28 + 40)
+        func append32(_ value: UInt32) {
+            for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        }
+        var fanout = [UInt32](repeating: 0, count: 256)
+        for entry in entries { fanout[Int(entry.id.id.0)] += 1 }
+        var running: UInt32 = 0
+        for bucket in 0..<256 {
+            running += fanout[bucket]
+            append32(running)
+        }
+        for entry in entries {
+            withUnsafeBytes(of: entry.id.id) { out.append(contentsOf: $0) }
+        }
+        for entry in entries { append32(entry.crc) }
+        var large: [Int] = []
+        for entry in entries {
+            if entry.offset < 0x8000_0000 {
+                append32(UInt32(entry.offset))
+            } else {
+                append32(0x8000_0000 | UInt32(large.count))
+                large.append(entry.offset)
+            }
+        }
+        for offset in large {
+            append32(UInt32(truncatingIfNeeded: offset >> 32))
+            append32(UInt32(truncatingIfNeeded: offset))
+        }
+        out += packChecksum
+        out += out.withUnsafeBytes { SHA1.digest($0) }
+        return out
+    }
+
+    private static func writeDurably(_ bytes: [UInt8], to path: String, temporary: String) throws(GitError) {
+        func failure(_ what: String) -> GitError {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return GitError(code: .other(-1), message: "\(what) \(path): \(reason)", function: "pack")
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o444)
+        guard fd >= 0 else { throw failure("cannot create a temporary file for") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                close(fd)
+                throw failure("cannot write")
+            }
+            written += count
+        }
+        guard fsync(fd) == 0 else {
+            close(fd)
+            throw failure("cannot flush")
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else { throw failure("cannot move into place") }
+    }
+
+    private static func hexDigits(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    }
+}
