@@ -39,17 +39,19 @@ struct PackFile {
         var compressedSize = compressBound(uLong(data.count))
         let start = pack.count
         pack.append(contentsOf: repeatElement(0, count: Int(compressedSize)))
-        let result = pack.withUnsafeMutableBufferPointer { buffer in
-            compress2(
-                buffer.baseAddress! + start, &compressedSize,
-                data.baseAddress?.assumingMemoryBound(to: Bytef.self), uLong(data.count), 1)
+        let result = pack.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return Z_BUF_ERROR }
+            return compress2(
+                base + start, &compressedSize, data.baseAddress?.assumingMemoryBound(to: Bytef.self),
+                uLong(data.count), 1)
         }
         guard result == Z_OK else {
             throw GitError(code: .other(-1), message: "zlib could not compress an object", function: "compress2")
         }
         pack.removeLast(pack.count - start - Int(compressedSize))
-        let crc = pack.withUnsafeBufferPointer { buffer in
-            crc32(0, buffer.baseAddress! + offset, uInt(buffer.count - offset))
+        let crc = pack.withUnsafeBufferPointer { buffer -> uLong in
+            guard let base = buffer.baseAddress else { return 0 }
+            return crc32(0, base + offset, uInt(buffer.count - offset))
         }
         entries.append((id, UInt32(truncatingIfNeeded: crc), offset))
     }
@@ -75,8 +77,7 @@ struct PackFile {
 
     /// The version-2 index: fan-out table, sorted ids, CRC-32s, offsets (large ones in a second
     /// table), the pack's checksum and the index's own.
-    private static func index(_ unsorted: [(id: git_oid, crc: UInt32, offset: Int)], packChecksum: [UInt8]) -> [UInt8]
-    {
+    private static func index(_ unsorted: [(id: git_oid, crc: UInt32, offset: Int)], packChecksum: [UInt8]) -> [UInt8] {
         var entries = unsorted
         entries.sort { lhs, rhs in
             var left = lhs.id
@@ -127,7 +128,10 @@ struct PackFile {
         guard fd >= 0 else { throw failure("cannot create a temporary file for") }
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            let count = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return write(fd, base + written, buffer.count - written)
+            }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 close(fd)
