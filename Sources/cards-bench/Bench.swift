@@ -23,13 +23,19 @@ final class Bench {
     let root: String
     let cardsBinary: String
     let repeats: Int
+    /// Only the merge rows: a --bare deck, no working-tree deck, no git twin.
+    let onlyMerge: Bool
+    /// Keep the decks (with --only merge: the --bare deck and its merge sides as branches).
+    let keep: Bool
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
-    init(root: String, cardsBinary: String, repeats: Int) {
+    init(root: String, cardsBinary: String, repeats: Int, onlyMerge: Bool = false, keep: Bool = false) {
         self.root = root
         self.cardsBinary = cardsBinary
         self.repeats = repeats
+        self.onlyMerge = onlyMerge
+        self.keep = keep
     }
 
     func record(_ row: Row) {
@@ -75,6 +81,13 @@ final class Bench {
         let ours = "\(folder)/ours"
         let bare = "\(folder)/bare"
         let twin = "\(folder)/git"
+        if onlyMerge {
+            Measure.must(cardsBinary, ["init", "--bare", bare, "--name", "Bench"])
+            if cards(["--deck", bare, "import", importFile]).run.status != 0 { fail("cards import failed at \(size)") }
+            try merges(size: size, bare: bare)
+            if !keep { FileSystem.removeTree(folder) }
+            return
+        }
         Measure.must(cardsBinary, ["init", ours, "--name", "Bench"])
         let imported = cards(["--deck", ours, "import", importFile]).run
         if imported.status != 0 { fail("cards import failed at \(size)") }
@@ -248,6 +261,9 @@ final class Bench {
             try deck.repository.updateReference(Deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
             try deck.importCards(edited(all[changed..<2 * changed], "Side B"), source: "")
             guard let sideB = try deck.headCommit() else { fail("no side B") }
+            // Named, so a kept deck can replay the merge: `git merge-tree --write-tree side-a-100 side-b-100`.
+            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", sideA.hex])
+            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", sideB.hex])
             var samples: [Double] = []
             var gitSamples: [Double] = []
             Measure.resetPeak()
