@@ -259,7 +259,9 @@ extension Deck {
         var body = "\(changed) card\(changed == 1 ? "" : "s") changed on either side"
         body += conflicts > 0 ? ", \(conflicts) with conflicts recorded (see `cards conflicts`)." : ", no conflicts."
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
-        return MergePlan(change: DeckChange(files: files, message: message), report: report)
+        var change = DeckChange(files: files, message: message)
+        change.packable = false
+        return MergePlan(change: change, report: report)
     }
 
     /// The merge base, chosen the same way whichever side runs the merge: after criss-cross merges there

@@ -265,16 +265,19 @@ final class Bench {
             git(bare, ["update-ref", "refs/heads/side-a-\(changed)", sideA.hex])
             git(bare, ["update-ref", "refs/heads/side-b-\(changed)", sideB.hex])
             var samples: [Double] = []
+            var cpuSamples: [Double] = []
             var gitSamples: [Double] = []
             Measure.resetPeak()
             for _ in 0..<repeats {
                 let current = try deck.headCommit()
                 try deck.repository.updateReference(Deck.branch, to: sideA, expected: current, logMessage: "bench")
+                let cpuBefore = Measure.cpuMilliseconds()
                 samples.append(
                     try Measure.time {
                         let report = try deck.merge(theirs: sideB, theirsName: "B", policy: .keep, dryRun: false)
                         if report.kind != .merged { fail("the merge did not merge") }
                     })
+                cpuSamples.append(Measure.cpuMilliseconds() - cpuBefore)
                 gitSamples.append(git(bare, ["merge-tree", "--write-tree", sideA.hex, sideB.hex]).milliseconds)
             }
             let peak = Measure.peakKilobytes()
@@ -284,7 +287,7 @@ final class Bench {
                 Row(
                     operation: "merge, \(changed) changed each side (in-process)", cards: size,
                     ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peak,
-                    note: "git: git merge-tree --write-tree"))
+                    note: "git: git merge-tree --write-tree; our CPU \(Report.ms(Measure.median(cpuSamples)))"))
         }
     }
 
