@@ -154,19 +154,22 @@ private struct TreeCursor {
         let a = git_tree_entry_name(left)
         let b = git_tree_entry_name(right)
         guard let a, let b else { return 0 }
+        let leftTree = git_tree_entry_type(left) == GIT_OBJECT_TREE
+        let rightTree = git_tree_entry_type(right) == GIT_OBJECT_TREE
+        if !leftTree && !rightTree {
+            // Two files (every entry of a card folder): plain byte order, strcmp's.
+            let compared = strcmp(a, b)
+            return compared < 0 ? -1 : (compared > 0 ? 1 : 0)
+        }
         var index = 0
         while true {
             var x = UInt8(bitPattern: a[index])
             var y = UInt8(bitPattern: b[index])
-            if x == 0 && y == 0 {
-                let leftTree = git_tree_entry_type(left) == GIT_OBJECT_TREE
-                let rightTree = git_tree_entry_type(right) == GIT_OBJECT_TREE
-                return leftTree == rightTree ? 0 : (leftTree ? 1 : -1)
-            }
+            if x == 0 && y == 0 { return leftTree == rightTree ? 0 : (leftTree ? 1 : -1) }
             let leftEnded = x == 0
             let rightEnded = y == 0
-            if leftEnded { x = git_tree_entry_type(left) == GIT_OBJECT_TREE ? 0x2f : 0 }
-            if rightEnded { y = git_tree_entry_type(right) == GIT_OBJECT_TREE ? 0x2f : 0 }
+            if leftEnded { x = leftTree ? 0x2f : 0 }
+            if rightEnded { y = rightTree ? 0x2f : 0 }
             if x != y { return x < y ? -1 : 1 }
             // Only a name holding "/" (never in a valid tree) gets here: never read past the end.
             if leftEnded || rightEnded { return leftEnded ? -1 : 1 }
