@@ -159,21 +159,14 @@ extension Deck {
         let baseTree = try base.map { (id) throws(StoreError) in
             try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
-        let oursChanges = try git("comparing with the merge base") { () throws(GitError) in
-            try TreeDiff.changes(in: repository, from: baseTree, to: oursCommit.tree)
-        }
-        let theirsChanges = try git("comparing with the merge base") { () throws(GitError) in
-            try TreeDiff.changes(in: repository, from: baseTree, to: theirsCommit.tree)
+        // One walk of the three trees: a folder that ours and theirs share is skipped unread, and each
+        // changed folder is read once, not once per side.
+        let changes = try git("comparing with the merge base") { () throws(GitError) in
+            try repository.changedLeaves([baseTree, oursCommit.tree, theirsCommit.tree], comparing: (1, 2))
         }
         var paths: [String: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)] = [:]
-        for change in oursChanges { paths[change.path] = (change.old, change.new, change.old) }
-        for change in theirsChanges {
-            if let existing = paths[change.path] {
-                paths[change.path] = (existing.base, existing.ours, change.new)
-            } else {
-                paths[change.path] = (change.old, change.old, change.new)
-            }
-        }
+        paths.reserveCapacity(changes.count)
+        for change in changes { paths[change.path] = (change.entries[0], change.entries[1], change.entries[2]) }
         let oursSide = MergeSide(commit: ours.hex, time: oursCommit.committer.time)
         let theirsSide = MergeSide(commit: theirs.hex, time: theirsCommit.committer.time)
         // The side whose tip is later (then the larger id) wins a file that is not a card: the same on both devices.
@@ -266,7 +259,9 @@ extension Deck {
         var body = "\(changed) card\(changed == 1 ? "" : "s") changed on either side"
         body += conflicts > 0 ? ", \(conflicts) with conflicts recorded (see `cards conflicts`)." : ", no conflicts."
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
-        return MergePlan(change: DeckChange(files: files, message: message), report: report)
+        var change = DeckChange(files: files, message: message)
+        change.packable = false
+        return MergePlan(change: change, report: report)
     }
 
     /// The merge base, chosen the same way whichever side runs the merge: after criss-cross merges there

@@ -8,6 +8,10 @@ public struct DeckChange {
     public var files: [(path: String, content: [UInt8]?)]
     /// The message of the commit.
     public var message: CommitMessage
+    /// Whether a change of many files may go into one pack built by a walk from the new commit (an
+    /// import). A merge says no: its files are mostly objects already stored (their side's), and
+    /// the walk would repack their side and mark every entry of ours (~2 s at 100,000 cards).
+    public var packable = true
 
     /// Creates a change.
     public init(files: [(path: String, content: [UInt8]?)], message: CommitMessage) {

@@ -8,7 +8,7 @@ extension Deck {
 
     /// A pack writer for a change big enough to need one, else nil.
     func packWriter(for change: DeckChange) throws(StoreError) -> PackWriter? {
-        guard change.files.count >= Deck.bulkThreshold else { return nil }
+        guard change.packable, change.files.count >= Deck.bulkThreshold else { return nil }
         return try git("opening the object database for a pack") { () throws(GitError) in
             try PackWriter(gitDirectory: gitDirectory)
         }

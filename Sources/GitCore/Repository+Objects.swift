@@ -3,12 +3,19 @@ import Glibc
 
 extension Repository {
     /// Writes a blob (idempotent: the same bytes give the same id).
+    ///
+    /// Through `git_odb_write`, which looks for the object before writing it: 1.5.1's
+    /// `git_blob_create_from_buffer` opens a write stream first (a temporary file and a zlib
+    /// state) and only then finds the blob already stored, as for most blobs of a merge.
     public func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "git_repository_odb")
+        defer { git_odb_free(odb) }
         var oid = git_oid()
         let result = bytes.withUnsafeBytes { buffer in
-            git_blob_create_from_buffer(&oid, pointer, buffer.baseAddress, buffer.count)
+            git_odb_write(&oid, odb, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
         }
-        try check(result, "git_blob_create_from_buffer")
+        try check(result, "git_odb_write")
         return ObjectID(oid)
     }
 

@@ -23,13 +23,19 @@ final class Bench {
     let root: String
     let cardsBinary: String
     let repeats: Int
+    /// Only the merge rows: a --bare deck, no working-tree deck, no git twin.
+    let onlyMerge: Bool
+    /// Keep the decks (with --only merge: the --bare deck and its merge sides as branches).
+    let keep: Bool
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
-    init(root: String, cardsBinary: String, repeats: Int) {
+    init(root: String, cardsBinary: String, repeats: Int, onlyMerge: Bool = false, keep: Bool = false) {
         self.root = root
         self.cardsBinary = cardsBinary
         self.repeats = repeats
+        self.onlyMerge = onlyMerge
+        self.keep = keep
     }
 
     func record(_ row: Row) {
@@ -75,6 +81,13 @@ final class Bench {
         let ours = "\(folder)/ours"
         let bare = "\(folder)/bare"
         let twin = "\(folder)/git"
+        if onlyMerge {
+            Measure.must(cardsBinary, ["init", "--bare", bare, "--name", "Bench"])
+            if cards(["--deck", bare, "import", importFile]).run.status != 0 { fail("cards import failed at \(size)") }
+            try merges(size: size, bare: bare)
+            if !keep { FileSystem.removeTree(folder) }
+            return
+        }
         Measure.must(cardsBinary, ["init", ours, "--name", "Bench"])
         let imported = cards(["--deck", ours, "import", importFile]).run
         if imported.status != 0 { fail("cards import failed at \(size)") }
@@ -248,17 +261,26 @@ final class Bench {
             try deck.repository.updateReference(Deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
             try deck.importCards(edited(all[changed..<2 * changed], "Side B"), source: "")
             guard let sideB = try deck.headCommit() else { fail("no side B") }
+            // Named, so a kept deck can replay the merge: `git merge-tree --write-tree side-a-100 side-b-100`.
+            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", sideA.hex])
+            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", sideB.hex])
             var samples: [Double] = []
+            var cpuSamples: [Double] = []
             var gitSamples: [Double] = []
             Measure.resetPeak()
             for _ in 0..<repeats {
                 let current = try deck.headCommit()
                 try deck.repository.updateReference(Deck.branch, to: sideA, expected: current, logMessage: "bench")
+                // A deck opened for each run: libgit2's object cache starts cold, as in a `cards merge`
+                // process (and as for git merge-tree); the page cache is warm for both.
+                let fresh = try Deck.open(at: bare, searchUpward: false)
+                let cpuBefore = Measure.cpuMilliseconds()
                 samples.append(
                     try Measure.time {
-                        let report = try deck.merge(theirs: sideB, theirsName: "B", policy: .keep, dryRun: false)
+                        let report = try fresh.merge(theirs: sideB, theirsName: "B", policy: .keep, dryRun: false)
                         if report.kind != .merged { fail("the merge did not merge") }
                     })
+                cpuSamples.append(Measure.cpuMilliseconds() - cpuBefore)
                 gitSamples.append(git(bare, ["merge-tree", "--write-tree", sideA.hex, sideB.hex]).milliseconds)
             }
             let peak = Measure.peakKilobytes()
@@ -268,7 +290,7 @@ final class Bench {
                 Row(
                     operation: "merge, \(changed) changed each side (in-process)", cards: size,
                     ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peak,
-                    note: "git: git merge-tree --write-tree"))
+                    note: "git: git merge-tree --write-tree; our CPU \(Report.ms(Measure.median(cpuSamples)))"))
         }
     }
 

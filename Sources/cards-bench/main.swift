@@ -3,18 +3,24 @@ import GitCore
 import Glibc
 
 // cards-bench: our deck operations against the git CLI at 1k, 10k and 100k cards (issue 7).
-// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep]
+// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge]
 // Build and run with `./dev bench` (release build). Not part of CI.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var sizes = [1000, 10_000, 100_000]
 var repeats = 7
 var keep = false
+var onlyMerge = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
     case "--quick": sizes = [1000, 10_000]
     case "--keep": keep = true
+    case "--only":
+        // Only the merge rows (a --bare deck and its merges): to iterate on the merge without the rest.
+        guard arguments.first == "merge" else { fail("--only takes one value: merge") }
+        arguments.removeFirst()
+        onlyMerge = true
     case "--sizes":
         guard let value = arguments.first else { fail("--sizes needs a value like 1000,10000") }
         arguments.removeFirst()
@@ -24,7 +30,7 @@ while let argument = arguments.first {
         arguments.removeFirst()
         repeats = value
     case "-h", "--help":
-        print("usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep]")
+        print("usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge]")
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
@@ -61,7 +67,7 @@ print("cards-bench: sizes \(sizes.map(String.init).joined(separator: ", ")), \(r
 print("machine: Linux \(kernel), \(cores) cores, \(memory) GB; \(gitVersion); libgit2 \(Libgit2.version)")
 print("fsync on for both: cards default (CARDS_FSYNC unset), git -c core.fsync=all")
 
-let bench = Bench(root: root, cardsBinary: cardsBinary, repeats: repeats)
+let bench = Bench(root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, keep: keep)
 let start = Measure.now()
 do {
     for size in sizes { try bench.run(size: size) }
