@@ -54,8 +54,13 @@ public final class PackWriter {
     public func finish(commit: ObjectID, parent: ObjectID?) throws(GitError) {
         defer { _ = git_mempack_reset(backend) }
         var ids = blobs
-        ids.append(commit.raw)
-        try collectNewTrees(of: commit, into: &ids)
+        // Written again, an object already stored (the same merge made twice in one second) is not in
+        // memory: the odb found it on disk first. Then it and everything under it is stored already.
+        var commitID = commit.raw
+        if let exists = backend.pointee.exists, exists(backend, &commitID) != 0 {
+            ids.append(commitID)
+            try collectNewTrees(of: commit, into: &ids)
+        }
         ids.sort { lhs, rhs in
             var left = lhs
             var right = rhs
