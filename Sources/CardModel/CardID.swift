@@ -2,7 +2,8 @@
 public enum CardID {
     /// Whether `s` is a lowercase canonical UUID (8-4-4-4-12 hex digits).
     public static func isValid(_ s: String) -> Bool {
-        let bytes = Array(s.utf8)
+        // The UTF-8 view in place, not an array copy: this runs for every card read.
+        let bytes = s.utf8
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {
             switch index {

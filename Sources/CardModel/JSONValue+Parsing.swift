@@ -157,7 +157,25 @@ private struct JSONParser {
 
     mutating func parseString() throws(JSONParseError) -> String {
         pos += 1  // the opening quote
-        var buffer: [UInt8] = []
+        let start = pos
+        // Most strings have no escape: check them in place and make the String straight from the
+        // input, with no buffer. At the first escape or control character the loop below takes over
+        // from the same position, so errors are found and worded exactly as there.
+        while pos < bytes.count {
+            let byte = bytes[pos]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[start..<pos], as: UTF8.self)
+                pos += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte < 0x80 {
+                pos += 1
+            } else {
+                pos += try validUTF8SequenceLength()
+            }
+        }
+        var buffer = Array(bytes[start..<pos])
         while true {
             guard pos < bytes.count else {
                 throw error("unterminated string, expected '\"'", at: pos)
@@ -183,6 +201,14 @@ private struct JSONParser {
     /// Validates one multi-byte UTF-8 sequence (no overlong forms, no encoded
     /// surrogates, nothing above U+10FFFF) and copies it.
     mutating func copyUTF8Sequence(into buffer: inout [UInt8]) throws(JSONParseError) {
+        let length = try validUTF8SequenceLength()
+        buffer.append(contentsOf: bytes[pos..<(pos + length)])
+        pos += length
+    }
+
+    /// The length of the valid multi-byte UTF-8 sequence at `pos` (no overlong forms, no encoded
+    /// surrogates, nothing above U+10FFFF); does not move `pos`.
+    func validUTF8SequenceLength() throws(JSONParseError) -> Int {
         let start = pos
         let lead = bytes[pos]
         let length: Int
@@ -215,8 +241,7 @@ private struct JSONParser {
                 throw error("invalid UTF-8 sequence; the file must be UTF-8", at: start)
             }
         }
-        buffer.append(contentsOf: bytes[start..<(start + length)])
-        pos += length
+        return length
     }
 
     mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONParseError) {
