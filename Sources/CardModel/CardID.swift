@@ -42,6 +42,17 @@ public enum CardID {
         return id
     }
 
+    /// The id of the card file `fileName` in the folder `folder` of `cards/`, or `nil`: the answer of
+    /// `id(fromPath: "cards/<folder>/<fileName>")` without building and splitting the path, for
+    /// reading every card of a deck.
+    public static func id(folder: String, fileName: String) -> String? {
+        let name = fileName.utf8
+        guard name.count == 41, name.dropFirst(36).elementsEqual(".json".utf8) else { return nil }
+        let id = String(decoding: name.prefix(36), as: UTF8.self)
+        guard isValid(id), folder.utf8.elementsEqual(id.utf8.prefix(2)) else { return nil }
+        return id
+    }
+
     /// A new random (version 4) id.
     public static func random() -> String {
         var generator = SystemRandomNumberGenerator()

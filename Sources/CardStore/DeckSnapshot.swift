@@ -56,16 +56,30 @@ public struct DeckSnapshot {
     }
 
     func decodeCard(blob: ObjectID, path: String, id: String?) throws(StoreError) -> Card {
+        do {
+            return try DeckSnapshot.decodeCard(blob: blob, id: id, in: repository)
+        } catch {
+            throw StoreError(.invalidCard, "\(path): \(error.reason)")
+        }
+    }
+
+    /// Why a card file could not be read as a card, without its path.
+    struct CardFileError: Error {
+        var reason: String
+    }
+
+    /// Reads and decodes one card blob through `repository` (any handle on this deck's objects).
+    static func decodeCard(blob: ObjectID, id: String?, in repository: Repository) throws(CardFileError) -> Card {
         let bytes: [UInt8]
         do {
-            bytes = try repository.readBlob(blob, limit: DeckSnapshot.readLimit)
+            bytes = try repository.readBlob(blob, limit: readLimit)
         } catch {
-            throw StoreError(.invalidCard, "\(path): \(error.message)")
+            throw CardFileError(reason: error.message)
         }
         do {
             return try Card.decode(bytes, expectedID: id)
         } catch {
-            throw StoreError(.invalidCard, "\(path): \(error)")
+            throw CardFileError(reason: "\(error)")
         }
     }
 
@@ -121,30 +135,6 @@ public struct DeckSnapshot {
         return card
     }
 
-    /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
-    public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
-        var cards: [Card] = []
-        var problems: [CardProblem] = []
-        try forEachCardFile { path, entry throws(StoreError) in
-            guard entry.kind == .blob else {
-                problems.append(CardProblem(path: path, reason: Deck.describe(kind: entry.kind)))
-                return
-            }
-            guard let id = CardID.id(fromPath: path) else {
-                problems.append(
-                    CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)")
-                )
-                return
-            }
-            do throws(StoreError) {
-                cards.append(try decodeCard(blob: entry.id, path: path, id: id))
-            } catch {
-                problems.append(CardProblem(path: path, reason: Deck.stripPath(error.message, path)))
-            }
-        }
-        return (Deck.sortedInDeckOrder(cards), problems)
-    }
-
     /// Visits every entry under `cards/` (two levels), in tree order.
     func forEachCardFile(_ body: (String, TreeEntry) throws(StoreError) -> Void) throws(StoreError) {
         guard let tree else { return }
@@ -188,14 +178,30 @@ extension Deck {
     /// The cards in deck order, each sort key read once (not once per comparison: 100,000 cards
     /// make ~1.7 million comparisons).
     public static func sortedInDeckOrder(_ cards: [Card]) -> [Card] {
-        let keys = cards.map { (rank: Array($0.rank.utf8), id: Array($0.id.utf8)) }
+        let keys = cards.map { card in
+            let rank = Array(card.rank.utf8)
+            return (head: packedHead(rank), rank: rank, id: Array(card.id.utf8))
+        }
         let order = keys.indices.sorted { left, right in
+            // Most ranks differ in their first eight bytes: one integer comparison decides.
+            if keys[left].head != keys[right].head { return keys[left].head < keys[right].head }
             if keys[left].rank != keys[right].rank {
                 return keys[left].rank.lexicographicallyPrecedes(keys[right].rank)
             }
             return keys[left].id.lexicographicallyPrecedes(keys[right].id)
         }
         return order.map { cards[$0] }
+    }
+
+    /// The first eight bytes, big-endian, zero-padded: `a < b` between two of these implies the same
+    /// order of the whole byte strings (padding never puts a shorter string after a longer one), and
+    /// equal values leave the order to the full comparison.
+    static func packedHead(_ bytes: [UInt8]) -> UInt64 {
+        var head: UInt64 = 0
+        for index in 0..<8 {
+            head = head << 8 | UInt64(index < bytes.count ? bytes[index] : 0)
+        }
+        return head
     }
 
     /// Deck order: by rank, then by id, so the order is total even when two ranks are equal.

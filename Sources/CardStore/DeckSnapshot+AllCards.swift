@@ -1,0 +1,170 @@
+import CardModel
+import Dispatch
+import GitCore
+import Glibc
+
+extension DeckSnapshot {
+    /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
+    ///
+    /// Problems come in tree order. Reading and checking the card files is most of `cards list` of a
+    /// big deck, so it runs on every core for big decks, each worker with its own repository handle
+    /// (a libgit2 handle is never shared between threads); the result is the same as one by one.
+    public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
+        var entries: [Entry] = []
+        var files: [CardFile] = []
+        try forEachCardEntry { entry in
+            guard let folder = entry.folder else {
+                entries.append(.problem(DeckSnapshot.problem(entry.path, kind: entry.entry.kind)))
+                return
+            }
+            let file = entry.entry
+            guard file.kind == .blob, let id = CardID.id(folder: folder, fileName: file.name) else {
+                entries.append(.problem(DeckSnapshot.problem(entry.path, kind: file.kind)))
+                return
+            }
+            entries.append(.file(files.count))
+            files.append(CardFile(folder: folder, name: file.name, blob: file.id, id: id))
+        }
+        let decoded = decodeAll(files)
+        var cards: [Card] = []
+        cards.reserveCapacity(files.count)
+        var problems: [CardProblem] = []
+        for entry in entries {
+            switch entry {
+            case .problem(let problem):
+                problems.append(problem)
+            case .file(let index):
+                switch decoded[index] {
+                case .card(let card): cards.append(card)
+                case .problem(let reason): problems.append(CardProblem(path: files[index].path, reason: reason))
+                }
+            }
+        }
+        return (Deck.sortedInDeckOrder(cards), problems)
+    }
+
+    /// The problem of an entry that is not a card: of its kind, or of its name.
+    private static func problem(_ path: String, kind: TreeEntry.Kind) -> CardProblem {
+        guard kind == .blob else { return CardProblem(path: path, reason: Deck.describe(kind: kind)) }
+        return CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)")
+    }
+
+    /// Visits every entry under `cards/` (two levels) in tree order. The path of an entry is built
+    /// only when a message names it: building 100,000 paths showed in the profile of `cards list`.
+    func forEachCardEntry(_ body: (PathedEntry) throws(StoreError) -> Void) throws(StoreError) {
+        guard let tree else { return }
+        guard
+            let cardsEntry = try git(
+                "reading cards/", { () throws(GitError) in try repository.treeEntry(in: tree, path: Deck.cardsFolder) })
+        else {
+            return
+        }
+        guard cardsEntry.kind == .tree else {
+            try body(PathedEntry(folder: nil, entry: cardsEntry, isTop: true))
+            return
+        }
+        let folders = try git("reading cards/") { () throws(GitError) in try repository.treeEntries(cardsEntry.id) }
+        for folder in folders {
+            guard folder.kind == .tree else {
+                try body(PathedEntry(folder: nil, entry: folder, isTop: false))
+                continue
+            }
+            let files = try git("reading \(Deck.cardsFolder)/\(folder.name)") { () throws(GitError) in
+                try repository.treeEntries(folder.id)
+            }
+            for file in files {
+                try body(PathedEntry(folder: folder.name, entry: file, isTop: false))
+            }
+        }
+    }
+
+    /// An entry under `cards/` and what its path is made of.
+    struct PathedEntry {
+        /// The folder in `cards/` that holds it; nil for `cards` itself or an entry directly in it.
+        var folder: String?
+        var entry: TreeEntry
+        /// Whether this is the `cards` entry itself (not a folder).
+        var isTop: Bool
+
+        /// `cards`, `cards/<name>` or `cards/<folder>/<name>`.
+        var path: String {
+            if isTop { return Deck.cardsFolder }
+            guard let folder else { return "\(Deck.cardsFolder)/\(entry.name)" }
+            return "\(Deck.cardsFolder)/\(folder)/\(entry.name)"
+        }
+    }
+
+    /// One entry of the listing, in tree order: a problem found from the tree alone, or a card file
+    /// to read (an index into the files).
+    private enum Entry {
+        case problem(CardProblem)
+        case file(Int)
+    }
+
+    /// A card file to read: a blob at a card path.
+    struct CardFile: Sendable {
+        var folder: String
+        var name: String
+        var blob: ObjectID
+        /// The id its path names.
+        var id: String
+
+        var path: String { "\(Deck.cardsFolder)/\(folder)/\(name)" }
+    }
+
+    /// What reading one card file gave.
+    enum DecodedFile: Sendable {
+        case card(Card)
+        /// Why it is not a card, without its path.
+        case problem(String)
+    }
+
+    /// Below this many files one thread does it all: opening handles and waking threads would cost
+    /// more than it saves.
+    static let parallelThreshold = 2_000
+
+    /// Reads and decodes every file, in parallel when the deck is big and libgit2 allows it.
+    func decodeAll(_ files: [CardFile]) -> [DecodedFile] {
+        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        guard files.count >= DeckSnapshot.parallelThreshold, processors > 1, Libgit2.supportsThreads else {
+            return files.map { DeckSnapshot.decode($0, in: repository) }
+        }
+        // A few chunks per core, so a core that another process slows down does not hold up the rest.
+        let chunks = min(processors * 4, files.count / 500)
+        var results = [DecodedFile?](repeating: nil, count: files.count)
+        let gitDirectory = repository.gitDirectory
+        results.withUnsafeMutableBufferPointer { buffer in
+            let slots = ResultSlots(buffer: buffer)
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                // A handle that will not open leaves its chunk to the caller's handle below.
+                guard let handle = try? Repository.open(at: gitDirectory) else { return }
+                let start = files.count * chunk / chunks
+                let end = files.count * (chunk + 1) / chunks
+                for index in start..<end {
+                    slots.set(index, DeckSnapshot.decode(files[index], in: handle))
+                }
+            }
+        }
+        return results.indices.map { index in
+            results[index] ?? DeckSnapshot.decode(files[index], in: repository)
+        }
+    }
+
+    private static func decode(_ file: CardFile, in repository: Repository) -> DecodedFile {
+        do {
+            return .card(try decodeCard(blob: file.blob, id: file.id, in: repository))
+        } catch {
+            return .problem(error.reason)
+        }
+    }
+}
+
+/// The result array shared by the workers; each index is written by exactly one of them, and read
+/// only after all have finished.
+private struct ResultSlots: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<DeckSnapshot.DecodedFile?>
+
+    func set(_ index: Int, _ value: DeckSnapshot.DecodedFile) {
+        buffer[index] = value
+    }
+}
