@@ -161,7 +161,7 @@ extension Commands {
         if arguments.has("--json") {
             context.output.write(JSONValue.array(cards.map { .object($0.fields) }).canonicalBytes())
         } else {
-            context.output.print(CardText.table(cards), terminator: "")
+            context.output.write(CardText.table(cards))
         }
         for problem in problems {
             context.output.error("warning: \(problem.path) is not a valid card and was skipped: \(problem.reason)")
