@@ -5,7 +5,8 @@ public enum CardID {
         // The UTF-8 view in place, not an array copy: this runs for every card read.
         let bytes = s.utf8
         guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
+        var index = 0
+        for byte in bytes {
             switch index {
             case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
@@ -15,6 +16,7 @@ public enum CardID {
                         || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
                 else { return false }
             }
+            index += 1
         }
         return true
     }

@@ -73,6 +73,8 @@ private struct JSONParser {
                     value = isObject ? .object([:]) : .array([])
                 } else {
                     var container = OpenContainer(isObject: isObject)
+                    // A card has about eight fields: room for them at once spares three rehashes.
+                    if isObject && stack.isEmpty { container.members.reserveCapacity(8) }
                     if isObject {
                         container.pendingKey = try parseKey(existing: container.members)
                     }

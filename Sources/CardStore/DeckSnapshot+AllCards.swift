@@ -10,6 +10,18 @@ extension DeckSnapshot {
     /// big deck, so it runs on every core for big decks, each worker with its own repository handle
     /// (a libgit2 handle is never shared between threads); the result is the same as one by one.
     public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
+        try allCards { $0 }
+    }
+
+    /// Every card in deck order, each turned into what `transform` makes of it, and every file under
+    /// `cards/` that is not a valid card (in tree order).
+    ///
+    /// `transform` runs on the worker that decoded the card, right after, on several threads at once:
+    /// what a command needs from 100,000 cards (table cells, encoded JSON) is made in parallel, while
+    /// the card is in the cache, and a card not kept is freed there too.
+    public func allCards<T>(_ transform: @Sendable (Card) -> T) throws(StoreError) -> (
+        cards: [T], problems: [CardProblem]
+    ) {
         var entries: [Entry] = []
         var files: [CardFile] = []
         try forEachCardEntry { entry in
@@ -25,9 +37,11 @@ extension DeckSnapshot {
             entries.append(.file(files.count))
             files.append(CardFile(folder: folder, name: file.name, blob: file.id, id: id))
         }
-        let decoded = decodeAll(files)
-        var cards: [Card] = []
-        cards.reserveCapacity(files.count)
+        let decoded = decodeAll(files, transform)
+        var items: [T] = []
+        var keys: [DeckSortKey] = []
+        items.reserveCapacity(files.count)
+        keys.reserveCapacity(files.count)
         var problems: [CardProblem] = []
         for entry in entries {
             switch entry {
@@ -35,12 +49,15 @@ extension DeckSnapshot {
                 problems.append(problem)
             case .file(let index):
                 switch decoded[index] {
-                case .card(let card): cards.append(card)
-                case .problem(let reason): problems.append(CardProblem(path: files[index].path, reason: reason))
+                case .card(let item, let key):
+                    items.append(item)
+                    keys.append(key)
+                case .problem(let reason):
+                    problems.append(CardProblem(path: files[index].path, reason: reason))
                 }
             }
         }
-        return (Deck.sortedInDeckOrder(cards), problems)
+        return (Deck.positionsInDeckOrder(keys).map { items[$0] }, problems)
     }
 
     /// The problem of an entry that is not a card: of its kind, or of its name.
@@ -113,8 +130,9 @@ extension DeckSnapshot {
     }
 
     /// What reading one card file gave.
-    enum DecodedFile: Sendable {
-        case card(Card)
+    enum DecodedFile<T> {
+        /// The card as `transform` made it, and its place in the deck.
+        case card(T, DeckSortKey)
         /// Why it is not a card, without its path.
         case problem(String)
     }
@@ -124,14 +142,14 @@ extension DeckSnapshot {
     static let parallelThreshold = 2_000
 
     /// Reads and decodes every file, in parallel when the deck is big and libgit2 allows it.
-    func decodeAll(_ files: [CardFile]) -> [DecodedFile] {
+    func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>] {
         let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         guard files.count >= DeckSnapshot.parallelThreshold, processors > 1, Libgit2.supportsThreads else {
-            return files.map { DeckSnapshot.decode($0, in: repository) }
+            return files.map { DeckSnapshot.decode($0, in: repository, transform) }
         }
         // A few chunks per core, so a core that another process slows down does not hold up the rest.
         let chunks = min(processors * 4, files.count / 500)
-        var results = [DecodedFile?](repeating: nil, count: files.count)
+        var results = [DecodedFile<T>?](repeating: nil, count: files.count)
         let gitDirectory = repository.gitDirectory
         results.withUnsafeMutableBufferPointer { buffer in
             let slots = ResultSlots(buffer: buffer)
@@ -141,18 +159,21 @@ extension DeckSnapshot {
                 let start = files.count * chunk / chunks
                 let end = files.count * (chunk + 1) / chunks
                 for index in start..<end {
-                    slots.set(index, DeckSnapshot.decode(files[index], in: handle))
+                    slots.set(index, DeckSnapshot.decode(files[index], in: handle, transform))
                 }
             }
         }
         return results.indices.map { index in
-            results[index] ?? DeckSnapshot.decode(files[index], in: repository)
+            results[index] ?? DeckSnapshot.decode(files[index], in: repository, transform)
         }
     }
 
-    private static func decode(_ file: CardFile, in repository: Repository) -> DecodedFile {
+    private static func decode<T>(_ file: CardFile, in repository: Repository, _ transform: (Card) -> T)
+        -> DecodedFile<T>
+    {
         do {
-            return .card(try decodeCard(blob: file.blob, id: file.id, in: repository))
+            let card = try decodeCard(blob: file.blob, id: file.id, in: repository)
+            return .card(transform(card), DeckSortKey(card))
         } catch {
             return .problem(error.reason)
         }
@@ -161,10 +182,10 @@ extension DeckSnapshot {
 
 /// The result array shared by the workers; each index is written by exactly one of them, and read
 /// only after all have finished.
-private struct ResultSlots: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<DeckSnapshot.DecodedFile?>
+private struct ResultSlots<T>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<DeckSnapshot.DecodedFile<T>?>
 
-    func set(_ index: Int, _ value: DeckSnapshot.DecodedFile) {
+    func set(_ index: Int, _ value: DeckSnapshot.DecodedFile<T>) {
         buffer[index] = value
     }
 }

@@ -25,14 +25,14 @@ enum CardText {
         return text
     }
 
-    /// One line per card: short id, title, platform, URL, in aligned columns; the UTF-8 to write.
+    /// One line per card (`TableRow(card)` each): short id, title, platform, URL, in aligned columns;
+    /// the UTF-8 to write.
     ///
     /// Cells of printable ASCII (one byte, one character and one column each, and no newline) are
     /// measured and copied as bytes; any other text takes the character-level `oneLine`, `truncate`
     /// and `pad`, which give the same result for ASCII. Listing 100,000 cards spent a fifth of its
     /// time in that character-level layout when every cell went through it.
-    static func table(_ cards: [Card]) -> [UInt8] {
-        let rows = cards.map(TableRow.init)
+    static func table(_ rows: [TableRow]) -> [UInt8] {
         let titleWidth = min(40, rows.lazy.map(\.title.width).max() ?? 0)
         let platformWidth = min(16, rows.lazy.map(\.platform.width).max() ?? 0)
         var out: [UInt8] = []
@@ -89,8 +89,8 @@ extension String {
     }
 }
 
-/// The fields of one table line, each read from the card once.
-private struct TableRow {
+/// The fields of one table line, each read from the card once (on the thread that decoded it).
+struct TableRow {
     var id: String
     var title: TableCell
     var platform: TableCell
@@ -107,7 +107,7 @@ private struct TableRow {
 }
 
 /// One column's text and how many terminal columns it takes.
-private struct TableCell {
+struct TableCell {
     /// The text as shown (a title on one line, trimmed).
     var text: Substring
     var width: Int
