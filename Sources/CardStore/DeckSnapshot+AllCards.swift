@@ -49,6 +49,8 @@ extension DeckSnapshot {
                 problems.append(problem)
             case .file(let index):
                 switch decoded[index] {
+                case nil:
+                    continue  // never: decodeAll fills every slot
                 case .card(let item, let key):
                     items.append(item)
                     keys.append(key)
@@ -142,7 +144,8 @@ extension DeckSnapshot {
     static let parallelThreshold = 2_000
 
     /// Reads and decodes every file, in parallel when the deck is big and libgit2 allows it.
-    func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>] {
+    /// Every result is there (not nil); optional only so that the workers can fill the array in place.
+    func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>?] {
         let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         guard files.count >= DeckSnapshot.parallelThreshold, processors > 1, Libgit2.supportsThreads else {
             return files.map { DeckSnapshot.decode($0, in: repository, transform) }
@@ -163,9 +166,10 @@ extension DeckSnapshot {
                 }
             }
         }
-        return results.indices.map { index in
-            results[index] ?? DeckSnapshot.decode(files[index], in: repository, transform)
+        for index in results.indices where results[index] == nil {
+            results[index] = DeckSnapshot.decode(files[index], in: repository, transform)
         }
+        return results
     }
 
     private static func decode<T>(_ file: CardFile, in repository: Repository, _ transform: (Card) -> T)

@@ -90,12 +90,13 @@ extension String {
 }
 
 /// The fields of one table line, each read from the card once (on the thread that decoded it).
-struct TableRow {
-    var id: String
-    var title: TableCell
-    var platform: TableCell
-    var url: String
-    var hasConflicts: Bool
+/// A class: 100,000 rows are passed from array to array, and a reference is one count to copy.
+final class TableRow: Sendable {
+    let id: String
+    let title: TableCell
+    let platform: TableCell
+    let url: String
+    let hasConflicts: Bool
 
     init(_ card: Card) {
         id = card.id
@@ -109,10 +110,10 @@ struct TableRow {
 /// One column's text and how many terminal columns it takes.
 struct TableCell {
     /// The text as shown (a title on one line, trimmed).
-    var text: Substring
-    var width: Int
+    let text: Substring
+    let width: Int
     /// Whether `text` is printable ASCII: one byte is one character and one column.
-    var isPlain: Bool
+    let isPlain: Bool
 
     /// A title: on one line, without spaces or newlines at its ends (`CardText.oneLine`).
     init(title: String) {
