@@ -10,16 +10,25 @@ extension DeckSnapshot {
     /// big deck, so it runs on every core for big decks, each worker with its own repository handle
     /// (a libgit2 handle is never shared between threads); the result is the same as one by one.
     public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
-        try allCards { $0 }
+        try allCards(transforming: { $0 })
     }
 
-    /// Every card in deck order, each turned into what `transform` makes of it, and every file under
-    /// `cards/` that is not a valid card (in tree order).
+    /// Every card in deck order as the bytes `encode` makes of it, and every file under `cards/` that
+    /// is not a valid card (in tree order).
     ///
-    /// `transform` runs on the worker that decoded the card, right after, on several threads at once:
-    /// what a command needs from 100,000 cards (table cells, encoded JSON) is made in parallel, while
-    /// the card is in the cache, and a card not kept is freed there too.
-    public func allCards<T>(_ transform: @Sendable (Card) -> T) throws(StoreError) -> (
+    /// `encode` runs on the worker that decoded the card, right after, on several threads at once:
+    /// what a command needs from 100,000 cards (a table line, the card's JSON) is made in parallel,
+    /// while the card is in the cache, and the card itself is freed there too. Bytes, not any type:
+    /// a generic result crossing the module would be copied through runtime witnesses.
+    public func allCards(encoding encode: @Sendable (Card) -> [UInt8]) throws(StoreError) -> (
+        encoded: [[UInt8]], problems: [CardProblem]
+    ) {
+        let (encoded, problems) = try allCards(transforming: encode)
+        return (encoded, problems)
+    }
+
+    /// Every card in deck order as `transform` makes it; see `allCards(encoding:)`.
+    func allCards<T>(transforming transform: @Sendable (Card) -> T) throws(StoreError) -> (
         cards: [T], problems: [CardProblem]
     ) {
         var entries: [Entry] = []

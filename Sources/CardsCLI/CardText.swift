@@ -25,34 +25,87 @@ enum CardText {
         return text
     }
 
-    /// One line per card (`TableRow(card)` each): short id, title, platform, URL, in aligned columns;
-    /// the UTF-8 to write.
+    /// One line per card (`tableRow(card)` each, in order): short id, title, platform, URL, in
+    /// aligned columns; the UTF-8 to write.
     ///
     /// Cells of printable ASCII (one byte, one character and one column each, and no newline) are
     /// measured and copied as bytes; any other text takes the character-level `oneLine`, `truncate`
     /// and `pad`, which give the same result for ASCII. Listing 100,000 cards spent a fifth of its
     /// time in that character-level layout when every cell went through it.
-    static func table(_ rows: [TableRow]) -> [UInt8] {
-        let titleWidth = min(40, rows.lazy.map(\.title.width).max() ?? 0)
-        let platformWidth = min(16, rows.lazy.map(\.platform.width).max() ?? 0)
-        var out: [UInt8] = []
-        out.reserveCapacity(rows.count * (titleWidth + platformWidth + 60))
+    static func table(_ rows: [[UInt8]]) -> [UInt8] {
+        var titleWidth = 0
+        var platformWidth = 0
         for row in rows {
-            if TableCell.isPrintableASCII(row.id) {
-                out.append(contentsOf: row.id.utf8.prefix(8))
-            } else {
-                out.append(contentsOf: String(row.id.prefix(8)).utf8)
-            }
+            titleWidth = max(titleWidth, TableRow.field(row, TableRow.titleWidth))
+            platformWidth = max(platformWidth, TableRow.field(row, TableRow.platformWidth))
+        }
+        titleWidth = min(40, titleWidth)
+        platformWidth = min(16, platformWidth)
+        var out: [UInt8] = []
+        out.reserveCapacity(rows.reduce(0) { $0 + $1.count } + rows.count * (titleWidth + platformWidth + 8))
+        for row in rows {
+            let flags = row[0]
+            let idEnd = TableRow.field(row, TableRow.idEnd)
+            let titleEnd = TableRow.field(row, TableRow.titleEnd)
+            let platformEnd = TableRow.field(row, TableRow.platformEnd)
+            out.append(contentsOf: row[TableRow.headerSize..<idEnd])
             out.append(contentsOf: "  ".utf8)
-            row.title.write(into: &out, width: titleWidth)
+            TableRow.writeCell(
+                row[idEnd..<titleEnd], width: TableRow.field(row, TableRow.titleWidth),
+                isPlain: flags & TableRow.plainTitle != 0, columns: titleWidth, into: &out)
             out.append(contentsOf: "  ".utf8)
-            row.platform.write(into: &out, width: platformWidth)
+            TableRow.writeCell(
+                row[titleEnd..<platformEnd], width: TableRow.field(row, TableRow.platformWidth),
+                isPlain: flags & TableRow.plainPlatform != 0, columns: platformWidth, into: &out)
             out.append(contentsOf: "  ".utf8)
-            out.append(contentsOf: row.url.utf8)
-            if row.hasConflicts { out.append(contentsOf: "  [conflict]".utf8) }
-            out.append(0x0A)
+            out.append(contentsOf: row[platformEnd...])
         }
         return out
+    }
+
+    /// One card's line before the column widths are known: what `table` lays out. Made on the
+    /// thread that decoded the card, as one array, so that 100,000 of them cost one allocation each
+    /// and move between arrays as one reference.
+    static func tableRow(_ card: Card) -> [UInt8] {
+        var row = [UInt8](repeating: 0, count: TableRow.headerSize)
+        let id = card.id
+        if TableRow.isPrintableASCII(id) {
+            row.append(contentsOf: id.utf8.prefix(8))
+        } else {
+            row.append(contentsOf: String(id.prefix(8)).utf8)
+        }
+        TableRow.setField(&row, TableRow.idEnd, row.count)
+
+        let title = card.title
+        var titleIsPlain = TableRow.isPrintableASCII(title)
+        if titleIsPlain {
+            // No newline to replace; the space is the only character `oneLine` trims.
+            let utf8 = title.utf8
+            let start = utf8.firstIndex { $0 != 0x20 } ?? utf8.endIndex
+            let end = utf8.lastIndex { $0 != 0x20 }.map { utf8.index(after: $0) } ?? start
+            if start < end { row.append(contentsOf: utf8[start..<end]) }
+            TableRow.setField(&row, TableRow.titleWidth, row.count - TableRow.field(row, TableRow.idEnd))
+        } else {
+            let shown = oneLine(title)
+            titleIsPlain = TableRow.isPrintableASCII(shown)
+            row.append(contentsOf: shown.utf8)
+            TableRow.setField(&row, TableRow.titleWidth, CharacterWidth.of(shown))
+        }
+        TableRow.setField(&row, TableRow.titleEnd, row.count)
+
+        let platform = card.platformName
+        let platformIsPlain = TableRow.isPrintableASCII(platform)
+        row.append(contentsOf: platform.utf8)
+        TableRow.setField(
+            &row, TableRow.platformWidth, platformIsPlain ? platform.utf8.count : CharacterWidth.of(platform))
+        TableRow.setField(&row, TableRow.platformEnd, row.count)
+
+        row.append(contentsOf: card.indexURL.utf8)
+        if !card.conflicts.isEmpty { row.append(contentsOf: "  [conflict]".utf8) }
+        row.append(0x0A)
+        row[0] =
+            (titleIsPlain ? TableRow.plainTitle : 0) | (platformIsPlain ? TableRow.plainPlatform : 0)
+        return row
     }
 
     static func oneLine(_ text: String) -> String {
@@ -89,71 +142,43 @@ extension String {
     }
 }
 
-/// The fields of one table line, each read from the card once (on the thread that decoded it).
-/// A class: 100,000 rows are passed from array to array, and a reference is one count to copy.
-final class TableRow: Sendable {
-    let id: String
-    let title: TableCell
-    let platform: TableCell
-    let url: String
-    let hasConflicts: Bool
+/// The layout of a `CardText.tableRow`: a header of flags and 32-bit little-endian fields, then
+/// the short id, the title, the platform (each cell as shown, not yet cut or padded) and the rest
+/// of the line.
+enum TableRow {
+    static let plainTitle: UInt8 = 1
+    static let plainPlatform: UInt8 = 2
+    // Byte offsets of the header fields.
+    static let idEnd = 1
+    static let titleEnd = 5
+    static let platformEnd = 9
+    static let titleWidth = 13
+    static let platformWidth = 17
+    static let headerSize = 21
 
-    init(_ card: Card) {
-        id = card.id
-        title = TableCell(title: card.title)
-        platform = TableCell(text: card.platformName)
-        url = card.indexURL
-        hasConflicts = !card.conflicts.isEmpty
-    }
-}
-
-/// One column's text and how many terminal columns it takes.
-struct TableCell {
-    /// The text as shown (a title on one line, trimmed).
-    let text: Substring
-    let width: Int
-    /// Whether `text` is printable ASCII: one byte is one character and one column.
-    let isPlain: Bool
-
-    /// A title: on one line, without spaces or newlines at its ends (`CardText.oneLine`).
-    init(title: String) {
-        if TableCell.isPrintableASCII(title) {
-            // No newline to replace; the space is the only character to trim.
-            let utf8 = title.utf8
-            let start = utf8.firstIndex { $0 != 0x20 } ?? utf8.endIndex
-            let end = utf8.lastIndex { $0 != 0x20 }.map { utf8.index(after: $0) } ?? start
-            let shown = start < end ? title[start..<end] : ""
-            self.init(text: shown, width: shown.utf8.count, isPlain: true)
-        } else {
-            self.init(text: CardText.oneLine(title))
-        }
+    static func field(_ row: [UInt8], _ offset: Int) -> Int {
+        Int(row[offset]) | Int(row[offset + 1]) << 8 | Int(row[offset + 2]) << 16 | Int(row[offset + 3]) << 24
     }
 
-    /// Text shown as it is.
-    init(text: String) {
-        let isPlain = TableCell.isPrintableASCII(text)
-        self.init(text: text[...], width: isPlain ? text.utf8.count : CharacterWidth.of(text), isPlain: isPlain)
+    static func setField(_ row: inout [UInt8], _ offset: Int, _ value: Int) {
+        // Cells of a valid card are a few kilobytes at most; clamp anything else rather than trap.
+        let clamped = UInt32(clamping: value)
+        for index in 0..<4 { row[offset + index] = UInt8(truncatingIfNeeded: clamped >> (8 * UInt32(index))) }
     }
 
-    private init(text: Substring, width: Int, isPlain: Bool) {
-        self.text = text
-        self.width = width
-        self.isPlain = isPlain
-    }
-
-    /// Appends the text cut and padded to `width` columns: `CardText.pad(CardText.truncate(text, width), width)`.
-    func write(into out: inout [UInt8], width columns: Int) {
+    /// Appends a cell cut and padded to `columns`: `CardText.pad(CardText.truncate(text, columns), columns)`.
+    static func writeCell(_ text: ArraySlice<UInt8>, width: Int, isPlain: Bool, columns: Int, into out: inout [UInt8]) {
         guard isPlain else {
-            let shown = CardText.pad(CardText.truncate(String(text), columns), columns)
+            let shown = CardText.pad(CardText.truncate(String(decoding: text, as: UTF8.self), columns), columns)
             out.append(contentsOf: shown.utf8)
             return
         }
         if width <= columns {
-            out.append(contentsOf: text.utf8)
+            out.append(contentsOf: text)
             out.append(contentsOf: repeatElement(0x20, count: columns - width))
         } else {
             // As `truncate`: the characters that fit in one column less, then "…" (one column).
-            out.append(contentsOf: text.utf8.prefix(max(0, columns - 1)))
+            out.append(contentsOf: text.prefix(max(0, columns - 1)))
             out.append(contentsOf: "…".utf8)
         }
     }

@@ -164,8 +164,8 @@ extension Commands {
             context.output.write(json)
         } else {
             // The cells are made on the threads that decode the cards; only they are kept.
-            let rows: [TableRow]
-            (rows, problems) = try deck.snapshot().allCards { TableRow($0) }
+            let rows: [[UInt8]]
+            (rows, problems) = try deck.snapshot().allCards(encoding: { CardText.tableRow($0) })
             context.output.write(CardText.table(rows))
         }
         for problem in problems {
@@ -177,7 +177,9 @@ extension Commands {
     /// Every card as the canonical JSON array of `list --json` and `export` (the bytes of
     /// `JSONValue.array(cards).canonicalBytes()`), each card encoded on the thread that decoded it.
     static func canonicalCardArray(_ deck: Deck) throws -> (json: [UInt8], problems: [CardProblem]) {
-        let (elements, problems) = try deck.snapshot().allCards { JSONValue.object($0.fields).canonicalArrayElement() }
+        let (elements, problems) = try deck.snapshot().allCards(encoding: {
+            JSONValue.object($0.fields).canonicalArrayElement()
+        })
         return (JSONValue.canonicalArray(elements: elements), problems)
     }
 }
