@@ -13,7 +13,13 @@ extension JSONValue {
     ///   - maxDepth: The deepest nesting of arrays and objects allowed.
     /// - Complexity: O(*n*) in the length of `bytes`.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(bytes), maxDepth: maxDepth)
+        try parse(Array(bytes), maxDepth: maxDepth)
+    }
+
+    /// Parses strict RFC 8259 JSON held in an array: `parse(_:maxDepth:)` without generic code (a
+    /// caller in another module reaches a generic function unspecialized).
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 }
