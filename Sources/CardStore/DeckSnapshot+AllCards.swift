@@ -148,44 +148,63 @@ extension DeckSnapshot {
         case problem(String)
     }
 
-    /// Below this many files one thread does it all: opening handles and waking threads would cost
-    /// more than it saves.
+    /// Below this many files one thread does it all: waking threads would cost more than it saves.
     static let parallelThreshold = 2_000
 
-    /// Reads and decodes every file, in parallel when the deck is big and libgit2 allows it.
-    /// Every result is there (not nil); optional only so that the workers can fill the array in place.
+    /// Card files read by this thread before their decoding is handed to a worker.
+    static let batchSize = 1_000
+
+    /// Reads and decodes every file. Every result is there (not nil); optional only so that the
+    /// workers can fill the array in place.
+    ///
+    /// A pipeline for big decks: this thread reads the blobs, batch after batch, and workers decode
+    /// each batch as it arrives, on the other cores. libgit2 reading does not scale over threads
+    /// (its pack locks are global: two threads with a handle each read 100,000 blobs no faster than
+    /// one), while decoding does; when the reading is done, this thread waits and every core decodes.
     func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>?] {
+        let reader = try? BlobReader(repository)
         let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        guard files.count >= DeckSnapshot.parallelThreshold, processors > 1, Libgit2.supportsThreads else {
-            return files.map { DeckSnapshot.decode($0, in: repository, transform) }
-        }
-        // A few chunks per core, so a core that another process slows down does not hold up the rest.
-        let chunks = min(processors * 4, files.count / 500)
-        var results = [DecodedFile<T>?](repeating: nil, count: files.count)
-        let gitDirectory = repository.gitDirectory
-        results.withUnsafeMutableBufferPointer { buffer in
-            let slots = ResultSlots(buffer: buffer)
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                // A handle that will not open leaves its chunk to the caller's handle below.
-                guard let handle = try? Repository.open(at: gitDirectory) else { return }
-                let start = files.count * chunk / chunks
-                let end = files.count * (chunk + 1) / chunks
-                for index in start..<end {
-                    slots.set(index, DeckSnapshot.decode(files[index], in: handle, transform))
-                }
+        guard files.count >= DeckSnapshot.parallelThreshold, processors > 1 else {
+            return files.map { file in
+                DeckSnapshot.decode(file, DeckSnapshot.read(file, in: repository, reader: reader), transform)
             }
         }
-        for index in results.indices where results[index] == nil {
-            results[index] = DeckSnapshot.decode(files[index], in: repository, transform)
+        var results = [DecodedFile<T>?](repeating: nil, count: files.count)
+        withoutActuallyEscaping(transform) { transform in
+            results.withUnsafeMutableBufferPointer { buffer in
+                let slots = ResultSlots(buffer: buffer)
+                let group = DispatchGroup()
+                var start = 0
+                while start < files.count {
+                    let end = min(start + DeckSnapshot.batchSize, files.count)
+                    let batch = files[start..<end]
+                    let blobs = batch.map { DeckSnapshot.read($0, in: repository, reader: reader) }
+                    DispatchQueue.global().async(group: group) {
+                        for (file, (index, blob)) in zip(batch, zip(batch.indices, blobs)) {
+                            slots.set(index, DeckSnapshot.decode(file, blob, transform))
+                        }
+                    }
+                    start = end
+                }
+                // The workers hold `transform` and the slots only until here.
+                group.wait()
+            }
         }
         return results
     }
 
-    private static func decode<T>(_ file: CardFile, in repository: Repository, _ transform: (Card) -> T)
+    /// A card file's bytes, or why they cannot be read.
+    private static func read(_ file: CardFile, in repository: Repository, reader: BlobReader?) -> Result<
+        [UInt8], CardFileError
+    > {
+        Result { () throws(CardFileError) in try readCardBytes(blob: file.blob, in: repository, reader: reader) }
+    }
+
+    private static func decode<T>(_ file: CardFile, _ blob: Result<[UInt8], CardFileError>, _ transform: (Card) -> T)
         -> DecodedFile<T>
     {
         do {
-            let card = try decodeCard(blob: file.blob, id: file.id, in: repository)
+            let card = try decodeCard(blob.get(), id: file.id)
             return .card(transform(card), DeckSortKey(card))
         } catch {
             return .problem(error.reason)

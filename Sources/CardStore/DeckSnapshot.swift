@@ -70,12 +70,24 @@ public struct DeckSnapshot {
 
     /// Reads and decodes one card blob through `repository` (any handle on this deck's objects).
     static func decodeCard(blob: ObjectID, id: String?, in repository: Repository) throws(CardFileError) -> Card {
-        let bytes: [UInt8]
+        try decodeCard(readCardBytes(blob: blob, in: repository, reader: nil), id: id)
+    }
+
+    /// The bytes of a card blob, through `reader` when it can, else through `readBlob`, which says
+    /// what is wrong.
+    static func readCardBytes(blob: ObjectID, in repository: Repository, reader: BlobReader?) throws(CardFileError)
+        -> [UInt8]
+    {
+        if let bytes = reader?.read(blob, limit: readLimit) { return bytes }
         do {
-            bytes = try repository.readBlob(blob, limit: readLimit)
+            return try repository.readBlob(blob, limit: readLimit)
         } catch {
             throw CardFileError(reason: error.message)
         }
+    }
+
+    /// Decodes the bytes of a card file; `id` is the id its path names.
+    static func decodeCard(_ bytes: [UInt8], id: String?) throws(CardFileError) -> Card {
         do {
             return try Card.decode(bytes, expectedID: id)
         } catch {
