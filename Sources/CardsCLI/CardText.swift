@@ -1,4 +1,5 @@
 import CardModel
+import Dispatch
 import TerminalUI
 
 /// How cards look in the human (non-JSON) output.
@@ -33,14 +34,35 @@ enum CardText {
     /// and `pad`, which give the same result for ASCII. Listing 100,000 cards spent a fifth of its
     /// time in that character-level layout when every cell went through it.
     static func table(_ rows: [[UInt8]]) -> [UInt8] {
-        var titleWidth = 0
-        var platformWidth = 0
+        var widestTitle = 0
+        var widestPlatform = 0
         for row in rows {
-            titleWidth = max(titleWidth, TableRow.field(row, TableRow.titleWidth))
-            platformWidth = max(platformWidth, TableRow.field(row, TableRow.platformWidth))
+            widestTitle = max(widestTitle, TableRow.field(row, TableRow.titleWidth))
+            widestPlatform = max(widestPlatform, TableRow.field(row, TableRow.platformWidth))
         }
-        titleWidth = min(40, titleWidth)
-        platformWidth = min(16, platformWidth)
+        let titleWidth = min(40, widestTitle)
+        let platformWidth = min(16, widestPlatform)
+        // Lines are independent once the widths are known: big tables are laid out in chunks on
+        // every core, then joined.
+        let chunks = rows.count >= 4_096 ? 8 : 1
+        var parts = [[UInt8]](repeating: [], count: chunks)
+        parts.withUnsafeMutableBufferPointer { buffer in
+            let slots = TableChunks(buffer: buffer)
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                let range = (rows.count * chunk / chunks)..<(rows.count * (chunk + 1) / chunks)
+                slots.set(chunk, layOut(rows[range], titleWidth: titleWidth, platformWidth: platformWidth))
+            }
+        }
+        if chunks == 1 { return parts[0] }
+        var out: [UInt8] = []
+        out.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for part in parts { out.append(contentsOf: part) }
+        return out
+    }
+
+    /// The lines of `rows` at the given column widths.
+    private static func layOut(_ rows: ArraySlice<[UInt8]>, titleWidth: Int, platformWidth: Int) -> [UInt8] {
+        let gap: [UInt8] = [0x20, 0x20]
         var out: [UInt8] = []
         out.reserveCapacity(rows.reduce(0) { $0 + $1.count } + rows.count * (titleWidth + platformWidth + 8))
         for row in rows {
@@ -49,15 +71,15 @@ enum CardText {
             let titleEnd = TableRow.field(row, TableRow.titleEnd)
             let platformEnd = TableRow.field(row, TableRow.platformEnd)
             out.append(contentsOf: row[TableRow.headerSize..<idEnd])
-            out.append(contentsOf: "  ".utf8)
+            out.append(contentsOf: gap)
             TableRow.writeCell(
                 row[idEnd..<titleEnd], width: TableRow.field(row, TableRow.titleWidth),
                 isPlain: flags & TableRow.plainTitle != 0, columns: titleWidth, into: &out)
-            out.append(contentsOf: "  ".utf8)
+            out.append(contentsOf: gap)
             TableRow.writeCell(
                 row[titleEnd..<platformEnd], width: TableRow.field(row, TableRow.platformWidth),
                 isPlain: flags & TableRow.plainPlatform != 0, columns: platformWidth, into: &out)
-            out.append(contentsOf: "  ".utf8)
+            out.append(contentsOf: gap)
             out.append(contentsOf: row[platformEnd...])
         }
         return out
@@ -186,5 +208,15 @@ enum TableRow {
     /// Whether every byte is printable ASCII (space to tilde).
     static func isPrintableASCII(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+}
+
+/// The laid-out chunks shared by the workers; each index is written by exactly one of them, and
+/// read only after all have finished.
+private struct TableChunks: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<[UInt8]>
+
+    func set(_ index: Int, _ value: [UInt8]) {
+        buffer[index] = value
     }
 }
