@@ -70,8 +70,7 @@ extension Card {
     }
 
     /// Whether the `colon` bytes before the colon are `scheme` (lowercase ASCII) in any case.
-    private static func hasScheme(_ bytes: UnsafeBufferPointer<UInt8>, _ colon: Int, _ scheme: StaticString) -> Bool
-    {
+    private static func hasScheme(_ bytes: UnsafeBufferPointer<UInt8>, _ colon: Int, _ scheme: StaticString) -> Bool {
         guard colon == scheme.utf8CodeUnitCount else { return false }
         let expected = UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
         for index in 0..<colon {

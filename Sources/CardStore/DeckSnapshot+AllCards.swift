@@ -2,6 +2,7 @@ import CardModel
 import Dispatch
 import GitCore
 import Glibc
+import Synchronization
 
 extension DeckSnapshot {
     /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
@@ -157,10 +158,12 @@ extension DeckSnapshot {
     /// Reads and decodes every file. Every result is there (not nil); optional only so that the
     /// workers can fill the array in place.
     ///
-    /// A pipeline for big decks: this thread reads the blobs, batch after batch, and workers decode
-    /// each batch as it arrives, on the other cores. libgit2 reading does not scale over threads
-    /// (its pack locks are global: two threads with a handle each read 100,000 blobs no faster than
-    /// one), while decoding does; when the reading is done, this thread waits and every core decodes.
+    /// A pipeline for big decks: libgit2 reading does not scale over threads (its pack locks are
+    /// global: two threads with a handle each read 100,000 blobs no faster than one), decoding does.
+    /// So one thread at a time reads a batch of blobs through this snapshot's handle while the others
+    /// decode batches already read; whoever is free reads next, since reading is the slow part.
+    /// `concurrentPerform` runs the steps on the calling thread too and nothing waits on a queue, so
+    /// it finishes even when no other thread is free to help.
     func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>?] {
         let reader = try? BlobReader(repository)
         let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -170,24 +173,36 @@ extension DeckSnapshot {
             }
         }
         var results = [DecodedFile<T>?](repeating: nil, count: files.count)
-        withoutActuallyEscaping(transform) { transform in
-            results.withUnsafeMutableBufferPointer { buffer in
-                let slots = ResultSlots(buffer: buffer)
-                let group = DispatchGroup()
-                var start = 0
-                while start < files.count {
-                    let end = min(start + DeckSnapshot.batchSize, files.count)
-                    let batch = files[start..<end]
-                    let blobs = batch.map { DeckSnapshot.read($0, in: repository, reader: reader) }
-                    DispatchQueue.global().async(group: group) {
-                        for (file, (index, blob)) in zip(batch, zip(batch.indices, blobs)) {
-                            slots.set(index, DeckSnapshot.decode(file, blob, transform))
+        var blobs = [Result<[UInt8], CardFileError>?](repeating: nil, count: files.count)
+        // The handles are used by one thread at a time: `Pipeline.reading` is the turn, taken and
+        // given back under its mutex.
+        let git = UncheckedSendable((repository, reader))
+        let pipeline = Pipeline(count: files.count, batchSize: DeckSnapshot.batchSize)
+        results.withUnsafeMutableBufferPointer { resultBuffer in
+            blobs.withUnsafeMutableBufferPointer { blobBuffer in
+                let results = ResultSlots(buffer: resultBuffer)
+                let blobs = UncheckedSendable(blobBuffer)
+                DispatchQueue.concurrentPerform(iterations: processors) { _ in
+                    while true {
+                        switch pipeline.next() {
+                        case .read(let batch):
+                            for index in batch {
+                                blobs.value[index] = DeckSnapshot.read(files[index], in: git.value.0, reader: git.value.1)
+                            }
+                            pipeline.finishedReading(batch)
+                        case .decode(let batch):
+                            for index in batch {
+                                guard let blob = blobs.value[index] else { continue }
+                                results.set(index, DeckSnapshot.decode(files[index], blob, transform))
+                                blobs.value[index] = nil
+                            }
+                        case .wait:
+                            usleep(100)
+                        case .done:
+                            return
                         }
                     }
-                    start = end
                 }
-                // The workers hold `transform` and the slots only until here.
-                group.wait()
             }
         }
         return results
@@ -208,6 +223,63 @@ extension DeckSnapshot {
             return .card(transform(card), DeckSortKey(card))
         } catch {
             return .problem(error.reason)
+        }
+    }
+}
+
+/// A value handed to the workers whose safety the code around it ensures (said where it is made).
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}
+
+/// Who reads or decodes which batch next, for `decodeAll`'s workers.
+private final class Pipeline: Sendable {
+    enum Step {
+        case read(Range<Int>)
+        case decode(Range<Int>)
+        case wait
+        case done
+    }
+
+    private struct State {
+        var nextToRead = 0
+        var reading = false
+        var readyToDecode: [Range<Int>] = []
+    }
+
+    private let state = Mutex(State())
+    private let count: Int
+    private let batchSize: Int
+
+    init(count: Int, batchSize: Int) {
+        self.count = count
+        self.batchSize = batchSize
+    }
+
+    /// The next step for a free worker: reading when nobody is (it is the slow part), else
+    /// decoding a batch already read, else waiting for one, or done when nothing is left.
+    func next() -> Step {
+        state.withLock { state in
+            if !state.reading && state.nextToRead < count {
+                state.reading = true
+                let batch = state.nextToRead..<min(state.nextToRead + batchSize, count)
+                state.nextToRead = batch.upperBound
+                return .read(batch)
+            }
+            if let batch = state.readyToDecode.popLast() { return .decode(batch) }
+            return state.reading ? .wait : .done
+        }
+    }
+
+    /// Gives back the turn to read, with the batch just read (its blobs written before this call).
+    func finishedReading(_ batch: Range<Int>) {
+        state.withLock { state in
+            state.reading = false
+            state.readyToDecode.append(batch)
         }
     }
 }
