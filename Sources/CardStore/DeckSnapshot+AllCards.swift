@@ -176,7 +176,7 @@ extension DeckSnapshot {
         var blobs = [Result<[UInt8], CardFileError>?](repeating: nil, count: files.count)
         // The handles are used by one thread at a time: `Pipeline.reading` is the turn, taken and
         // given back under its mutex.
-        let git = UncheckedSendable((repository, reader))
+        let git = UncheckedSendable((repository: repository, reader: reader))
         let pipeline = Pipeline(count: files.count, batchSize: DeckSnapshot.batchSize)
         results.withUnsafeMutableBufferPointer { resultBuffer in
             blobs.withUnsafeMutableBufferPointer { blobBuffer in
@@ -187,7 +187,8 @@ extension DeckSnapshot {
                         switch pipeline.next() {
                         case .read(let batch):
                             for index in batch {
-                                blobs.value[index] = DeckSnapshot.read(files[index], in: git.value.0, reader: git.value.1)
+                                let (repository, reader) = git.value
+                                blobs.value[index] = DeckSnapshot.read(files[index], in: repository, reader: reader)
                             }
                             pipeline.finishedReading(batch)
                         case .decode(let batch):
