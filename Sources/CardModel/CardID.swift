@@ -2,9 +2,11 @@
 public enum CardID {
     /// Whether `s` is a lowercase canonical UUID (8-4-4-4-12 hex digits).
     public static func isValid(_ s: String) -> Bool {
-        let bytes = Array(s.utf8)
+        // The UTF-8 view in place, not an array copy: this runs for every card read.
+        let bytes = s.utf8
         guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
+        var index = 0
+        for byte in bytes {
             switch index {
             case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
@@ -14,6 +16,7 @@ public enum CardID {
                         || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
                 else { return false }
             }
+            index += 1
         }
         return true
     }
@@ -38,6 +41,17 @@ public enum CardID {
         guard parts.count == 3, parts[0] == "cards", parts[2].hasSuffix(".json") else { return nil }
         let id = String(parts[2].dropLast(5))
         guard isValid(id), parts[1] == id.prefix(2) else { return nil }
+        return id
+    }
+
+    /// The id of the card file `fileName` in the folder `folder` of `cards/`, or `nil`: the answer of
+    /// `id(fromPath: "cards/<folder>/<fileName>")` without building and splitting the path, for
+    /// reading every card of a deck.
+    public static func id(folder: String, fileName: String) -> String? {
+        let name = fileName.utf8
+        guard name.count == 41, name.dropFirst(36).elementsEqual(".json".utf8) else { return nil }
+        let id = String(decoding: name.prefix(36), as: UTF8.self)
+        guard isValid(id), folder.utf8.elementsEqual(id.utf8.prefix(2)) else { return nil }
         return id
     }
 

@@ -13,7 +13,13 @@ extension JSONValue {
     ///   - maxDepth: The deepest nesting of arrays and objects allowed.
     /// - Complexity: O(*n*) in the length of `bytes`.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(bytes), maxDepth: maxDepth)
+        try parse(Array(bytes), maxDepth: maxDepth)
+    }
+
+    /// Parses strict RFC 8259 JSON held in an array: `parse(_:maxDepth:)` without generic code (a
+    /// caller in another module reaches a generic function unspecialized).
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 }
@@ -73,6 +79,8 @@ private struct JSONParser {
                     value = isObject ? .object([:]) : .array([])
                 } else {
                     var container = OpenContainer(isObject: isObject)
+                    // A card has about eight fields: room for them at once spares three rehashes.
+                    if isObject && stack.isEmpty { container.members.reserveCapacity(8) }
                     if isObject {
                         container.pendingKey = try parseKey(existing: container.members)
                     }
@@ -157,7 +165,25 @@ private struct JSONParser {
 
     mutating func parseString() throws(JSONParseError) -> String {
         pos += 1  // the opening quote
-        var buffer: [UInt8] = []
+        let start = pos
+        // Most strings have no escape: check them in place and make the String straight from the
+        // input, with no buffer. At the first escape or control character the loop below takes over
+        // from the same position, so errors are found and worded exactly as there.
+        while pos < bytes.count {
+            let byte = bytes[pos]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[start..<pos], as: UTF8.self)
+                pos += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte < 0x80 {
+                pos += 1
+            } else {
+                pos += try validUTF8SequenceLength()
+            }
+        }
+        var buffer = Array(bytes[start..<pos])
         while true {
             guard pos < bytes.count else {
                 throw error("unterminated string, expected '\"'", at: pos)
@@ -183,6 +209,14 @@ private struct JSONParser {
     /// Validates one multi-byte UTF-8 sequence (no overlong forms, no encoded
     /// surrogates, nothing above U+10FFFF) and copies it.
     mutating func copyUTF8Sequence(into buffer: inout [UInt8]) throws(JSONParseError) {
+        let length = try validUTF8SequenceLength()
+        buffer.append(contentsOf: bytes[pos..<(pos + length)])
+        pos += length
+    }
+
+    /// The length of the valid multi-byte UTF-8 sequence at `pos` (no overlong forms, no encoded
+    /// surrogates, nothing above U+10FFFF); does not move `pos`.
+    func validUTF8SequenceLength() throws(JSONParseError) -> Int {
         let start = pos
         let lead = bytes[pos]
         let length: Int
@@ -215,8 +249,7 @@ private struct JSONParser {
                 throw error("invalid UTF-8 sequence; the file must be UTF-8", at: start)
             }
         }
-        buffer.append(contentsOf: bytes[start..<(start + length)])
-        pos += length
+        return length
     }
 
     mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONParseError) {

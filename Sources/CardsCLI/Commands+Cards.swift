@@ -157,15 +157,29 @@ extension Commands {
             options: [.flag("--json", "Print a JSON array of the canonical card objects.")])
     ) { context, arguments in
         let deck = try context.openDeck()
-        let (cards, problems) = try deck.snapshot().allCards()
+        let problems: [CardProblem]
         if arguments.has("--json") {
-            context.output.write(JSONValue.array(cards.map { .object($0.fields) }).canonicalBytes())
+            let json: [UInt8]
+            (json, problems) = try canonicalCardArray(deck)
+            context.output.write(json)
         } else {
-            context.output.print(CardText.table(cards), terminator: "")
+            // The cells are made on the threads that decode the cards; only they are kept.
+            let rows: [[UInt8]]
+            (rows, problems) = try deck.snapshot().allCards(encoding: { CardText.tableRow($0) })
+            context.output.write(CardText.table(rows))
         }
         for problem in problems {
             context.output.error("warning: \(problem.path) is not a valid card and was skipped: \(problem.reason)")
         }
         return 0
+    }
+
+    /// Every card as the canonical JSON array of `list --json` and `export` (the bytes of
+    /// `JSONValue.array(cards).canonicalBytes()`), each card encoded on the thread that decoded it.
+    static func canonicalCardArray(_ deck: Deck) throws -> (json: [UInt8], problems: [CardProblem]) {
+        let (elements, problems) = try deck.snapshot().allCards(encoding: {
+            JSONValue.object($0.fields).canonicalArrayElement()
+        })
+        return (JSONValue.canonicalArray(elements: elements), problems)
     }
 }

@@ -1,0 +1,296 @@
+import CardModel
+import Dispatch
+import GitCore
+import Glibc
+import Synchronization
+
+extension DeckSnapshot {
+    /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
+    ///
+    /// Problems come in tree order. Reading and checking the card files is most of `cards list` of a
+    /// big deck, so it runs on every core for big decks, each worker with its own repository handle
+    /// (a libgit2 handle is never shared between threads); the result is the same as one by one.
+    public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
+        try allCards(transforming: { $0 })
+    }
+
+    /// Every card in deck order as the bytes `encode` makes of it, and every file under `cards/` that
+    /// is not a valid card (in tree order).
+    ///
+    /// `encode` runs on the worker that decoded the card, right after, on several threads at once:
+    /// what a command needs from 100,000 cards (a table line, the card's JSON) is made in parallel,
+    /// while the card is in the cache, and the card itself is freed there too. Bytes, not any type:
+    /// a generic result crossing the module would be copied through runtime witnesses.
+    public func allCards(encoding encode: @Sendable (Card) -> [UInt8]) throws(StoreError) -> (
+        encoded: [[UInt8]], problems: [CardProblem]
+    ) {
+        let (encoded, problems) = try allCards(transforming: encode)
+        return (encoded, problems)
+    }
+
+    /// Every card in deck order as `transform` makes it; see `allCards(encoding:)`.
+    func allCards<T>(transforming transform: @Sendable (Card) -> T) throws(StoreError) -> (
+        cards: [T], problems: [CardProblem]
+    ) {
+        var entries: [Entry] = []
+        var files: [CardFile] = []
+        try forEachCardEntry { entry in
+            guard let folder = entry.folder else {
+                entries.append(.problem(DeckSnapshot.problem(entry.path, kind: entry.entry.kind)))
+                return
+            }
+            let file = entry.entry
+            guard file.kind == .blob, let id = CardID.id(folder: folder, fileName: file.name) else {
+                entries.append(.problem(DeckSnapshot.problem(entry.path, kind: file.kind)))
+                return
+            }
+            entries.append(.file(files.count))
+            files.append(CardFile(folder: folder, name: file.name, blob: file.id, id: id))
+        }
+        let decoded = decodeAll(files, transform)
+        var items: [T] = []
+        var keys: [DeckSortKey] = []
+        items.reserveCapacity(files.count)
+        keys.reserveCapacity(files.count)
+        var problems: [CardProblem] = []
+        for entry in entries {
+            switch entry {
+            case .problem(let problem):
+                problems.append(problem)
+            case .file(let index):
+                switch decoded[index] {
+                case nil:
+                    continue  // never: decodeAll fills every slot
+                case .card(let item, let key):
+                    items.append(item)
+                    keys.append(key)
+                case .problem(let reason):
+                    problems.append(CardProblem(path: files[index].path, reason: reason))
+                }
+            }
+        }
+        return (Deck.positionsInDeckOrder(keys).map { items[$0] }, problems)
+    }
+
+    /// The problem of an entry that is not a card: of its kind, or of its name.
+    private static func problem(_ path: String, kind: TreeEntry.Kind) -> CardProblem {
+        guard kind == .blob else { return CardProblem(path: path, reason: Deck.describe(kind: kind)) }
+        return CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)")
+    }
+
+    /// Visits every entry under `cards/` (two levels) in tree order. The path of an entry is built
+    /// only when a message names it: building 100,000 paths showed in the profile of `cards list`.
+    func forEachCardEntry(_ body: (PathedEntry) throws(StoreError) -> Void) throws(StoreError) {
+        guard let tree else { return }
+        guard
+            let cardsEntry = try git(
+                "reading cards/", { () throws(GitError) in try repository.treeEntry(in: tree, path: Deck.cardsFolder) })
+        else {
+            return
+        }
+        guard cardsEntry.kind == .tree else {
+            try body(PathedEntry(folder: nil, entry: cardsEntry, isTop: true))
+            return
+        }
+        let folders = try git("reading cards/") { () throws(GitError) in try repository.treeEntries(cardsEntry.id) }
+        for folder in folders {
+            guard folder.kind == .tree else {
+                try body(PathedEntry(folder: nil, entry: folder, isTop: false))
+                continue
+            }
+            let files = try git("reading \(Deck.cardsFolder)/\(folder.name)") { () throws(GitError) in
+                try repository.treeEntries(folder.id)
+            }
+            for file in files {
+                try body(PathedEntry(folder: folder.name, entry: file, isTop: false))
+            }
+        }
+    }
+
+    /// An entry under `cards/` and what its path is made of.
+    struct PathedEntry {
+        /// The folder in `cards/` that holds it; nil for `cards` itself or an entry directly in it.
+        var folder: String?
+        var entry: TreeEntry
+        /// Whether this is the `cards` entry itself (not a folder).
+        var isTop: Bool
+
+        /// `cards`, `cards/<name>` or `cards/<folder>/<name>`.
+        var path: String {
+            if isTop { return Deck.cardsFolder }
+            guard let folder else { return "\(Deck.cardsFolder)/\(entry.name)" }
+            return "\(Deck.cardsFolder)/\(folder)/\(entry.name)"
+        }
+    }
+
+    /// One entry of the listing, in tree order: a problem found from the tree alone, or a card file
+    /// to read (an index into the files).
+    private enum Entry {
+        case problem(CardProblem)
+        case file(Int)
+    }
+
+    /// A card file to read: a blob at a card path.
+    struct CardFile: Sendable {
+        var folder: String
+        var name: String
+        var blob: ObjectID
+        /// The id its path names.
+        var id: String
+
+        var path: String { "\(Deck.cardsFolder)/\(folder)/\(name)" }
+    }
+
+    /// What reading one card file gave.
+    enum DecodedFile<T> {
+        /// The card as `transform` made it, and its place in the deck.
+        case card(T, DeckSortKey)
+        /// Why it is not a card, without its path.
+        case problem(String)
+    }
+
+    /// Below this many files one thread does it all: waking threads would cost more than it saves.
+    static let parallelThreshold = 2_000
+
+    /// Card files read by this thread before their decoding is handed to a worker.
+    static let batchSize = 1_000
+
+    /// Reads and decodes every file. Every result is there (not nil); optional only so that the
+    /// workers can fill the array in place.
+    ///
+    /// A pipeline for big decks: libgit2 reading does not scale over threads (its pack locks are
+    /// global: two threads with a handle each read 100,000 blobs no faster than one), decoding does.
+    /// So one thread at a time reads a batch of blobs through this snapshot's handle while the others
+    /// decode batches already read; whoever is free reads next, since reading is the slow part.
+    /// `concurrentPerform` runs the steps on the calling thread too and nothing waits on a queue, so
+    /// it finishes even when no other thread is free to help.
+    func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>?] {
+        let reader = try? BlobReader(repository)
+        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        guard files.count >= DeckSnapshot.parallelThreshold, processors > 1 else {
+            return files.map { file in
+                DeckSnapshot.decode(file, DeckSnapshot.read(file, in: repository, reader: reader), transform)
+            }
+        }
+        var results = [DecodedFile<T>?](repeating: nil, count: files.count)
+        var blobs = [Result<[UInt8], CardFileError>?](repeating: nil, count: files.count)
+        // The handles are used by one thread at a time: `Pipeline.reading` is the turn, taken and
+        // given back under its mutex.
+        let git = UncheckedSendable((repository: repository, reader: reader))
+        let pipeline = Pipeline(count: files.count, batchSize: DeckSnapshot.batchSize)
+        results.withUnsafeMutableBufferPointer { resultBuffer in
+            blobs.withUnsafeMutableBufferPointer { blobBuffer in
+                let results = ResultSlots(buffer: resultBuffer)
+                let blobs = UncheckedSendable(blobBuffer)
+                DispatchQueue.concurrentPerform(iterations: processors) { _ in
+                    while true {
+                        switch pipeline.next() {
+                        case .read(let batch):
+                            for index in batch {
+                                let (repository, reader) = git.value
+                                blobs.value[index] = DeckSnapshot.read(files[index], in: repository, reader: reader)
+                            }
+                            pipeline.finishedReading(batch)
+                        case .decode(let batch):
+                            for index in batch {
+                                guard let blob = blobs.value[index] else { continue }
+                                results.set(index, DeckSnapshot.decode(files[index], blob, transform))
+                                blobs.value[index] = nil
+                            }
+                        case .wait:
+                            usleep(100)
+                        case .done:
+                            return
+                        }
+                    }
+                }
+            }
+        }
+        return results
+    }
+
+    /// A card file's bytes, or why they cannot be read.
+    private static func read(_ file: CardFile, in repository: Repository, reader: BlobReader?) -> Result<
+        [UInt8], CardFileError
+    > {
+        Result { () throws(CardFileError) in try readCardBytes(blob: file.blob, in: repository, reader: reader) }
+    }
+
+    private static func decode<T>(_ file: CardFile, _ blob: Result<[UInt8], CardFileError>, _ transform: (Card) -> T)
+        -> DecodedFile<T>
+    {
+        do {
+            let card = try decodeCard(blob.get(), id: file.id)
+            return .card(transform(card), DeckSortKey(card))
+        } catch {
+            return .problem(error.reason)
+        }
+    }
+}
+
+/// A value handed to the workers whose safety the code around it ensures (said where it is made).
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}
+
+/// Who reads or decodes which batch next, for `decodeAll`'s workers.
+private final class Pipeline: Sendable {
+    enum Step {
+        case read(Range<Int>)
+        case decode(Range<Int>)
+        case wait
+        case done
+    }
+
+    private struct State {
+        var nextToRead = 0
+        var reading = false
+        var readyToDecode: [Range<Int>] = []
+    }
+
+    private let state = Mutex(State())
+    private let count: Int
+    private let batchSize: Int
+
+    init(count: Int, batchSize: Int) {
+        self.count = count
+        self.batchSize = batchSize
+    }
+
+    /// The next step for a free worker: reading when nobody is (it is the slow part), else
+    /// decoding a batch already read, else waiting for one, or done when nothing is left.
+    func next() -> Step {
+        state.withLock { state in
+            if !state.reading && state.nextToRead < count {
+                state.reading = true
+                let batch = state.nextToRead..<min(state.nextToRead + batchSize, count)
+                state.nextToRead = batch.upperBound
+                return .read(batch)
+            }
+            if let batch = state.readyToDecode.popLast() { return .decode(batch) }
+            return state.reading ? .wait : .done
+        }
+    }
+
+    /// Gives back the turn to read, with the batch just read (its blobs written before this call).
+    func finishedReading(_ batch: Range<Int>) {
+        state.withLock { state in
+            state.reading = false
+            state.readyToDecode.append(batch)
+        }
+    }
+}
+
+/// The result array shared by the workers; each index is written by exactly one of them, and read
+/// only after all have finished.
+private struct ResultSlots<T>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<DeckSnapshot.DecodedFile<T>?>
+
+    func set(_ index: Int, _ value: DeckSnapshot.DecodedFile<T>) {
+        buffer[index] = value
+    }
+}
