@@ -153,9 +153,12 @@ extension Deck {
     }
 
     /// Every card as a canonical JSON array, in deck order, and the files that are not valid cards.
+    /// The bytes of `JSONValue.array(cards).canonicalBytes()`, each card encoded on the thread that
+    /// decoded it.
     public func export() throws(StoreError) -> (json: [UInt8], problems: [CardProblem]) {
-        let (cards, problems) = try snapshot().allCards()
-        let array = JSONValue.array(cards.map { .object($0.fields) })
-        return (array.canonicalBytes(), problems)
+        let (elements, problems) = try snapshot().allCards(encoding: {
+            JSONValue.object($0.fields).canonicalArrayElement()
+        })
+        return (JSONValue.canonicalArray(elements: elements), problems)
     }
 }

@@ -160,7 +160,7 @@ extension Commands {
         let problems: [CardProblem]
         if arguments.has("--json") {
             let json: [UInt8]
-            (json, problems) = try canonicalCardArray(deck)
+            (json, problems) = try deck.export()
             context.output.write(json)
         } else {
             // The cells are made on the threads that decode the cards; only they are kept.
@@ -172,14 +172,5 @@ extension Commands {
             context.output.error("warning: \(problem.path) is not a valid card and was skipped: \(problem.reason)")
         }
         return 0
-    }
-
-    /// Every card as the canonical JSON array of `list --json` and `export` (the bytes of
-    /// `JSONValue.array(cards).canonicalBytes()`), each card encoded on the thread that decoded it.
-    static func canonicalCardArray(_ deck: Deck) throws -> (json: [UInt8], problems: [CardProblem]) {
-        let (elements, problems) = try deck.snapshot().allCards(encoding: {
-            JSONValue.object($0.fields).canonicalArrayElement()
-        })
-        return (JSONValue.canonicalArray(elements: elements), problems)
     }
 }

@@ -76,7 +76,7 @@ extension Commands {
         spec: CommandSpec(name: "export", abstract: "Print every card as a JSON array (deck order).", usage: "export")
     ) { context, _ in
         let deck = try context.openDeck()
-        let (json, problems) = try canonicalCardArray(deck)
+        let (json, problems) = try deck.export()
         context.output.write(json)
         for problem in problems {
             context.output.error("warning: \(problem.path) is not a valid card and was not exported: \(problem.reason)")
