@@ -23,13 +23,16 @@ final class Bench {
     let root: String
     let cardsBinary: String
     let repeats: Int
+    /// Only the one-card rows (`--only ops`): the list, export, merge and sync rows are skipped.
+    let onlyOps: Bool
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
-    init(root: String, cardsBinary: String, repeats: Int) {
+    init(root: String, cardsBinary: String, repeats: Int, onlyOps: Bool = false) {
         self.root = root
         self.cardsBinary = cardsBinary
         self.repeats = repeats
+        self.onlyOps = onlyOps
     }
 
     func record(_ row: Row) {
@@ -101,6 +104,10 @@ final class Bench {
                 git: gitImport, peak: importedBare.peakKilobytes, note: "one run"))
 
         try oneCardOperations(size: size, ours: ours, bare: bare, twin: twin)
+        if onlyOps {
+            FileSystem.removeTree(folder)
+            return
+        }
         reads(size: size, ours: ours, twin: twin)
         try merges(size: size, bare: bare)
         try sync(size: size, folder: folder, ours: ours, twin: twin)

@@ -3,13 +3,15 @@ import GitCore
 import Glibc
 
 // cards-bench: our deck operations against the git CLI at 1k, 10k and 100k cards (issue 7).
-// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep]
+// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only ops]
 // Build and run with `./dev bench` (release build). Not part of CI.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var sizes = [1000, 10_000, 100_000]
 var repeats = 7
 var keep = false
+// `--only ops`: only the one-card add/edit/delete rows (and the imports that build their decks).
+var onlyOps = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -23,8 +25,12 @@ while let argument = arguments.first {
         guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else { fail("--repeats needs a number") }
         arguments.removeFirst()
         repeats = value
+    case "--only":
+        guard arguments.first == "ops" else { fail("--only takes one value: ops (the one-card rows)") }
+        arguments.removeFirst()
+        onlyOps = true
     case "-h", "--help":
-        print("usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep]")
+        print("usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only ops]")
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
@@ -61,7 +67,7 @@ print("cards-bench: sizes \(sizes.map(String.init).joined(separator: ", ")), \(r
 print("machine: Linux \(kernel), \(cores) cores, \(memory) GB; \(gitVersion); libgit2 \(Libgit2.version)")
 print("fsync on for both: cards default (CARDS_FSYNC unset), git -c core.fsync=all")
 
-let bench = Bench(root: root, cardsBinary: cardsBinary, repeats: repeats)
+let bench = Bench(root: root, cardsBinary: cardsBinary, repeats: repeats, onlyOps: onlyOps)
 let start = Measure.now()
 do {
     for size in sizes { try bench.run(size: size) }
