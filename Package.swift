@@ -44,7 +44,8 @@ let package = Package(
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
-        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
+        .testTarget(
+            name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -64,7 +64,8 @@ public enum IndexPatch {
     /// Applies `updates` to the index file at `indexPath`; `.locked` when another process holds
     /// `index.lock`. `flush`: fsync before the rename (`.strict`), or only write the data out before it
     /// (`.ordered`: the caller fsyncs the index afterwards, committing the rename with everything before).
-    public static func apply(_ updates: [IndexUpdate], indexPath: String, flush: FlushMode) throws(GitError) -> Outcome {
+    public static func apply(_ updates: [IndexUpdate], indexPath: String, flush: FlushMode) throws(GitError) -> Outcome
+    {
         var latest: [[UInt8]: IndexUpdate] = [:]
         for update in updates {
             let path = Array(update.path.utf8)
