@@ -21,6 +21,10 @@ static inline int cgit2_set_ssl_cert_locations(const char *file, const char *pat
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
 }
 
+static inline int cgit2_set_cache_object_limit(git_object_t type, size_t size) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, type, size);
+}
+
 static inline int cgit2_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
 }
