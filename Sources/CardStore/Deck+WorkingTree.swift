@@ -81,8 +81,7 @@ extension Deck {
             if let entry, entry.kind == .tree { objects.append(entry.id) }
         }
         for object in objects {
-            let hex = object.hex
-            let path = "\(gitDirectory)/objects/\(hex.prefix(2))/\(hex.dropFirst(2))"
+            let path = repository.looseObjectPath(object)
             let failure = FileSync.writeOut(path: path)
             if failure != 0 {
                 throw StoreError(.io, "cannot write \(path) to disk: \(String(cString: strerror(failure)))")
@@ -95,8 +94,11 @@ extension Deck {
     /// earlier rename and the data written out before it (see `FileSync`). Nothing to do in other modes.
     func finishOrderedFlush(afterIndex: Bool) throws(StoreError) {
         guard flushMode == .ordered else { return }
-        for log in ["logs/\(Deck.branch)", "logs/HEAD"] { _ = FileSync.writeOut(path: "\(gitDirectory)/\(log)") }
-        let last = afterIndex ? "\(gitDirectory)/index" : "\(gitDirectory)/\(Deck.branch)"
+        // A linked worktree keeps its index and HEAD's log in its own git folder, the branch and its log
+        // in the common one.
+        let common = Deck.trimSlash(repository.commonDirectory)
+        for log in ["\(common)/logs/\(Deck.branch)", "\(gitDirectory)/logs/HEAD"] { _ = FileSync.writeOut(path: log) }
+        let last = afterIndex ? "\(gitDirectory)/index" : "\(common)/\(Deck.branch)"
         let failure = FileSync.flush(path: last)
         if failure != 0 {
             throw StoreError(
