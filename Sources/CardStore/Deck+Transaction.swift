@@ -98,13 +98,21 @@ extension Deck {
             if flushMode == .ordered && packer == nil {
                 try writeOutObjects(updates.compactMap(\.blob), tree: tree, commit: commit, paths: updates.map(\.path))
             }
-            let publisher = try publishingRepository()
             // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
             if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
             try markPending(change.files.map(\.path))
             do {
-                try publisher.updateReference(
-                    Deck.branch, to: commit, expected: snapshot.commit, logMessage: "cards: \(change.message.subject)")
+                let message = "cards: \(change.message.subject)"
+                // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`).
+                var done = false
+                if flushMode == .ordered {
+                    done = try repository.updateReferenceWrittenOut(
+                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message, committer: signed)
+                }
+                if !done {
+                    try repository.updateReference(
+                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message)
+                }
             } catch  where error.code == .referenceChanged && attempt < Deck.publishAttempts {
                 // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
                 usleep(UInt32(1_000 * attempt))

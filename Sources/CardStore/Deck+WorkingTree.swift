@@ -43,25 +43,6 @@ extension Deck {
         try updateIndexEntries(entries, tree: tree, flush: flush)
     }
 
-    /// The handle that moves `main`: in `.ordered` mode a second one, opened while libgit2's fsync is
-    /// off, because libgit2 reads that setting once per handle, when it first touches references; so it
-    /// writes the ref and the reflogs without an fsync and a folder fsync each (6 of them per commit),
-    /// and `finishOrderedFlush` makes them durable. Else the deck's own repository.
-    func publishingRepository() throws(StoreError) -> Repository {
-        guard flushMode == .ordered else { return repository }
-        if let publisher { return publisher }
-        Libgit2.setDurable(false)
-        defer { Libgit2.setDurable(durable) }
-        let opened = try git("opening \(gitDirectory)") { () throws(GitError) in
-            let handle = try Repository.open(at: gitDirectory)
-            // Loads its reference database now, while fsync is off.
-            _ = try handle.referenceTarget(Deck.branch)
-            return handle
-        }
-        publisher = opened
-        return opened
-    }
-
     /// `.ordered` mode: writes out the loose files of the objects a change just wrote (its blobs, the
     /// trees on its paths and the commit), so that the commit's last fsync makes them durable before,
     /// or with, the ref that names them. An object that was already packed has no loose file: skipped.
@@ -89,15 +70,13 @@ extension Deck {
         }
     }
 
-    /// `.ordered` mode, after `main` moved (and the working tree and index followed, `afterIndex`): writes
-    /// out the reflogs and fsyncs the file renamed last (the index, else the ref), which commits every
-    /// earlier rename and the data written out before it (see `FileSync`). Nothing to do in other modes.
+    /// `.ordered` mode, after `main` moved (and the working tree and index followed, `afterIndex`):
+    /// fsyncs the file renamed last (the index, else the ref), which commits every earlier rename and
+    /// the data written out before it (see `FileSync`). Nothing to do in other modes.
     func finishOrderedFlush(afterIndex: Bool) throws(StoreError) {
         guard flushMode == .ordered else { return }
-        // A linked worktree keeps its index and HEAD's log in its own git folder, the branch and its log
-        // in the common one.
+        // A linked worktree keeps its index in its own git folder, the branch in the common one.
         let common = Deck.trimSlash(repository.commonDirectory)
-        for log in ["\(common)/logs/\(Deck.branch)", "\(gitDirectory)/logs/HEAD"] { _ = FileSync.writeOut(path: log) }
         let last = afterIndex ? "\(gitDirectory)/index" : "\(common)/\(Deck.branch)"
         let failure = FileSync.flush(path: last)
         if failure != 0 {

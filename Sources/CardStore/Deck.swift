@@ -27,8 +27,6 @@ public final class Deck {
     /// per commit), `.strict` elsewhere or with `CARDS_FSYNC=strict` / `cards.fsync=strict` (an fsync
     /// per file), `.none` when `durable` is off.
     let flushMode: FlushMode
-    /// The handle that publishes `main` in `.ordered` mode, opened on first use (`publishingRepository`).
-    var publisher: Repository?
     /// How long to wait for another process's deck lock before failing, in seconds.
     public var lockTimeout: Double = Deck.defaultLockTimeout
 
