@@ -61,12 +61,9 @@ extension Deck {
             }
             if let entry, entry.kind == .tree { objects.append(entry.id) }
         }
-        for object in objects {
-            let path = repository.looseObjectPath(object)
-            let failure = FileSync.writeOut(path: path)
-            if failure != 0 {
-                throw StoreError(.io, "cannot write \(path) to disk: \(String(cString: strerror(failure)))")
-            }
+        let failure = FileSync.writeOut(paths: objects.map(repository.looseObjectPath))
+        if failure != 0 {
+            throw StoreError(.io, "cannot write the new objects to disk: \(String(cString: strerror(failure)))")
         }
     }
 

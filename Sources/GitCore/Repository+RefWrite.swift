@@ -45,7 +45,10 @@ extension Repository {
         for log in logs { try Repository.append(line, to: log) }
         let text = Array("\(target.hex)\n".utf8)
         let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == text.count, FileSync.writeOut(fd) == 0, rename(lockPath, path) == 0 else {
+        // The reflogs' writes were started as they were appended: wait for all in one round trip.
+        guard written == text.count, FileSync.startWriteOut(fd) == 0, FileSync.writeOut(paths: logs) == 0,
+            FileSync.writeOut(fd) == 0, rename(lockPath, path) == 0
+        else {
             throw GitError(
                 code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
                 function: "updateReferenceWrittenOut")
@@ -99,7 +102,7 @@ extension Repository {
                 .utf8)
     }
 
-    /// Appends to a reflog (creating it and its folders) and writes the data out.
+    /// Appends to a reflog (creating it and its folders) and starts writing the data out.
     static func append(_ line: [UInt8], to path: String) throws(GitError) {
         var folder = path
         var missing: [String] = []
@@ -118,7 +121,7 @@ extension Repository {
         }
         defer { close(fd) }
         let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count, FileSync.writeOut(fd) == 0 else {
+        guard written == line.count, FileSync.startWriteOut(fd) == 0 else {
             throw GitError(
                 code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
                 function: "updateReferenceWrittenOut")
