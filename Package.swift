@@ -27,7 +27,11 @@ let package = Package(
             name: "CardsCLI",
             dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
         ),
-        .executableTarget(name: "cards", dependencies: ["CardsCLI"]),
+        // The Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
+        // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.
+        .executableTarget(
+            name: "cards", dependencies: ["CardsCLI"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         .executableTarget(name: "cards-bench", dependencies: ["CardStore", "CardModel", "DeckMerge", "GitCore"]),
         // Seeded fuzzing of the parsers and the merge driver (`./dev reliability`, and a short run in the tests).
         .executableTarget(
@@ -40,7 +44,8 @@ let package = Package(
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
-        .testTarget(name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
+        .testTarget(
+            name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

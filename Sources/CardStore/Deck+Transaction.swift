@@ -64,7 +64,10 @@ extension Deck {
             }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
             // Many new objects are written without an fsync each and flushed together before publishing.
-            let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count)
+            // In `.ordered` mode none is fsynced on its own: they are written out, and the commit's last
+            // fsync (after the ref, the card file and the index) makes everything durable at once.
+            let objectsFlush = ObjectsFlush(
+                durable: durable, files: change.files.count, libgit2Fsync: flushMode == .strict)
             defer { objectsFlush.restore() }
             // A big change (an import) goes into one pack instead of thousands of loose objects.
             let packer = try packWriter(for: change)
@@ -95,12 +98,25 @@ extension Deck {
                 }
             }
             try objectsFlush.flush(gitDirectory)
+            objectsFlush.restore()
+            if flushMode == .ordered && packer == nil {
+                try writeOutObjects(updates.compactMap(\.blob), tree: tree, commit: commit, paths: updates.map(\.path))
+            }
             // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
             if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
             try markPending(change.files.map(\.path))
             do {
-                try repository.updateReference(
-                    Deck.branch, to: commit, expected: snapshot.commit, logMessage: "cards: \(change.message.subject)")
+                let message = "cards: \(change.message.subject)"
+                // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`).
+                var done = false
+                if flushMode == .ordered {
+                    done = try repository.updateReferenceWrittenOut(
+                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message, committer: signed)
+                }
+                if !done {
+                    try repository.updateReference(
+                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message)
+                }
             } catch  where error.code == .referenceChanged && attempt < Deck.publishAttempts {
                 // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
                 usleep(UInt32(1_000 * attempt))
@@ -114,7 +130,14 @@ extension Deck {
                 if error.code == .locked { throw gitLockError("refs/heads/main.lock") }
                 throw StoreError.git(error, while: "publishing the commit on main")
             }
-            if !isBare { try updateWorkingTree(change.files, updates: updates, tree: tree) }
+            do {
+                if !isBare { try updateWorkingTree(change.files, updates: updates, tree: tree, flush: flushMode) }
+            } catch {
+                // The commit is made: make it durable even though the working tree could not follow.
+                _ = try? finishOrderedFlush(afterIndex: false)
+                throw error
+            }
+            try finishOrderedFlush(afterIndex: !isBare)
             clearPending()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }

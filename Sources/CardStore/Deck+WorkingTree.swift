@@ -16,8 +16,9 @@ extension Deck {
 
     /// Brings the working tree and index in line with a change just committed, from the bytes and blob
     /// ids already at hand (`files` and `updates` are parallel; for a path given twice the last wins).
+    /// With `.ordered` the files are only written out: the caller's last fsync makes them durable.
     func updateWorkingTree(
-        _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID
+        _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         var last: [String: Int] = [:]
@@ -37,15 +38,57 @@ extension Deck {
         if writes.count >= Deck.bulkThreshold {
             try Deck.writeFilesInBulk(writes, durable: durable)
         } else {
-            for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, durable: durable) }
+            for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
-        try updateIndexEntries(entries, tree: tree)
+        try updateIndexEntries(entries, tree: tree, flush: flush)
+    }
+
+    /// `.ordered` mode: writes out the loose files of the objects a change just wrote (its blobs, the
+    /// trees on its paths and the commit), so that the commit's last fsync makes them durable before,
+    /// or with, the ref that names them. An object that was already packed has no loose file: skipped.
+    func writeOutObjects(_ blobs: [ObjectID], tree: ObjectID, commit: ObjectID, paths: [String]) throws(StoreError) {
+        var objects = blobs + [tree, commit]
+        var folders: Set<String> = []
+        for path in paths {
+            var folder = FileSystem.parent(of: path)
+            while folder != "." && folders.insert(folder).inserted {
+                folder = FileSystem.parent(of: folder)
+            }
+        }
+        for folder in folders {
+            let entry = try git("reading the new tree") { () throws(GitError) in
+                try repository.treeEntry(in: tree, path: folder)
+            }
+            if let entry, entry.kind == .tree { objects.append(entry.id) }
+        }
+        let failure = FileSync.writeOut(paths: objects.map(repository.looseObjectPath))
+        if failure != 0 {
+            throw StoreError(.io, "cannot write the new objects to disk: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// `.ordered` mode, after `main` moved (and the working tree and index followed, `afterIndex`):
+    /// fsyncs the file renamed last (the index, else the ref), which commits every earlier rename and
+    /// the data written out before it (see `FileSync`). Nothing to do in other modes.
+    func finishOrderedFlush(afterIndex: Bool) throws(StoreError) {
+        guard flushMode == .ordered else { return }
+        // A linked worktree keeps its index in its own git folder, the branch in the common one.
+        let common = Deck.trimSlash(repository.commonDirectory)
+        let last = afterIndex ? "\(gitDirectory)/index" : "\(common)/\(Deck.branch)"
+        let failure = FileSync.flush(path: last)
+        if failure != 0 {
+            throw StoreError(
+                .io, "cannot flush the commit to disk (\(last)): \(String(cString: strerror(failure)))")
+        }
     }
 
     /// Updates the index entries of files just written (blob) or removed (nil): by patching the index
     /// file when it allows (`IndexPatch`, a few ms at 100,000 cards), else through libgit2's index
     /// (which reads and rewrites every entry). Retries while another git process holds `index.lock`.
-    func updateIndexEntries(_ entries: [(path: String, blob: ObjectID?)], tree: ObjectID) throws(StoreError) {
+    func updateIndexEntries(
+        _ entries: [(path: String, blob: ObjectID?)], tree: ObjectID, flush: FlushMode? = nil
+    ) throws(StoreError) {
+        let flush = flush ?? (durable ? .strict : .none)
         guard let workingDirectory else { return }
         var updates: [IndexUpdate] = []
         updates.reserveCapacity(entries.count)
@@ -64,7 +107,7 @@ extension Deck {
             attempt += 1
             let outcome: IndexPatch.Outcome
             do {
-                outcome = try IndexPatch.apply(updates, indexPath: "\(gitDirectory)/index", durable: durable)
+                outcome = try IndexPatch.apply(updates, indexPath: "\(gitDirectory)/index", flush: flush)
             } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
                 usleep(10_000)
                 continue
@@ -136,14 +179,19 @@ extension Deck {
 final class ObjectsFlush {
     private let durable: Bool
     private var restored = false
+    /// libgit2's fsync setting outside a write (the deck's `durable`).
+    private let normal: Bool
 
     /// From this many files on, one `syncfs` beats an fsync per object; below, the per-object fsyncs
     /// are few and cost nothing for other files' dirty data (which `syncfs` flushes too).
     static let threshold = 16
 
-    init(durable: Bool, files: Int) {
+    /// `libgit2Fsync`: whether libgit2 fsyncs each object of a small change (off when the caller
+    /// writes them out and flushes them with the rest, `FlushMode.ordered`). Until `restore`.
+    init(durable: Bool, files: Int, libgit2Fsync: Bool) {
         self.durable = durable && files >= ObjectsFlush.threshold
-        if durable { Libgit2.setDurable(false) }
+        normal = durable
+        Libgit2.setDurable(self.durable ? false : libgit2Fsync)
     }
 
     /// Makes the objects written so far durable, and turns libgit2's fsync back on.
@@ -156,10 +204,10 @@ final class ObjectsFlush {
         }
     }
 
-    /// Turns libgit2's fsync back on (idempotent).
+    /// Turns libgit2's fsync back to the deck's setting (idempotent).
     func restore() {
-        guard durable, !restored else { return }
+        guard !restored else { return }
         restored = true
-        Libgit2.setDurable(true)
+        Libgit2.setDurable(normal)
     }
 }

@@ -23,6 +23,10 @@ public final class Deck {
     public let gitDirectory: String
     /// Whether writes fsync objects, refs and files (on unless `CARDS_FSYNC=0` or `cards.fsync=false`).
     public let durable: Bool
+    /// How a one-card commit makes its writes durable (see `FileSync`): `.ordered` on ext4 (one fsync
+    /// per commit), `.strict` elsewhere or with `CARDS_FSYNC=strict` / `cards.fsync=strict` (an fsync
+    /// per file), `.none` when `durable` is off.
+    let flushMode: FlushMode
     /// How long to wait for another process's deck lock before failing, in seconds.
     public var lockTimeout: Double = Deck.defaultLockTimeout
 
@@ -33,6 +37,13 @@ public final class Deck {
         let setting = (try? repository.configString("cards.fsync")) ?? nil
         let environment = getenv("CARDS_FSYNC").map { String(cString: $0) }
         durable = !(environment == "0" || environment == "false" || setting == "false" || setting == "0")
+        if !durable {
+            flushMode = .none
+        } else if environment == "strict" || setting == "strict" {
+            flushMode = .strict
+        } else {
+            flushMode = FileSync.hasOrderedJournal(Deck.trimSlash(repository.gitDirectory)) ? .ordered : .strict
+        }
         Libgit2.setDurable(durable)
     }
 

@@ -33,6 +33,12 @@ public enum FileSystem {
 
     /// Writes a file atomically: a temp file beside it, fsync when durable, then rename over it.
     public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool) throws(StoreError) {
+        try writeAtomically(bytes, to: path, flush: durable ? .strict : .none)
+    }
+
+    /// Writes a file atomically; `flush` says how its data reaches the disk before the rename: fsynced
+    /// (`.strict`), or only written out (`.ordered`: the caller's last fsync commits the rename), or not.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, flush: FlushMode) throws(StoreError) {
         let directory = parent(of: path)
         try makeDirectories(directory)
         let temp = "\(directory)/.\(basename(of: path)).\(getpid()).tmp"
@@ -53,7 +59,14 @@ public enum FileSystem {
             }
             offset += count
         }
-        if durable && fsync(fd) != 0 {
+        let flushed: Int32
+        switch flush {
+        case .none: flushed = 0
+        case .ordered: flushed = FileSync.writeOut(fd)
+        case .strict: flushed = fsync(fd) == 0 ? 0 : errno
+        }
+        if flushed != 0 {
+            errno = flushed
             let text = errorText()
             close(fd)
             unlink(temp)

@@ -61,9 +61,11 @@ public enum IndexPatch {
         return !path[9..<45].contains(UInt8(ascii: "/"))
     }
 
-    /// Applies `updates` to the index file at `indexPath` (fsync when `durable`); `.locked` when another
-    /// process holds `index.lock`.
-    public static func apply(_ updates: [IndexUpdate], indexPath: String, durable: Bool) throws(GitError) -> Outcome {
+    /// Applies `updates` to the index file at `indexPath`; `.locked` when another process holds
+    /// `index.lock`. `flush`: fsync before the rename (`.strict`), or only write the data out before it
+    /// (`.ordered`: the caller fsyncs the index afterwards, committing the rename with everything before).
+    public static func apply(_ updates: [IndexUpdate], indexPath: String, flush: FlushMode) throws(GitError) -> Outcome
+    {
         var latest: [[UInt8]: IndexUpdate] = [:]
         for update in updates {
             let path = Array(update.path.utf8)
@@ -95,7 +97,7 @@ public enum IndexPatch {
         case .success(var output):
             let digest = output.withUnsafeBytes { SHA1.digest($0) }
             output += digest
-            try write(output, to: indexPath, durable: durable)
+            try write(output, to: indexPath, flush: flush)
             return .written
         }
     }
@@ -303,7 +305,7 @@ public enum IndexPatch {
     }
 
     /// Writes the new index through `index.lock` (created exclusively, as git does), then renames it.
-    static func write(_ output: [UInt8], to indexPath: String, durable: Bool) throws(GitError) {
+    static func write(_ output: [UInt8], to indexPath: String, flush: FlushMode) throws(GitError) {
         let lockPath = indexPath + ".lock"
         let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -330,7 +332,13 @@ public enum IndexPatch {
                 offset += count
             }
         }
-        if failure == 0 && durable && fsync(fd) != 0 { failure = errno }
+        if failure == 0 {
+            switch flush {
+            case .none: break
+            case .ordered: failure = FileSync.writeOut(fd)
+            case .strict: if fsync(fd) != 0 { failure = errno }
+            }
+        }
         close(fd)
         if failure == 0 && rename(lockPath, indexPath) != 0 { failure = errno }
         if failure != 0 {

@@ -8,10 +8,11 @@ public enum Libgit2 {
         _ = cgit2_set_owner_validation(0)
         // Verify object hashes on read so a corrupt or hostile object is caught, not used.
         _ = cgit2_enable_strict_hash_verification(1)
-        // A folder of a big deck is a tree of ~27 KB (400 cards), over libgit2's 4 KB caching limit for
-        // trees: a merge would read (inflate and hash) each changed folder again to build the new
-        // tree. Cached up to 256 KB; the cache's total stays libgit2's (256 MB).
-        _ = cgit2_set_cache_object_limit(GIT_OBJECT_TREE, 256 * 1024)
+        // Keep parsed trees of any deck size in the object cache: the default caches trees up to 4 KB,
+        // and at 100,000 cards `cards` (7.7 KB) and each `cards/xx` (~27 KB) are bigger, so every lookup
+        // on a card path inflated and parsed them again (4–6 times per one-card commit), and a merge
+        // read each changed folder again to build the new tree. The cache's total stays libgit2's.
+        _ = cgit2_set_cache_object_limit(GIT_OBJECT_TREE, 4 << 20)
         return true
     }()
 

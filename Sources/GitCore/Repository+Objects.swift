@@ -19,6 +19,18 @@ extension Repository {
         return ObjectID(oid)
     }
 
+    /// The folder shared by every worktree of the repository (objects, refs, logs), with a trailing
+    /// slash: the git folder itself, except in a linked worktree (`.git/worktrees/<name>/`).
+    public var commonDirectory: String {
+        String(cString: git_repository_commondir(pointer))
+    }
+
+    /// Where the object would be stored as a loose file (it may be packed instead, or missing).
+    public func looseObjectPath(_ id: ObjectID) -> String {
+        let hex = id.hex
+        return "\(commonDirectory)objects/\(hex.prefix(2))/\(hex.dropFirst(2))"
+    }
+
     /// The size of an object in bytes, read from its header without inflating the whole object.
     public func objectSize(_ id: ObjectID) throws(GitError) -> Int {
         var odb: OpaquePointer?

@@ -23,18 +23,24 @@ final class Bench {
     let root: String
     let cardsBinary: String
     let repeats: Int
-    /// Only the merge rows: a --bare deck, no working-tree deck, no git twin.
+    /// Only the merge rows (`--only merge`): a --bare deck, no working-tree deck, no git twin.
     let onlyMerge: Bool
+    /// Only the one-card rows (`--only ops`): the list, export, merge and sync rows are skipped.
+    let onlyOps: Bool
     /// Keep the decks (with --only merge: the --bare deck and its merge sides as branches).
     let keep: Bool
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
-    init(root: String, cardsBinary: String, repeats: Int, onlyMerge: Bool = false, keep: Bool = false) {
+    init(
+        root: String, cardsBinary: String, repeats: Int, onlyMerge: Bool = false, onlyOps: Bool = false,
+        keep: Bool = false
+    ) {
         self.root = root
         self.cardsBinary = cardsBinary
         self.repeats = repeats
         self.onlyMerge = onlyMerge
+        self.onlyOps = onlyOps
         self.keep = keep
     }
 
@@ -114,6 +120,10 @@ final class Bench {
                 git: gitImport, peak: importedBare.peakKilobytes, note: "one run"))
 
         try oneCardOperations(size: size, ours: ours, bare: bare, twin: twin)
+        if onlyOps {
+            FileSystem.removeTree(folder)
+            return
+        }
         reads(size: size, ours: ours, twin: twin)
         try merges(size: size, bare: bare)
         try sync(size: size, folder: folder, ours: ours, twin: twin)

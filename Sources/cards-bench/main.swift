@@ -3,24 +3,29 @@ import GitCore
 import Glibc
 
 // cards-bench: our deck operations against the git CLI at 1k, 10k and 100k cards (issue 7).
-// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge]
+// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops]
 // Build and run with `./dev bench` (release build). Not part of CI.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var sizes = [1000, 10_000, 100_000]
 var repeats = 7
 var keep = false
+// `--only merge`: only the merge rows; `--only ops`: only the one-card add/edit/delete rows (and the
+// imports that build their decks).
 var onlyMerge = false
+var onlyOps = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
     case "--quick": sizes = [1000, 10_000]
     case "--keep": keep = true
     case "--only":
-        // Only the merge rows (a --bare deck and its merges): to iterate on the merge without the rest.
-        guard arguments.first == "merge" else { fail("--only takes one value: merge") }
+        switch arguments.first {
+        case "merge": onlyMerge = true
+        case "ops": onlyOps = true
+        default: fail("--only takes merge (the merge rows) or ops (the one-card rows)")
+        }
         arguments.removeFirst()
-        onlyMerge = true
     case "--sizes":
         guard let value = arguments.first else { fail("--sizes needs a value like 1000,10000") }
         arguments.removeFirst()
@@ -30,7 +35,7 @@ while let argument = arguments.first {
         arguments.removeFirst()
         repeats = value
     case "-h", "--help":
-        print("usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge]")
+        print("usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops]")
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
@@ -67,7 +72,8 @@ print("cards-bench: sizes \(sizes.map(String.init).joined(separator: ", ")), \(r
 print("machine: Linux \(kernel), \(cores) cores, \(memory) GB; \(gitVersion); libgit2 \(Libgit2.version)")
 print("fsync on for both: cards default (CARDS_FSYNC unset), git -c core.fsync=all")
 
-let bench = Bench(root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, keep: keep)
+let bench = Bench(
+    root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, onlyOps: onlyOps, keep: keep)
 let start = Measure.now()
 do {
     for size in sizes { try bench.run(size: size) }

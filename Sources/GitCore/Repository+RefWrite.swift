@@ -1,0 +1,149 @@
+import CGit2
+import Glibc
+
+extension Repository {
+    /// Moves a branch by compare-and-swap the way git and libgit2 do (`<ref>.lock` created exclusively,
+    /// the current value checked under it, reflog lines appended, the lock renamed over the ref), but
+    /// with each file's data written out (`FileSync.writeOut`) before the rename, and no fsync: for
+    /// `FlushMode.ordered`, whose caller fsyncs the last file it renames and so commits this too.
+    /// libgit2 can only fsync the lock, the ref's folder and each reflog and its folder (6 fsyncs).
+    /// Returns false, having changed nothing, where it does not apply (a symbolic or unreadable
+    /// ref): use `updateReference` then. Throws `.referenceChanged` or `.locked` like it.
+    public func updateReferenceWrittenOut(
+        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String, committer: Signature
+    ) throws(GitError) -> Bool {
+        let common = commonDirectory
+        let path = common + name
+        let lockPath = path + ".lock"
+        let fd = Glibc.open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            if errno == EEXIST {
+                throw GitError(code: .locked, message: "\(lockPath) exists", function: "updateReferenceWrittenOut")
+            }
+            return false
+        }
+        var renamed = false
+        defer {
+            close(fd)
+            if !renamed { unlink(lockPath) }
+        }
+        guard let current = Repository.looseOrPackedTarget(path: path, name: name, common: common) else {
+            return false
+        }
+        if current != expected {
+            throw GitError(
+                code: .referenceChanged, message: "\(name) was moved by another writer",
+                function: "updateReferenceWrittenOut")
+        }
+        // The reflogs first, as libgit2 does: a ref never moves without its line.
+        let line = Repository.reflogLine(old: expected, new: target, committer: committer, message: logMessage)
+        var logs: [String] = []
+        if wantsReflog(path: "\(common)logs/\(name)") { logs.append("\(common)logs/\(name)") }
+        if headReferenceName() == name && wantsReflog(path: "\(gitDirectory)logs/HEAD") {
+            logs.append("\(gitDirectory)logs/HEAD")
+        }
+        for log in logs { try Repository.append(line, to: log) }
+        let text = Array("\(target.hex)\n".utf8)
+        let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        // The reflogs' writes were started as they were appended: wait for all in one round trip.
+        guard written == text.count, FileSync.startWriteOut(fd) == 0, FileSync.writeOut(paths: logs) == 0,
+            FileSync.writeOut(fd) == 0, rename(lockPath, path) == 0
+        else {
+            throw GitError(
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                function: "updateReferenceWrittenOut")
+        }
+        renamed = true
+        return true
+    }
+
+    /// What `name` points to: its loose file, else its line in `packed-refs`; `.some(nil)` when it
+    /// does not exist, nil when it cannot be read as a plain id (symbolic, corrupt).
+    static func looseOrPackedTarget(path: String, name: String, common: String) -> ObjectID?? {
+        if let bytes = readSmallFile(path) {
+            let text = String(decoding: bytes.prefix(40), as: UTF8.self)
+            guard let id = ObjectID(hex: text) else { return nil }
+            return .some(id)
+        }
+        guard errno == ENOENT else { return nil }
+        guard let packed = readSmallFile("\(common)packed-refs", limit: 1 << 26) else {
+            return errno == ENOENT ? .some(nil) : nil
+        }
+        let suffix = " \(name)"
+        for line in String(decoding: packed, as: UTF8.self).split(separator: "\n") {
+            guard line.count == 40 + suffix.count, line.hasSuffix(suffix) else { continue }
+            guard let id = ObjectID(hex: String(line.prefix(40))) else { return nil }
+            return .some(id)
+        }
+        return .some(nil)
+    }
+
+    /// Whether a reflog is kept: the file exists, or `core.logAllRefUpdates` asks for one (by default
+    /// in repositories with a working tree, as git and libgit2 decide).
+    func wantsReflog(path: String) -> Bool {
+        var info = stat()
+        if stat(path, &info) == 0 { return true }
+        let setting = ((try? configString("core.logAllRefUpdates")) ?? nil)?.lowercased()
+        if let setting { return setting == "true" || setting == "always" || setting == "1" || setting == "yes" }
+        return !isBare
+    }
+
+    /// A reflog line as git writes it: old and new ids, who, when, a tab and the message on one line.
+    static func reflogLine(old: ObjectID?, new: ObjectID, committer: Signature, message: String) -> [UInt8] {
+        let offset = committer.offsetMinutes
+        let sign = offset < 0 ? "-" : "+"
+        let hours = abs(offset) / 60
+        let minutes = abs(offset) % 60
+        let zone = sign + (hours < 10 ? "0" : "") + "\(hours)" + (minutes < 10 ? "0" : "") + "\(minutes)"
+        let oneLine = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
+        let oldHex = old?.hex ?? String(repeating: "0", count: 40)
+        return Array(
+            "\(oldHex) \(new.hex) \(committer.name) <\(committer.email)> \(committer.time) \(zone)\t\(String(oneLine))\n"
+                .utf8)
+    }
+
+    /// Appends to a reflog (creating it and its folders) and starts writing the data out.
+    static func append(_ line: [UInt8], to path: String) throws(GitError) {
+        var folder = path
+        var missing: [String] = []
+        while let slash = folder.lastIndex(of: "/") {
+            folder = String(folder[..<slash])
+            var info = stat()
+            if folder.isEmpty || stat(folder, &info) == 0 { break }
+            missing.append(folder)
+        }
+        for created in missing.reversed() { _ = mkdir(created, 0o777) }
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            throw GitError(
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                function: "updateReferenceWrittenOut")
+        }
+        defer { close(fd) }
+        let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == line.count, FileSync.startWriteOut(fd) == 0 else {
+            throw GitError(
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                function: "updateReferenceWrittenOut")
+        }
+    }
+
+    /// A whole small file, or nil (errno says why).
+    static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) <= limit else {
+            errno = EFBIG
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard count == bytes.count else {
+            errno = EIO
+            return nil
+        }
+        return bytes
+    }
+}
