@@ -246,8 +246,7 @@ struct ReliabilityConcurrencyTests {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck().replacingOccurrences(of: "//", with: "/")
         let path = "\(deck)/.git/refs/heads/main.lock"
-        _ = FileManager.default.createFile(
-            atPath: path, contents: Data("0000000000000000000000000000000000000000\n".utf8))
+        writeFileCloseOnExec(path, "0000000000000000000000000000000000000000\n")
         let before = try scratch.fingerprint(deck)
         let blocked = try scratch.cards(
             ["add", "--title", "Blocked", "--url", "https://blocked.example"], in: deck,

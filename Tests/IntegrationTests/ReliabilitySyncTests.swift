@@ -177,8 +177,7 @@ struct ReliabilitySyncTests {
             server.repository + "/refs/heads/main.lock",
         ]
         for path in locks {
-            _ = FileManager.default.createFile(
-                atPath: path, contents: Data("0000000000000000000000000000000000000000\n".utf8))
+            writeFileCloseOnExec(path, "0000000000000000000000000000000000000000\n")
             // Written by a process that died a few seconds ago.
             var times = [timespec(tv_sec: time(nil) - 5, tv_nsec: 0), timespec(tv_sec: time(nil) - 5, tv_nsec: 0)]
             utimensat(AT_FDCWD, path, &times, 0)

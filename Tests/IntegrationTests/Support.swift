@@ -153,6 +153,17 @@ final class Scratch: @unchecked Sendable {
     }
 }
 
+/// Writes a file through a close-on-exec descriptor. Foundation's writes are not close-on-exec, so a
+/// program another test spawns at that moment inherits the file and holds it open for its lifetime:
+/// fatal for a test that then asks which process holds a lock file, or frees space by unlinking.
+func writeFileCloseOnExec(_ path: String, _ text: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}
+
 /// Runs a program with posix_spawn and waitpid, output to a file: for programs that leave a daemon
 /// behind (tmux), which Foundation's `Process` may wait on forever.
 func spawnAndWait(_ program: String, _ arguments: [String], environment: [String: String], outputFile: String) -> (
