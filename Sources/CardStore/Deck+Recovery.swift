@@ -63,8 +63,14 @@ extension Deck {
     /// Removes a git lock file (`refs/heads/main.lock`, `index.lock`) left by a dead `cards` writer:
     /// its pending flag names a dead process, the lock was written after the flag, and no process
     /// has the lock open. Returns whether it removed one.
+    /// Where git's lock file `name` is: a ref's in the folder every worktree shares (in a linked
+    /// worktree, not its own git folder), the index's in the git folder.
+    func gitLockPath(_ name: String) -> String {
+        name.hasPrefix("refs/") ? repository.commonDirectory + name : "\(gitDirectory)/\(name)"
+    }
+
     func clearStaleGitLock(_ name: String) -> Bool {
-        let path = "\(gitDirectory)/\(name)"
+        let path = gitLockPath(name)
         guard let written = LockFiles.modificationTime(path), let interrupted = interruptedWrite(),
             written >= interrupted.since - 0.01, LockFiles.openers(of: path).isEmpty
         else { return false }
@@ -74,7 +80,7 @@ extension Deck {
     /// Waits while another process holds the git lock file `name`, up to the lock timeout; removes it
     /// when a dead writer of ours left it. Fails naming the lock and its holder.
     func waitForGitLock(_ name: String, deadline: Double) throws(StoreError) {
-        let path = "\(gitDirectory)/\(name)"
+        let path = gitLockPath(name)
         var delay: UInt32 = 1_000
         while FileSystem.exists(path) {
             if clearStaleGitLock(name) { continue }
@@ -86,7 +92,7 @@ extension Deck {
 
     /// The error for a git lock held past the lock timeout: who holds it, or that nobody does.
     func gitLockError(_ name: String, committed: Bool = false) -> StoreError {
-        let path = "\(gitDirectory)/\(name)"
+        let path = gitLockPath(name)
         let openers = LockFiles.openers(of: path)
         let state =
             committed

@@ -64,10 +64,10 @@ extension Deck {
             }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
             // Many new objects are written without an fsync each and flushed together before publishing.
-            // In `.ordered` mode none is fsynced on its own: they are written out, and the commit's last
-            // fsync (after the ref, the card file and the index) makes everything durable at once.
-            let objectsFlush = ObjectsFlush(
-                durable: durable, files: change.files.count, libgit2Fsync: flushMode == .strict)
+            // A few are fsynced by libgit2 in every mode: it renames each object into place itself, so
+            // an object written out only after that rename could survive a crash empty under its final
+            // name, and libgit2 would then take it as stored and never write it again.
+            let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count, libgit2Fsync: true)
             defer { objectsFlush.restore() }
             // A big change (an import) goes into one pack instead of thousands of loose objects.
             let packer = try packWriter(for: change)
@@ -99,9 +99,6 @@ extension Deck {
             }
             try objectsFlush.flush(gitDirectory)
             objectsFlush.restore()
-            if flushMode == .ordered && packer == nil {
-                try writeOutObjects(updates.compactMap(\.blob), tree: tree, commit: commit, paths: updates.map(\.path))
-            }
             // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
             if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
             try markPending(change.files.map(\.path))

@@ -43,30 +43,6 @@ extension Deck {
         try updateIndexEntries(entries, tree: tree, flush: flush)
     }
 
-    /// `.ordered` mode: writes out the loose files of the objects a change just wrote (its blobs, the
-    /// trees on its paths and the commit), so that the commit's last fsync makes them durable before,
-    /// or with, the ref that names them. An object that was already packed has no loose file: skipped.
-    func writeOutObjects(_ blobs: [ObjectID], tree: ObjectID, commit: ObjectID, paths: [String]) throws(StoreError) {
-        var objects = blobs + [tree, commit]
-        var folders: Set<String> = []
-        for path in paths {
-            var folder = FileSystem.parent(of: path)
-            while folder != "." && folders.insert(folder).inserted {
-                folder = FileSystem.parent(of: folder)
-            }
-        }
-        for folder in folders {
-            let entry = try git("reading the new tree") { () throws(GitError) in
-                try repository.treeEntry(in: tree, path: folder)
-            }
-            if let entry, entry.kind == .tree { objects.append(entry.id) }
-        }
-        let failure = FileSync.writeOut(paths: objects.map(repository.looseObjectPath))
-        if failure != 0 {
-            throw StoreError(.io, "cannot write the new objects to disk: \(String(cString: strerror(failure)))")
-        }
-    }
-
     /// `.ordered` mode, after `main` moved (and the working tree and index followed, `afterIndex`):
     /// fsyncs the file renamed last (the index, else the ref), which commits every earlier rename and
     /// the data written out before it (see `FileSync`). Nothing to do in other modes.
@@ -78,7 +54,9 @@ extension Deck {
         let failure = FileSync.flush(path: last)
         if failure != 0 {
             throw StoreError(
-                .io, "cannot flush the commit to disk (\(last)): \(String(cString: strerror(failure)))")
+                .io,
+                "cannot flush the commit to disk (\(last)): \(String(cString: strerror(failure))); the commit was "
+                    + "made but may not survive a crash: check the disk, then run `cards fsck`")
         }
     }
 

@@ -41,8 +41,14 @@ public final class Deck {
             flushMode = .none
         } else if environment == "strict" || setting == "strict" {
             flushMode = .strict
+        } else if environment == "ordered-unchecked" {
+            // For tests on a machine without a journal: the ordered path, whatever the file system.
+            flushMode = .ordered
         } else {
-            flushMode = FileSync.hasOrderedJournal(Deck.trimSlash(repository.gitDirectory)) ? .ordered : .strict
+            let others = [repository.commonDirectory] + (repository.workingDirectory.map { [$0] } ?? [])
+            flushMode =
+                FileSync.hasOrderedJournal(Deck.trimSlash(repository.gitDirectory), alsoHolding: others)
+                ? .ordered : .strict
         }
         Libgit2.setDurable(durable)
     }

@@ -39,12 +39,45 @@ public enum FileSync {
 
     /// Whether `folder` is on a file system whose metadata changes are committed in one ordered journal
     /// (ext4), so that one fsync after `writeOut` of the rest makes every earlier change durable.
-    public static func hasOrderedJournal(_ folder: String) -> Bool {
+    /// ext2, and ext4 made or mounted without a journal, report the same magic number: there one fsync
+    /// commits only its own file, so the device must also have a running jbd2 journal
+    /// (`/proc/fs/jbd2/<device>-<n>`, the device named by `/sys/dev/block/<major>:<minor>/uevent`).
+    /// Every folder given must be on that same device (a working tree apart from its git folder is not).
+    public static func hasOrderedJournal(_ folder: String, alsoHolding others: [String] = []) -> Bool {
         guard let fileSystemInfo else { return false }
         // `struct statfs` (120 bytes on 64-bit Linux) starts with `f_type` as a `long`.
         var buffer = [Int](repeating: 0, count: 64)
         let result = buffer.withUnsafeMutableBytes { raw in fileSystemInfo(folder, raw.baseAddress) }
-        return result == 0 && buffer[0] == ext4Magic
+        guard result == 0 && buffer[0] == ext4Magic else { return false }
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return false }
+        for other in others {
+            var otherInfo = stat()
+            guard stat(other, &otherInfo) == 0, otherInfo.st_dev == info.st_dev else { return false }
+        }
+        return journalRunning(onDevice: info.st_dev)
+    }
+
+    /// Whether jbd2 runs a journal for the block device `device`.
+    static func journalRunning(onDevice device: dev_t) -> Bool {
+        let major = (device >> 8) & 0xFFF | ((device >> 32) & ~0xFFF)
+        let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+        guard let uevent = LockFiles.readProcFile("/sys/dev/block/\(major):\(minor)/uevent") else { return false }
+        let lines = String(decoding: uevent, as: UTF8.self).split(separator: "\n")
+        guard let line = lines.first(where: { $0.hasPrefix("DEVNAME=") }) else { return false }
+        // A device in a subfolder of /dev (mapper/x) is named with "!" for "/" in /proc/fs/jbd2.
+        let name = String(line.dropFirst("DEVNAME=".count).map { $0 == "/" ? "!" : $0 })
+        var journals: [String] = []
+        if let folder = opendir("/proc/fs/jbd2") {
+            defer { closedir(folder) }
+            while let entry = readdir(folder) {
+                let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                journals.append(entryName)
+            }
+        }
+        return journals.contains { $0.hasPrefix(name + "-") }
     }
 
     typealias InfoFunction = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Int32

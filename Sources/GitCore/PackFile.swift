@@ -66,13 +66,17 @@ struct PackFile {
         pack += packChecksum
         let index = Self.index(entries, packChecksum: packChecksum)
         let name = packFolder + "/pack-" + packChecksum.map { Self.hexDigits($0) }.joined()
-        try Self.writeDurably(pack, to: name + ".pack", temporary: packFolder + "/tmp_cards_pack_\(getpid())")
-        try Self.writeDurably(index, to: name + ".idx", temporary: packFolder + "/tmp_cards_idx_\(getpid())")
+        try Self.writeDurably(pack, to: name + ".pack", in: packFolder)
+        try Self.writeDurably(index, to: name + ".idx", in: packFolder)
         let folder = open(packFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
+        guard folder >= 0, fsync(folder) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if folder >= 0 { close(folder) }
+            throw GitError(
+                code: .other(-1), message: "cannot flush \(packFolder) (the new pack's names): \(reason)",
+                function: "pack")
         }
+        close(folder)
     }
 
     /// The version-2 index: fan-out table, sorted ids, CRC-32s, offsets (large ones in a second
@@ -118,14 +122,29 @@ struct PackFile {
         return out
     }
 
-    private static func writeDurably(_ bytes: [UInt8], to path: String, temporary: String) throws(GitError) {
+    /// Writes `bytes` to a new temp file in `folder` (a unique name: a crashed import's leftover or a
+    /// second writer never collides), flushes it, then renames it to `path`.
+    private static func writeDurably(_ bytes: [UInt8], to path: String, in folder: String) throws(GitError) {
+        var template = Array("\(folder)/tmp_cards_pack_XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return -1 }
+            let fd = mkstemp(base)
+            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            return fd
+        }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         func failure(_ what: String) -> GitError {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             return GitError(code: .other(-1), message: "\(what) \(path): \(reason)", function: "pack")
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o444)
-        guard fd >= 0 else { throw failure("cannot create a temporary file for") }
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw GitError(
+                code: .other(-1), message: "cannot create a temporary file in \(folder): \(reason)", function: "pack")
+        }
+        // Read-only, as git leaves its packs.
+        _ = fchmod(fd, 0o444)
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { buffer -> Int in

@@ -11,14 +11,12 @@ public final class PackWriter {
     /// Write objects through this handle; they are kept in memory until `finish`.
     public let repository: Repository
     private let backend: UnsafeMutablePointer<git_odb_backend>
-    private let gitDirectory: String
     /// The blobs written so far, to pack in `finish`.
     private var blobs: [git_oid] = []
 
     /// Opens a second handle on the repository at `gitDirectory` with an in-memory object store in front.
     public init(gitDirectory: String) throws(GitError) {
         repository = try Repository.open(at: gitDirectory)
-        self.gitDirectory = gitDirectory
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
@@ -78,7 +76,8 @@ public final class PackWriter {
         ids = []
         var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
         for id in unique { try appendFromMemory(id, to: &pack) }
-        try pack.install(in: gitDirectory + "/objects/pack")
+        // The common folder: a linked worktree's git folder has no objects of its own.
+        try pack.install(in: repository.commonDirectory + "objects/pack")
         blobs.removeAll()
     }
 

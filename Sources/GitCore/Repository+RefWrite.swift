@@ -46,11 +46,16 @@ extension Repository {
         let text = Array("\(target.hex)\n".utf8)
         let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         // The reflogs' writes were started as they were appended: wait for all in one round trip.
-        guard written == text.count, FileSync.startWriteOut(fd) == 0, FileSync.writeOut(paths: logs) == 0,
-            FileSync.writeOut(fd) == 0, rename(lockPath, path) == 0
-        else {
+        var failure: Int32 = written == text.count ? 0 : (written < 0 ? errno : EIO)
+        if failure == 0 { failure = FileSync.startWriteOut(fd) }
+        if failure == 0 { failure = FileSync.writeOut(paths: logs) }
+        if failure == 0 { failure = FileSync.writeOut(fd) }
+        if failure == 0 && rename(lockPath, path) != 0 { failure = errno }
+        guard failure == 0 else {
             throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                code: .other(-1),
+                message: "cannot write \(path): \(String(cString: strerror(failure))); \(name) was not moved: "
+                    + "check the disk, then try again",
                 function: "updateReferenceWrittenOut")
         }
         renamed = true

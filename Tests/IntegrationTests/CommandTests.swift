@@ -62,6 +62,35 @@ struct CommandTests {
         #expect(try scratch.git(["--git-dir", bare, "fsck", "--strict"], in: scratch.root).status == 0)
     }
 
+    @Test(
+        "every flush mode (per-file fsyncs, one fsync on a journal, none) commits the same deck, clean for git",
+        arguments: ["strict", "ordered-unchecked", "0"])
+    func flushModes(_ mode: String) throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let bare = scratch.path("bare.git")
+        #expect(try scratch.cards(["init", "--bare", bare, "--from", Binaries.sampleRepo]).status == 0)
+        for folder in [deck, bare] {
+            let env = ["CARDS_FSYNC": mode]
+            let add = try scratch.cards(
+                ["add", "--title", "Flushed", "--url", "https://flush.example"], in: folder, extraEnvironment: env)
+            #expect(add.status == 0, "\(mode): \(add.stderr)")
+            let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let edit = try scratch.cards(["edit", id, "--title", "Flushed again"], in: folder, extraEnvironment: env)
+            #expect(edit.status == 0, "\(mode): \(edit.stderr)")
+            #expect(try scratch.cards(["delete", id], in: folder, extraEnvironment: env).status == 0)
+            #expect(try scratch.cards(["undo"], in: folder, extraEnvironment: env).status == 0)
+            let show = try scratch.cards(["show", id], in: folder)
+            #expect(show.stdout.contains("Flushed again"), "\(mode): \(show.stdout)")
+            #expect(try scratch.git(["fsck", "--strict"], in: folder).status == 0)
+        }
+        // The reflog (a bare deck keeps none, as git's bare repositories): every move of main logged.
+        let log = try scratch.git(["reflog", "-n", "4", "main"], in: deck).stdout
+        #expect(log.split(separator: "\n").count == 4, "\(mode): reflog of main: \(log)")
+        #expect(log.contains("cards: Undo"), "\(mode): \(log)")
+        try scratch.expectClean(deck)
+    }
+
     @Test("add, edit, move, delete, show: one commit each, with trailers git reads")
     func addEditMoveDelete() throws {
         let scratch = try Scratch()
