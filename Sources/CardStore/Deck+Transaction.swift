@@ -104,11 +104,13 @@ extension Deck {
             try markPending(change.files.map(\.path))
             do {
                 let message = "cards: \(change.message.subject)"
-                // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`).
+                // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
+                // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
                 var done = false
-                if flushMode == .ordered {
+                if flushMode != .none {
                     done = try repository.updateReferenceWrittenOut(
-                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message, committer: signed)
+                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message, committer: signed,
+                        flushEach: flushMode == .strict)
                 }
                 if !done {
                     try repository.updateReference(

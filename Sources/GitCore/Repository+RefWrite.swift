@@ -9,8 +9,13 @@ extension Repository {
     /// libgit2 can only fsync the lock, the ref's folder and each reflog and its folder (6 fsyncs).
     /// Returns false, having changed nothing, where it does not apply (a symbolic or unreadable
     /// ref): use `updateReference` then. Throws `.referenceChanged` or `.locked` like it.
+    ///
+    /// With `flushEach` (`FlushMode.strict`) each file is fsynced instead of written out, and so is a
+    /// folder that gains an entry (the ref's, on the rename; a new reflog's): libgit2 also fsyncs the
+    /// folder of a reflog it appends to, which changes nothing in it.
     public func updateReferenceWrittenOut(
-        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String, committer: Signature
+        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String, committer: Signature,
+        flushEach: Bool = false
     ) throws(GitError) -> Bool {
         let common = commonDirectory
         let path = common + name
@@ -42,15 +47,20 @@ extension Repository {
         if headReferenceName() == name && wantsReflog(path: "\(gitDirectory)logs/HEAD") {
             logs.append("\(gitDirectory)logs/HEAD")
         }
-        for log in logs { try Repository.append(line, to: log) }
+        for log in logs { try Repository.append(line, to: log, flush: flushEach) }
         let text = Array("\(target.hex)\n".utf8)
         let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         // The reflogs' writes were started as they were appended: wait for all in one round trip.
         var failure: Int32 = written == text.count ? 0 : (written < 0 ? errno : EIO)
-        if failure == 0 { failure = FileSync.startWriteOut(fd) }
-        if failure == 0 { failure = FileSync.writeOut(paths: logs) }
-        if failure == 0 { failure = FileSync.writeOut(fd) }
+        if flushEach {
+            if failure == 0 && fsync(fd) != 0 { failure = errno }
+        } else {
+            if failure == 0 { failure = FileSync.startWriteOut(fd) }
+            if failure == 0 { failure = FileSync.writeOut(paths: logs) }
+            if failure == 0 { failure = FileSync.writeOut(fd) }
+        }
         if failure == 0 && rename(lockPath, path) != 0 { failure = errno }
+        if flushEach && failure == 0 { failure = Repository.flushFolder(of: path) }
         guard failure == 0 else {
             throw GitError(
                 code: .other(-1),
@@ -107,8 +117,15 @@ extension Repository {
                 .utf8)
     }
 
-    /// Appends to a reflog (creating it and its folders) and starts writing the data out.
-    static func append(_ line: [UInt8], to path: String) throws(GitError) {
+    /// fsync of the folder holding `path`: errno, or 0.
+    static func flushFolder(of path: String) -> Int32 {
+        guard let slash = path.lastIndex(of: "/") else { return 0 }
+        return FileSync.flush(path: String(path[..<slash]))
+    }
+
+    /// Appends to a reflog (creating it and its folders) and starts writing the data out; with
+    /// `flush`, fsyncs it instead, and the folders that gained an entry.
+    static func append(_ line: [UInt8], to path: String, flush: Bool = false) throws(GitError) {
         var folder = path
         var missing: [String] = []
         while let slash = folder.lastIndex(of: "/") {
@@ -118,6 +135,8 @@ extension Repository {
             missing.append(folder)
         }
         for created in missing.reversed() { _ = mkdir(created, 0o777) }
+        var existing = stat()
+        let isNew = stat(path, &existing) != 0
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             throw GitError(
@@ -126,9 +145,15 @@ extension Repository {
         }
         defer { close(fd) }
         let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count, FileSync.startWriteOut(fd) == 0 else {
+        var failure: Int32 = written == line.count ? 0 : (written < 0 ? errno : EIO)
+        if failure == 0 { failure = flush ? (fsync(fd) == 0 ? 0 : errno) : FileSync.startWriteOut(fd) }
+        if flush && failure == 0 && isNew {
+            // The new file's entry, and each new folder's in its parent.
+            for entry in [path] + missing where failure == 0 { failure = flushFolder(of: entry) }
+        }
+        guard failure == 0 else {
             throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(failure)))",
                 function: "updateReferenceWrittenOut")
         }
     }
