@@ -147,32 +147,9 @@ public struct DeckSnapshot {
         return card
     }
 
-    /// Visits every entry under `cards/` (two levels), in tree order.
+    /// Visits every entry under `cards/` (two levels), in tree order, with its path.
     func forEachCardFile(_ body: (String, TreeEntry) throws(StoreError) -> Void) throws(StoreError) {
-        guard let tree else { return }
-        guard
-            let cardsEntry = try git(
-                "reading cards/", { () throws(GitError) in try repository.treeEntry(in: tree, path: Deck.cardsFolder) })
-        else {
-            return
-        }
-        guard cardsEntry.kind == .tree else {
-            try body(Deck.cardsFolder, cardsEntry)
-            return
-        }
-        let folders = try git("reading cards/") { () throws(GitError) in try repository.treeEntries(cardsEntry.id) }
-        for folder in folders {
-            let folderPath = "\(Deck.cardsFolder)/\(folder.name)"
-            guard folder.kind == .tree else {
-                try body(folderPath, folder)
-                continue
-            }
-            let files = try git("reading \(folderPath)") { () throws(GitError) in try repository.treeEntries(folder.id)
-            }
-            for file in files {
-                try body("\(folderPath)/\(file.name)", file)
-            }
-        }
+        try forEachCardEntry { (entry) throws(StoreError) in try body(entry.path, entry.entry) }
     }
 }
 
