@@ -128,16 +128,8 @@ extension Deck {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer -> Int in
-                guard let start = buffer.baseAddress else { return 0 }
-                return write(fd, start + offset, buffer.count - offset)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
-            offset += count
-        }
+        let failure = FileSync.writeAll(fd, bytes)
+        guard failure == 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(failure)))") }
     }
 
     /// Flushes the file system that holds `path` (one call instead of an fsync per file).

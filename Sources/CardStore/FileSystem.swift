@@ -44,20 +44,13 @@ public enum FileSystem {
         let temp = "\(directory)/.\(basename(of: path)).\(getpid()).tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(temp): \(errorText())") }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer -> Int in
-                guard let start = buffer.baseAddress else { return 0 }
-                return write(fd, start + offset, buffer.count - offset)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let text = errorText()
-                close(fd)
-                unlink(temp)
-                throw StoreError(.io, "cannot write \(path): \(text)")
-            }
-            offset += count
+        let written = FileSync.writeAll(fd, bytes)
+        if written != 0 {
+            errno = written
+            let text = errorText()
+            close(fd)
+            unlink(temp)
+            throw StoreError(.io, "cannot write \(path): \(text)")
         }
         let flushed: Int32
         switch flush {

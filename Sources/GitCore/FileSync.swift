@@ -136,6 +136,23 @@ public enum FileSync {
         return 0
     }
 
+    /// Writes all of `bytes` to `fd`, retrying after signals and short writes. Returns errno on
+    /// failure (EIO when a write makes no progress), 0 on success.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
+        bytes.withUnsafeBytes { buffer -> Int32 in
+            guard let start = buffer.baseAddress else { return 0 }
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(fd, start + offset, buffer.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 { return errno }
+                if count == 0 { return EIO }
+                offset += count
+            }
+            return 0
+        }
+    }
+
     /// fsync of the file or folder at `path`. Returns errno on failure, 0 on success.
     public static func flush(path: String) -> Int32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

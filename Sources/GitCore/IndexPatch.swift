@@ -318,20 +318,7 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot create \(lockPath): \(String(cString: strerror(errno)))",
                 function: "IndexPatch.write")
         }
-        var offset = 0
-        var failure: Int32 = 0
-        output.withUnsafeBytes { buffer in
-            guard let start = buffer.baseAddress else { return }
-            while offset < buffer.count {
-                let count = Glibc.write(fd, start + offset, buffer.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += count
-            }
-        }
+        var failure = FileSync.writeAll(fd, output)
         if failure == 0 {
             switch flush {
             case .none: break

@@ -145,18 +145,11 @@ struct PackFile {
         }
         // Read-only, as git leaves its packs.
         _ = fchmod(fd, 0o444)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return write(fd, base + written, buffer.count - written)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                close(fd)
-                throw failure("cannot write")
-            }
-            written += count
+        let written = FileSync.writeAll(fd, bytes)
+        guard written == 0 else {
+            close(fd)
+            errno = written
+            throw failure("cannot write")
         }
         guard fsync(fd) == 0 else {
             close(fd)

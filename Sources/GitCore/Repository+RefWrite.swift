@@ -49,9 +49,8 @@ extension Repository {
         }
         for log in logs { try Repository.append(line, to: log, flush: flushEach) }
         let text = Array("\(target.hex)\n".utf8)
-        let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         // The reflogs' writes were started as they were appended: wait for all in one round trip.
-        var failure: Int32 = written == text.count ? 0 : (written < 0 ? errno : EIO)
+        var failure = FileSync.writeAll(fd, text)
         if flushEach {
             if failure == 0 && fsync(fd) != 0 { failure = errno }
         } else {
@@ -144,8 +143,7 @@ extension Repository {
                 function: "updateReferenceWrittenOut")
         }
         defer { close(fd) }
-        let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        var failure: Int32 = written == line.count ? 0 : (written < 0 ? errno : EIO)
+        var failure = FileSync.writeAll(fd, line)
         if failure == 0 { failure = flush ? (fsync(fd) == 0 ? 0 : errno) : FileSync.startWriteOut(fd) }
         if flush && failure == 0 && isNew {
             // The new file's entry, and each new folder's in its parent.
