@@ -259,13 +259,6 @@ final class Bench {
                         note: "n/a (deck too small)"))
                 continue
             }
-            func edited(_ cards: ArraySlice<Card>, _ label: String) -> [Card] {
-                cards.map { card in
-                    var copy = card
-                    copy.title = "\(label) \(card.id.prefix(8))"
-                    return copy
-                }
-            }
             try deck.importCards(edited(all[0..<changed], "Side A"), source: "")
             guard let sideA = try deck.headCommit() else { fail("no side A") }
             try deck.repository.updateReference(Deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
@@ -304,42 +297,34 @@ final class Bench {
         }
     }
 
+    /// Copies of `cards` retitled "<label> <id prefix>": one side's edits.
+    func edited(_ cards: ArraySlice<Card>, _ label: String) -> [Card] {
+        cards.map { card in
+            var copy = card
+            copy.title = "\(label) \(card.id.prefix(8))"
+            return copy
+        }
+    }
+
     // MARK: sync
 
     func sync(size: Int, folder: String, ours: String, twin: String) throws {
         let changed = min(100, size / 4)
-        // Ours: runs only once `cards sync` exists.
-        let hasSync = cards(["help", "sync"]).run.status == 0
-        var oursTime: Double?
-        var oursPeak: Int?
-        var oursNote = "n/a (sync not built)"
-        if hasSync {
-            let server = "\(folder)/server.git"
-            let other = "\(folder)/device-b"
-            Measure.must("git", ["clone", "-q", "--bare", ours, server])
-            git(ours, ["remote", "add", "origin", "file://\(server)"])
-            git(ours, ["fetch", "-q", "origin"])
-            Measure.must("git", ["clone", "-q", "file://\(server)", other])
-            let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
-            try Deck.open(at: other, searchUpward: false).importCards(
-                all[0..<changed].map { card in
-                    var copy = card
-                    copy.title = "Device B \(card.id.prefix(8))"
-                    return copy
-                }, source: "")
-            git(other, ["push", "-q", "origin", "main"])
-            try Deck.open(at: ours, searchUpward: false).importCards(
-                all[changed..<2 * changed].map { card in
-                    var copy = card
-                    copy.title = "Device A \(card.id.prefix(8))"
-                    return copy
-                }, source: "")
-            let result = cards(["--deck", ours, "sync"]).run
-            oursTime = result.milliseconds
-            oursPeak = result.peakKilobytes
-            oursNote = result.status == 0 ? "one run" : "cards sync failed (exit \(result.status))"
-            if result.status != 0 { oursTime = nil }
-        }
+        let oursServer = "\(folder)/server.git"
+        let oursOther = "\(folder)/device-b"
+        Measure.must("git", ["clone", "-q", "--bare", ours, oursServer])
+        git(ours, ["remote", "add", "origin", "file://\(oursServer)"])
+        git(ours, ["fetch", "-q", "origin"])
+        Measure.must("git", ["clone", "-q", "file://\(oursServer)", oursOther])
+        let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
+        try Deck.open(at: oursOther, searchUpward: false).importCards(edited(all[0..<changed], "Device B"), source: "")
+        git(oursOther, ["push", "-q", "origin", "main"])
+        try Deck.open(at: ours, searchUpward: false).importCards(
+            edited(all[changed..<2 * changed], "Device A"), source: "")
+        let result = cards(["--deck", ours, "sync"]).run
+        let oursTime: Double? = result.status == 0 ? result.milliseconds : nil
+        let oursPeak: Int? = result.peakKilobytes
+        let oursNote = result.status == 0 ? "one run" : "cards sync failed (exit \(result.status))"
         // git: the same exchange between two clones of a bare server, over file://.
         let server = "\(folder)/git-server.git"
         let other = "\(folder)/git-b"
