@@ -67,7 +67,7 @@ extension Deck {
             // A few are fsynced by libgit2 in every mode: it renames each object into place itself, so
             // an object written out only after that rename could survive a crash empty under its final
             // name, and libgit2 would then take it as stored and never write it again.
-            let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count, libgit2Fsync: true)
+            let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count)
             defer { objectsFlush.restore() }
             // A big change (an import) goes into one pack instead of thousands of loose objects.
             let packer = try packWriter(for: change)

@@ -156,12 +156,12 @@ final class ObjectsFlush {
     /// are few and cost nothing for other files' dirty data (which `syncfs` flushes too).
     static let threshold = 16
 
-    /// `libgit2Fsync`: whether libgit2 fsyncs each object of a small change (off when the caller
-    /// writes them out and flushes them with the rest, `FlushMode.ordered`). Until `restore`.
-    init(durable: Bool, files: Int, libgit2Fsync: Bool) {
+    /// A small change keeps libgit2's fsync of each object as the deck has it; a big one turns it off
+    /// until `restore`.
+    init(durable: Bool, files: Int) {
         self.durable = durable && files >= ObjectsFlush.threshold
         normal = durable
-        Libgit2.setDurable(self.durable ? false : libgit2Fsync)
+        Libgit2.setDurable(self.durable ? false : durable)
     }
 
     /// Makes the objects written so far durable, and turns libgit2's fsync back on.

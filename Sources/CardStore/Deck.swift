@@ -23,10 +23,21 @@ public final class Deck {
     public let gitDirectory: String
     /// Whether writes fsync objects, refs and files (on unless `CARDS_FSYNC=0` or `cards.fsync=false`).
     public let durable: Bool
-    /// How a one-card commit makes its writes durable (see `FileSync`): `.ordered` on ext4 (one fsync
-    /// per commit), `.strict` elsewhere or with `CARDS_FSYNC=strict` / `cards.fsync=strict` (an fsync
-    /// per file), `.none` when `durable` is off.
-    let flushMode: FlushMode
+    /// How a commit makes its writes durable (see `FileSync`): `.ordered` on ext4 with a running
+    /// journal (one fsync for the ref, reflogs, card file and index), `.strict` elsewhere or with
+    /// `CARDS_FSYNC=strict` / `cards.fsync=strict` (an fsync per file), `.none` when `durable` is off.
+    /// Decided on the first write, so commands that only read never probe the file system.
+    private(set) lazy var flushMode: FlushMode = {
+        guard durable else { return .none }
+        if fsyncEnvironment == "strict" || fsyncConfig == "strict" { return .strict }
+        // For tests on a machine without a journal: the ordered path, whatever the file system.
+        if fsyncEnvironment == "ordered-unchecked" { return .ordered }
+        let others = [repository.commonDirectory] + (repository.workingDirectory.map { [$0] } ?? [])
+        return FileSync.hasOrderedJournal(gitDirectory, alsoHolding: others) ? .ordered : .strict
+    }()
+    /// `CARDS_FSYNC`, and `cards.fsync` from git config.
+    private let fsyncEnvironment: String?
+    private let fsyncConfig: String?
     /// How long to wait for another process's deck lock before failing, in seconds.
     public var lockTimeout: Double = Deck.defaultLockTimeout
 
@@ -37,19 +48,8 @@ public final class Deck {
         let setting = (try? repository.configString("cards.fsync")) ?? nil
         let environment = getenv("CARDS_FSYNC").map { String(cString: $0) }
         durable = !(environment == "0" || environment == "false" || setting == "false" || setting == "0")
-        if !durable {
-            flushMode = .none
-        } else if environment == "strict" || setting == "strict" {
-            flushMode = .strict
-        } else if environment == "ordered-unchecked" {
-            // For tests on a machine without a journal: the ordered path, whatever the file system.
-            flushMode = .ordered
-        } else {
-            let others = [repository.commonDirectory] + (repository.workingDirectory.map { [$0] } ?? [])
-            flushMode =
-                FileSync.hasOrderedJournal(Deck.trimSlash(repository.gitDirectory), alsoHolding: others)
-                ? .ordered : .strict
-        }
+        fsyncEnvironment = environment
+        fsyncConfig = setting
         Libgit2.setDurable(durable)
     }
 
