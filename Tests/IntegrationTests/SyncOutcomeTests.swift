@@ -46,9 +46,7 @@ struct SyncOutcomeTests {
         try scratch.expectConverged([a, b], server)
     }
 
-    @Test(
-        "diverged: merge, then push",
-        .enabled(if: MergeEngine.landed, "needs the store-level merge (Deck+Merge.swift), not on main yet"))
+    @Test("diverged: merge, then push")
     func divergedMerges() throws {
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
@@ -326,22 +324,20 @@ struct SyncOutcomeTests {
         #expect(Self.steps(plan2.stdout) == Self.steps(real2.stdout), "plan:\n\(plan2.stdout)\nreal:\n\(real2.stdout)")
         #expect(Self.steps(real2.stdout).first?.hasPrefix("fast-forward main") == true)
 
-        if MergeEngine.landed {
-            // Diverged: the per-card decisions of the plan are those of the merge.
-            try scratch.addCard(a, "A side")
-            try scratch.addCard(b, "B side")
-            #expect(try scratch.sync(a).status == 0)
-            let before3 = try scratch.fingerprint(b)
-            let remote3 = try server.main(scratch)
-            let plan3 = try scratch.sync(b, ["--dry-run"])
-            #expect(plan3.status == 0, "\(plan3.stderr)")
-            #expect(try scratch.fingerprint(b) == before3)
-            #expect(try server.main(scratch) == remote3)
-            let real3 = try scratch.sync(b)
-            #expect(real3.status == 0, "\(real3.stderr)")
-            #expect(
-                Self.steps(plan3.stdout) == Self.steps(real3.stdout), "plan:\n\(plan3.stdout)\nreal:\n\(real3.stdout)")
-        }
+        // Diverged: the per-card decisions of the plan are those of the merge.
+        try scratch.addCard(a, "A side")
+        try scratch.addCard(b, "B side")
+        #expect(try scratch.sync(a).status == 0)
+        let before3 = try scratch.fingerprint(b)
+        let remote3 = try server.main(scratch)
+        let plan3 = try scratch.sync(b, ["--dry-run"])
+        #expect(plan3.status == 0, "\(plan3.stderr)")
+        #expect(try scratch.fingerprint(b) == before3)
+        #expect(try server.main(scratch) == remote3)
+        let real3 = try scratch.sync(b)
+        #expect(real3.status == 0, "\(real3.stderr)")
+        #expect(
+            Self.steps(plan3.stdout) == Self.steps(real3.stdout), "plan:\n\(plan3.stdout)\nreal:\n\(real3.stdout)")
     }
 
     /// The plan's lines without the tense: "Would push main x..y" and "Pushed main x..y" both become "push main x..y".

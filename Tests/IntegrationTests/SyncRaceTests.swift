@@ -104,7 +104,6 @@ struct SyncRaceTests {
 
     @Test(
         "two devices change and sync at the same moment, 10 rounds: both end equal to the remote, no commit lost",
-        .enabled(if: MergeEngine.landed, "needs the store-level merge (Deck+Merge.swift), not on main yet"),
         arguments: [Transport.path, .git])
     func concurrentDevices(_ transport: Transport) throws {
         let scratch = try Scratch.forSync()

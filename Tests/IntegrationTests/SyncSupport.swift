@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-/// Whether the store-level merge (Deck+Merge.swift) is in: the tests of diverged histories need it.
-enum MergeEngine {
-    static let landed = true
-}
-
 /// Helpers for the sync tests: a scratch without an ssh agent, a server seeded with the sample
 /// deck, clones, and the checks every sync test makes.
 extension Scratch {

@@ -35,18 +35,16 @@ struct SyncTransportTests {
         try scratch.expectConverged([a, b], server)
         #expect(try scratch.cards(["show", added], in: a).stdout.contains("Edited on B"))
 
-        if MergeEngine.landed {
-            // Both change at once: A pushes, B merges and pushes, A fast-forwards to the merge.
-            try scratch.addCard(a, "Second from A")
-            try scratch.addCard(b, "Second from B")
-            #expect(try scratch.sync(a).status == 0)
-            let merged = try scratch.sync(b)
-            #expect(merged.status == 0, "\(merged.stderr)")
-            #expect(merged.stdout.contains("Merged origin/main"), "\(merged.stdout)")
-            #expect(try scratch.sync(a).status == 0)
-            try scratch.expectConverged([a, b], server)
-            #expect(try scratch.cardFiles(a).count == 18)
-        }
+        // Both change at once: A pushes, B merges and pushes, A fast-forwards to the merge.
+        try scratch.addCard(a, "Second from A")
+        try scratch.addCard(b, "Second from B")
+        #expect(try scratch.sync(a).status == 0)
+        let merged = try scratch.sync(b)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stdout.contains("Merged origin/main"), "\(merged.stdout)")
+        #expect(try scratch.sync(a).status == 0)
+        try scratch.expectConverged([a, b], server)
+        #expect(try scratch.cardFiles(a).count == 18)
         // A last sync of each changes nothing.
         let before = try server.main(scratch)
         for deck in [a, b] {
