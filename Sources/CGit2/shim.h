@@ -36,4 +36,8 @@ static inline int cgit2_syncfs(int fd) {
     return syncfs(fd);
 }
 
+/* mbedTLS's own CA loading, reached through the linker's --wrap (see Libgit2+Certificates.swift). */
+extern int __real_mbedtls_x509_crt_parse_file(void *chain, const char *path);
+extern int __real_mbedtls_x509_crt_parse_path(void *chain, const char *path);
+
 #endif

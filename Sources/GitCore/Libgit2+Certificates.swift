@@ -5,9 +5,10 @@ import Glibc
 ///
 /// Debian's libgit2 parses the whole CA bundle (`/etc/ssl/certs/ca-certificates.crt`, ~140 PEM
 /// certificates through mbedTLS) inside `git_libgit2_init`: ~8 of the ~11 ms that init costs here,
-/// paid by every `cards add`. There is no option to skip it, so we interpose the one mbedTLS call it
-/// makes: while loading is deferred, the bundle's path is recorded and nothing is parsed; the first
-/// network operation loads it through `GIT_OPT_SET_SSL_CERT_LOCATIONS`, the same libgit2 path.
+/// paid by every `cards add`. There is no option to skip it, so we wrap the one mbedTLS call it makes
+/// (the linker's `--wrap`, set in Package.swift: libgit2's calls reach `__wrap_…`, and `__real_…` is
+/// mbedTLS's own): while loading is deferred, the bundle's path is recorded and nothing is parsed;
+/// the first network operation loads it through `GIT_OPT_SET_SSL_CERT_LOCATIONS`, the same libgit2 path.
 extension Libgit2 {
     nonisolated(unsafe) static var certificatesDeferred = false
     nonisolated(unsafe) static var deferredFile: String?
@@ -32,35 +33,25 @@ extension Libgit2 {
         guard file != nil || folder != nil else { return }
         if cgit2_set_ssl_cert_locations(file, folder) != 0 { git_error_clear() }
     }
-
-    typealias ParseFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
-
-    static func next(_ name: String) -> ParseFunction? {
-        // RTLD_NEXT: the definition after ours, in libmbedx509.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -1), name) else { return nil }
-        return unsafeBitCast(symbol, to: ParseFunction.self)
-    }
 }
 
-/// Our definition of mbedTLS's `mbedtls_x509_crt_parse_file`, which libgit2 calls: records the path
-/// while loading is deferred, else forwards to mbedTLS.
-@_cdecl("mbedtls_x509_crt_parse_file")
+/// What libgit2's call of mbedTLS's `mbedtls_x509_crt_parse_file` reaches: records the path while
+/// loading is deferred, else forwards to mbedTLS.
+@_cdecl("__wrap_mbedtls_x509_crt_parse_file")
 public func cardsInterposedParseFile(_ chain: UnsafeMutableRawPointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
     if Libgit2.certificatesDeferred {
         Libgit2.deferredFile = path.map { String(cString: $0) }
         return 0
     }
-    guard let real = Libgit2.next("mbedtls_x509_crt_parse_file") else { return -1 }
-    return real(chain, path)
+    return __real_mbedtls_x509_crt_parse_file(chain, path)
 }
 
-/// Our definition of `mbedtls_x509_crt_parse_path` (a CA folder), like `cardsInterposedParseFile`.
-@_cdecl("mbedtls_x509_crt_parse_path")
+/// What libgit2's call of `mbedtls_x509_crt_parse_path` (a CA folder) reaches, like `cardsInterposedParseFile`.
+@_cdecl("__wrap_mbedtls_x509_crt_parse_path")
 public func cardsInterposedParsePath(_ chain: UnsafeMutableRawPointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
     if Libgit2.certificatesDeferred {
         Libgit2.deferredFolder = path.map { String(cString: $0) }
         return 0
     }
-    guard let real = Libgit2.next("mbedtls_x509_crt_parse_path") else { return -1 }
-    return real(chain, path)
+    return __real_mbedtls_x509_crt_parse_path(chain, path)
 }
