@@ -7,10 +7,12 @@ import PackageDescription
 /// `Negotiate` HTTP authentication; Debian ships no static archive for it) stays a shared library.
 /// Order matters: each archive before the archives it uses.
 let staticLibgit2 = LinkerSetting.unsafeFlags(
-    ["--push-state", "-Bstatic", "-lgit2", "-lmbedtls", "-lmbedx509", "-lmbedcrypto", "-lhttp_parser", "-lssh2",
-     "-lcrypto", "-lpcre2-8", "-lz", "--pop-state", "-l:libgssapi_krb5.so.2",
-     // libgit2's CA-bundle parse goes through our wrapper (GitCore/Libgit2+Certificates.swift).
-     "--wrap=mbedtls_x509_crt_parse_file", "--wrap=mbedtls_x509_crt_parse_path"].flatMap { ["-Xlinker", $0] })
+    [
+        "--push-state", "-Bstatic", "-lgit2", "-lmbedtls", "-lmbedx509", "-lmbedcrypto", "-lhttp_parser", "-lssh2",
+        "-lcrypto", "-lpcre2-8", "-lz", "--pop-state", "-l:libgssapi_krb5.so.2",
+        // libgit2's CA-bundle parse goes through our wrapper (GitCore/Libgit2+Certificates.swift).
+        "--wrap=mbedtls_x509_crt_parse_file", "--wrap=mbedtls_x509_crt_parse_path",
+    ].flatMap { ["-Xlinker", $0] })
 
 let package = Package(
     name: "CardDeck",
