@@ -94,7 +94,7 @@ extension Deck {
             }
             if let packer {
                 try git("writing the pack") { () throws(GitError) in
-                    try packer.finish(commit: commit, parent: snapshot.commit)
+                    try packer.finish(commit: commit, parent: snapshot.commit, durable: durable)
                 }
             }
             try objectsFlush.flush(gitDirectory)
@@ -138,8 +138,16 @@ extension Deck {
             }
             try finishOrderedFlush(afterIndex: !isBare)
             clearPending()
+            consolidatePacks()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
+    }
+
+    /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made
+    /// and every object stays readable whatever happens here, so a failure (a full disk) is left for
+    /// the next commit to retry rather than reported as the command's.
+    func consolidatePacks() {
+        _ = try? PackConsolidation.consolidate(repository, durable: durable)
     }
 
     /// Refuses to overwrite a card file whose working-tree content differs from `main`: that is a

@@ -2,13 +2,15 @@ import GitCore
 import Glibc
 
 extension Deck {
-    /// From this many files on, a change is written as one pack (objects) and with one `syncfs` per
-    /// phase (working tree) instead of one loose object and one fsync per file.
+    /// From this many files on, a change updates the working tree with one `syncfs` per phase instead
+    /// of one fsync per file.
     static let bulkThreshold = 256
 
-    /// A pack writer for a change big enough to need one, else nil.
+    /// A pack writer for the objects of a change, or nil for a change that writes its objects itself
+    /// (a merge). Every commit is one pack, however small: three fsyncs (pack, index, folder) where
+    /// the five loose objects of a one-card commit take ten; `PackConsolidation` keeps the count down.
     func packWriter(for change: DeckChange) throws(StoreError) -> PackWriter? {
-        guard change.packable, change.files.count >= Deck.bulkThreshold else { return nil }
+        guard change.packable else { return nil }
         return try git("opening the object database for a pack") { () throws(GitError) in
             try PackWriter(gitDirectory: gitDirectory)
         }

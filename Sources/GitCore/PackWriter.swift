@@ -48,8 +48,8 @@ public final class PackWriter {
 
     /// Packs the objects of the new commit that are in memory (the blobs written through `writeBlob`,
     /// the new trees and the commit) into one pack in the repository's `objects/pack`, with its
-    /// index, both flushed to disk before they are named.
-    public func finish(commit: ObjectID, parent: ObjectID?) throws(GitError) {
+    /// index, both flushed to disk before they are named (unless `durable` is false).
+    public func finish(commit: ObjectID, parent: ObjectID?, durable: Bool = true) throws(GitError) {
         defer { _ = git_mempack_reset(backend) }
         var ids = blobs
         // Written again, an object already stored (the same merge made twice in one second) is not in
@@ -77,7 +77,7 @@ public final class PackWriter {
         var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
         for id in unique { try appendFromMemory(id, to: &pack) }
         // The common folder: a linked worktree's git folder has no objects of its own.
-        try pack.install(in: repository.commonDirectory + "objects/pack")
+        try pack.install(in: repository.commonDirectory + "objects/pack", durable: durable)
         blobs.removeAll()
     }
 

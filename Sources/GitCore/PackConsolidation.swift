@@ -1,0 +1,189 @@
+import CGit2
+import Glibc
+
+/// Keeps the number of packs small once every commit writes its objects as a pack of its own.
+///
+/// A one-card commit stores its five objects (blob, three trees, commit) as one small pack: three
+/// fsyncs (pack, index, folder) where loose objects take ten (each file and its fan-out folder). Left
+/// alone, a thousand commits would leave a thousand packs, and every object lookup that misses would
+/// search them all. So after a commit, when the folder holds more than `limit` packs, the smallest
+/// ones are combined into one, keeping the packs in a geometric progression by object count (each
+/// pack at least twice the objects of all smaller ones together, as `git repack --geometric=2`): an
+/// object is rewritten a logarithmic number of times, and a big pack (an import, a fetch) is left
+/// alone until the small ones add up to half of it. Packs with a `.keep` file are never touched.
+///
+/// The combined pack is flushed and named before the old ones are removed, so every object stays
+/// readable throughout; a reader that had listed a removed pack misses, rescans the folder (libgit2
+/// and git both do) and finds the object in the new pack.
+public enum PackConsolidation {
+    /// A pack in the folder, by its path without the extension and the objects its index lists.
+    struct Pack {
+        var base: String
+        var objects: Int
+    }
+
+    /// Combines the smallest packs of `repository` when there are more than `limit`; returns how many
+    /// packs were combined (0 when nothing was to do). `durable`: flush the new pack before naming it.
+    @discardableResult
+    public static func consolidate(_ repository: Repository, limit: Int = 16, durable: Bool) throws(GitError) -> Int {
+        let folder = repository.commonDirectory + "objects/pack"
+        let names = packNames(in: folder)
+        guard names.count > limit else { return 0 }
+        var packs = names.compactMap { name in
+            objectCount(ofIndex: "\(folder)/\(name).idx").map { Pack(base: "\(folder)/\(name)", objects: $0) }
+        }
+        packs.sort { ($0.objects, $0.base) < ($1.objects, $1.base) }
+        let count = combinedCount(packs.map(\.objects), limit: limit)
+        guard count >= 2 else { return 0 }
+        let chosen = Array(packs.prefix(count))
+        var ids: [git_oid] = []
+        for pack in chosen {
+            guard let listed = objectIDs(ofIndex: pack.base + ".idx") else { return 0 }
+            ids += listed
+        }
+        ids = sortedUnique(ids)
+        try write(ids, from: repository, into: folder, durable: durable)
+        for pack in chosen {
+            // The index first: a folder scan that no longer sees it never tries to open the pack.
+            unlink(pack.base + ".idx")
+            unlink(pack.base + ".pack")
+            unlink(pack.base + ".rev")
+        }
+        return count
+    }
+
+    /// How many of the smallest packs (counts in ascending order) to combine: the fewest that leave
+    /// the rest in a geometric progression, and at least enough to bring the total to half of `limit`.
+    static func combinedCount(_ counts: [Int], limit: Int) -> Int {
+        let mustCombine = counts.count > limit ? counts.count - limit / 2 + 1 : 0
+        var prefixSum = 0
+        for split in 0...counts.count {
+            if split > 0 { prefixSum += counts[split - 1] }
+            guard split >= mustCombine else { continue }
+            var running = prefixSum
+            var progression = true
+            for next in counts[split...] {
+                if next < 2 * running {
+                    progression = false
+                    break
+                }
+                running += next
+            }
+            if progression { return split }
+        }
+        return counts.count
+    }
+
+    /// Names (without extension) of the packs in `folder` that have an index and no `.keep` file.
+    static func packNames(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var indexes: Set<String> = []
+        var packs: [String] = []
+        var kept: Set<String> = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix("pack-") else { continue }
+            if name.hasSuffix(".pack") {
+                packs.append(String(name.dropLast(5)))
+            } else if name.hasSuffix(".idx") {
+                indexes.insert(String(name.dropLast(4)))
+            } else if name.hasSuffix(".keep") {
+                kept.insert(String(name.dropLast(5)))
+            }
+        }
+        return packs.filter { indexes.contains($0) && !kept.contains($0) }.sorted()
+    }
+
+    /// The object count a version-2 pack index states (the last fan-out entry), or nil when the file
+    /// is not one.
+    static func objectCount(ofIndex path: String) -> Int? {
+        guard let header = readBytes(path, count: 8 + 256 * 4), isVersion2Index(header) else { return nil }
+        return Int(bigEndian32(header, at: 8 + 255 * 4))
+    }
+
+    /// The object ids a version-2 pack index lists, or nil when it is unreadable or inconsistent.
+    static func objectIDs(ofIndex path: String) -> [git_oid]? {
+        guard let count = objectCount(ofIndex: path), count <= 1 << 26,
+            let bytes = readBytes(path, count: 8 + 256 * 4 + count * 20)
+        else { return nil }
+        var ids: [git_oid] = []
+        ids.reserveCapacity(count)
+        for position in 0..<count {
+            var id = git_oid()
+            let start = 8 + 256 * 4 + position * 20
+            withUnsafeMutableBytes(of: &id.id) { raw in
+                for offset in 0..<20 { raw[offset] = bytes[start + offset] }
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    private static func isVersion2Index(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 8 && bytes[0] == 0xFF && bytes[1] == 0x74 && bytes[2] == 0x4F && bytes[3] == 0x63
+            && bigEndian32(bytes, at: 4) == 2
+    }
+
+    private static func bigEndian32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
+    }
+
+    /// The first `count` bytes of the file at `path`, or nil when it is shorter or unreadable.
+    private static func readBytes(_ path: String, count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let result = bytes.withUnsafeMutableBytes { raw in
+                read(fd, raw.baseAddress.map { $0 + filled }, count - filled)
+            }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else { return nil }
+            filled += result
+        }
+        return bytes
+    }
+
+    private static func sortedUnique(_ ids: [git_oid]) -> [git_oid] {
+        let sorted = ids.sorted { lhs, rhs in
+            var left = lhs
+            var right = rhs
+            return git_oid_cmp(&left, &right) < 0
+        }
+        var unique: [git_oid] = []
+        unique.reserveCapacity(sorted.count)
+        for id in sorted {
+            if var last = unique.last {
+                var current = id
+                if git_oid_equal(&last, &current) != 0 { continue }
+            }
+            unique.append(id)
+        }
+        return unique
+    }
+
+    /// Reads each object through the repository's object database and writes them all as one pack.
+    private static func write(_ ids: [git_oid], from repository: Repository, into folder: String, durable: Bool)
+        throws(GitError)
+    {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repository.pointer), "git_repository_odb")
+        defer { git_odb_free(odb) }
+        var pack = PackFile(expectedBytes: 0, objects: ids.count)
+        for id in ids {
+            var oid = id
+            var object: OpaquePointer?
+            try check(git_odb_read(&object, odb, &oid), "git_odb_read")
+            defer { git_odb_object_free(object) }
+            let data = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object))
+            try pack.append(id: id, type: git_odb_object_type(object), data: data)
+        }
+        try pack.install(in: folder, durable: durable)
+    }
+}

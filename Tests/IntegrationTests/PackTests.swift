@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// Every commit stores its objects as one small pack; the packs are combined before they pile up.
+@Suite("Packs per commit")
+struct PackTests {
+    /// The packs in the deck's `objects/pack`, by name (without extension) with the objects each lists.
+    func packs(_ scratch: Scratch, _ deck: String) throws -> [String: Int] {
+        let folder = deck + "/.git/objects/pack"
+        var result: [String: Int] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix(".idx") {
+            let listed = try scratch.run("/bin/sh", ["-c", "git show-index < '\(folder)/\(name)' | wc -l"])
+            result[String(name.dropLast(4))] = Int(listed.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return result
+    }
+
+    @Test("60 one-card commits: no loose objects, never more than 17 packs, a kept pack and the big one untouched")
+    func packsStayFew() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        // A big pack (an import of 3,000 cards: the 400 objects of the commits below stay under half of it) and a pack the user asked git to keep.
+        let lines = (0..<3000).map { index in
+            "{\"title\":\"Bulk \(index)\",\"indexURL\":\"https://bulk.example/\(index)\"}"
+        }
+        let imported = try scratch.cards(["import", "-"], in: deck, input: Data(lines.joined(separator: "\n").utf8))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let afterImport = try packs(scratch, deck)
+        let big = try #require(afterImport.max { $0.value < $1.value })
+        #expect(big.value > 3000)
+        let kept = try #require(afterImport.first { $0.key != big.key })
+        #expect(FileManager.default.createFile(atPath: deck + "/.git/objects/pack/\(kept.key).keep", contents: Data()))
+        var ids: [String] = []
+        var most = 0
+        for index in 0..<60 {
+            let added = try scratch.cards(
+                ["add", "--title", "Card \(index)", "--url", "https://card.example/\(index)"], in: deck)
+            #expect(added.status == 0, "\(added.stderr)")
+            ids.append(added.stdout.trimmingCharacters(in: .newlines))
+            if index % 3 == 0 {
+                #expect(try scratch.cards(["edit", ids[0], "--title", "Edited \(index)"], in: deck).status == 0)
+            }
+            let now = try packs(scratch, deck)
+            most = max(most, now.count)
+            #expect(now[big.key] == big.value, "the import's pack was rewritten after commit \(index)")
+            #expect(now[kept.key] != nil, "a pack with a .keep file was removed after commit \(index)")
+        }
+        #expect(most <= 17, "up to \(most) packs")
+        let counted = try scratch.git(["count-objects", "-v"], in: deck).stdout
+        #expect(counted.contains("count: 0\n"), "loose objects written: \(counted)")
+        #expect(counted.contains("garbage: 0\n"), "temp files left: \(counted)")
+        let listed = try scratch.cards(["list"], in: deck).stdout
+        for id in ids { #expect(listed.contains(id.prefix(8))) }
+        #expect(try scratch.cards(["show", ids[0]], in: deck).stdout.contains("Edited 57"))
+        try scratch.expectClean(deck)
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
+}
