@@ -3,13 +3,13 @@ import PackageDescription
 
 /// libgit2 and the libraries it needs, linked from their Debian static archives (libgit2-dev and the
 /// -dev packages it depends on): loading libgit2.so and its 16 shared libraries and binding their
-/// symbols took ~2.5 ms of every `cards` start (a one-card op is ~10 ms). Only GSSAPI (the Kerberos
-/// `Negotiate` HTTP authentication; Debian ships no static archive for it) stays a shared library.
-/// Order matters: each archive before the archives it uses.
+/// symbols took ~2.5 ms of every `cards` start (a one-card op is ~10 ms). GSSAPI (the Kerberos
+/// `Negotiate` HTTP authentication; Debian ships no static archive for it) is loaded on first use by
+/// CLazyGSSAPI. Order matters: each archive before the archives it uses.
 let staticLibgit2 = LinkerSetting.unsafeFlags(
     [
         "--push-state", "-Bstatic", "-lgit2", "-lmbedtls", "-lmbedx509", "-lmbedcrypto", "-lhttp_parser", "-lssh2",
-        "-lcrypto", "-lpcre2-8", "-lz", "--pop-state", "-l:libgssapi_krb5.so.2",
+        "-lcrypto", "-lpcre2-8", "-lz", "--pop-state",
         // libgit2's CA-bundle parse goes through our wrapper (GitCore/Libgit2+Certificates.swift).
         "--wrap=mbedtls_x509_crt_parse_file", "--wrap=mbedtls_x509_crt_parse_path",
     ].flatMap { ["-Xlinker", $0] })
@@ -27,7 +27,8 @@ let package = Package(
     targets: [
         // Headers only: GitCore links libgit2 (below), so pkg-config's dynamic `-lgit2` is not used.
         .systemLibrary(name: "CGit2"),
-        .target(name: "GitCore", dependencies: ["CGit2"], linkerSettings: [staticLibgit2]),
+        .target(name: "CLazyGSSAPI"),
+        .target(name: "GitCore", dependencies: ["CGit2", "CLazyGSSAPI"], linkerSettings: [staticLibgit2]),
         .target(name: "CardModel"),
         .target(name: "DeckMerge", dependencies: ["CardModel"]),
         .target(name: "SwipeEngine"),
@@ -55,7 +56,8 @@ let package = Package(
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
         .testTarget(
-            name: "CardStoreTests", dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport"]),
+            name: "CardStoreTests",
+            dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport", "CLazyGSSAPI"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
