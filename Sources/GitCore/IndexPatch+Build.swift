@@ -48,47 +48,31 @@ extension IndexPatch {
         // The start of the old bytes not yet placed.
         var runStart = position
         var next = 0
-        let slash = UInt8(ascii: "/")
-        let cardsPrefix = Array("cards".utf8)
         func emit(_ change: (path: [UInt8], update: IndexUpdate)) {
             if appendEntry(change, to: &image) { written += 1 }
         }
         for _ in 0..<entryCount {
-            guard position + 62 <= end else { return .failure(Reason(text: "truncated index entry")) }
-            let flags = Int(bytes[position + 60]) << 8 | Int(bytes[position + 61])
-            let extended = flags & 0x4000 != 0
-            if extended && version < 3 { return .failure(Reason(text: "extended flags in a version 2 index")) }
-            let header = extended ? 64 : 62
-            let nameStart = position + header
-            var nameLength = flags & 0xfff
-            if nameLength == 0xfff {
-                var cursor = nameStart
-                while cursor < end && bytes[cursor] != 0 { cursor += 1 }
-                nameLength = cursor - nameStart
+            let entry: OldEntry
+            switch OldEntry.read(bytes, at: position, end: end, version: version) {
+            case .failure(let reason): return .failure(reason)
+            case .success(let read): entry = read
             }
-            let entryLength = (header + nameLength + 8) & ~7
-            guard position + entryLength <= end else { return .failure(Reason(text: "truncated index entry")) }
-            let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<nameStart + nameLength])
-            let stage = (flags >> 12) & 3
-            // A file where a card path needs a folder (`cards`, `cards/xx`, a card path used as a folder).
-            // (Lengths first: a card path's 50 never needs the prefix compared.)
-            if nameLength == 5 || nameLength == 8 || (nameLength > 50 && name[50] == slash && name[5] == slash),
-                name.starts(with: cardsPrefix)
-            {
-                return .failure(Reason(text: "\(String(decoding: name, as: UTF8.self)) is in the way of card paths"))
+            if entry.isInTheWayOfCardPaths {
+                return .failure(
+                    Reason(text: "\(String(decoding: entry.name, as: UTF8.self)) is in the way of card paths"))
             }
-            while next < changes.count && changes[next].path.lexicographicallyPrecedes(name) {
+            while next < changes.count && changes[next].path.lexicographicallyPrecedes(entry.name) {
                 image.copy(runStart..<position)
                 runStart = position
                 emit(changes[next])
                 next += 1
             }
-            if next < changes.count && changes[next].path.elementsEqual(name) {
-                if stage != 0 { return .failure(Reason(text: "a conflict in the index at a changed path")) }
+            if next < changes.count && changes[next].path.elementsEqual(entry.name) {
+                if entry.stage != 0 { return .failure(Reason(text: "a conflict in the index at a changed path")) }
                 image.copy(runStart..<position)
                 emit(changes[next])
                 next += 1
-                runStart = position + entryLength
+                runStart = position + entry.length
             } else {
                 if be32(bytes, position + 8) >= indexSeconds {
                     // Racily clean (written in the same second as the old index): size 0 makes git re-check it.
@@ -98,7 +82,7 @@ extension IndexPatch {
                 }
                 written += 1
             }
-            position += entryLength
+            position += entry.length
         }
         image.copy(runStart..<position)
         while next < changes.count {
@@ -106,6 +90,52 @@ extension IndexPatch {
             next += 1
         }
         return .success(written)
+    }
+
+    /// An entry of the old index, as far as the patch reads it.
+    private struct OldEntry {
+        /// Its length in the file, padding included.
+        var length: Int
+        /// Its path.
+        var name: UnsafeRawBufferPointer
+        /// Its merge stage (0 unless conflicted).
+        var stage: Int
+
+        /// The entry at `position` (version 2 or 3 layout: 62 bytes, or 64 with extended flags, then the
+        /// NUL-padded path), or why it cannot be read.
+        static func read(_ bytes: UnsafeRawBufferPointer, at position: Int, end: Int, version: UInt32) -> Result<
+            OldEntry, Reason
+        > {
+            guard position + 62 <= end else { return .failure(Reason(text: "truncated index entry")) }
+            let flags = Int(bytes[position + 60]) << 8 | Int(bytes[position + 61])
+            let extended = flags & 0x4000 != 0
+            if extended && version < 3 { return .failure(Reason(text: "extended flags in a version 2 index")) }
+            let header = extended ? 64 : 62
+            let nameStart = position + header
+            var nameLength = flags & 0xfff
+            if nameLength == 0xfff {
+                // A path of 4095 bytes or more: its length is where its NUL is.
+                var cursor = nameStart
+                while cursor < end && bytes[cursor] != 0 { cursor += 1 }
+                nameLength = cursor - nameStart
+            }
+            let length = (header + nameLength + 8) & ~7
+            guard position + length <= end else { return .failure(Reason(text: "truncated index entry")) }
+            let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<nameStart + nameLength])
+            return .success(OldEntry(length: length, name: name, stage: (flags >> 12) & 3))
+        }
+
+        /// Whether this is a file where a card path needs a folder (`cards`, `cards/xx`, a card path
+        /// used as a folder).
+        var isInTheWayOfCardPaths: Bool {
+            let slash = UInt8(ascii: "/")
+            let count = name.count
+            // Lengths first: a card path's 50 never needs the prefix compared.
+            guard count == 5 || count == 8 || (count > 50 && name[50] == slash && name[5] == slash) else {
+                return false
+            }
+            return name.starts(with: "cards".utf8)
+        }
     }
 
     /// Appends the index entry for a changed path (nothing for a removal); returns whether it did.
