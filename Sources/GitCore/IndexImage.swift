@@ -20,15 +20,6 @@ struct IndexImage {
     /// The bytes of every `.added` piece.
     private(set) var added: [UInt8] = []
 
-    /// The length of the file described.
-    var count: Int {
-        pieces.reduce(0) { total, piece in
-            switch piece {
-            case .original(let range), .added(let range): total + range.count
-            }
-        }
-    }
-
     /// Adds bytes `range` of the original file.
     mutating func copy(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
