@@ -140,17 +140,56 @@ public enum FileSync {
     /// failure (EIO when a write makes no progress), 0 on success.
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
         bytes.withUnsafeBytes { buffer -> Int32 in
-            guard let start = buffer.baseAddress else { return 0 }
-            var offset = 0
-            while offset < buffer.count {
-                let count = write(fd, start + offset, buffer.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 { return errno }
-                if count == 0 { return EIO }
-                offset += count
+            var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
+            return withUnsafeMutablePointer(to: &vector) {
+                writeAll(fd, UnsafeMutableBufferPointer(start: $0, count: 1))
             }
-            return 0
         }
+    }
+
+    /// The most buffers one `writev` takes (`IOV_MAX`, 1024 on Linux).
+    static let vectorLimit: Int = {
+        let limit = sysconf(Int32(_SC_IOV_MAX))
+        return limit > 0 ? limit : 16
+    }()
+
+    /// Writes all of the buffers `vectors` describes, in order, to `fd` (`writev`, `IOV_MAX` buffers at
+    /// a time), retrying after signals and short writes; `vectors` is used up as the loop's cursor.
+    /// Returns errno on failure (EIO when a write makes no progress), 0 on success.
+    public static func writeAll(_ fd: Int32, _ vectors: UnsafeMutableBufferPointer<iovec>) -> Int32 {
+        guard let base = vectors.baseAddress else { return 0 }
+        var first = 0
+        while first < vectors.count {
+            // An empty buffer first would make a batch of nothing look like a write without progress.
+            if vectors[first].iov_len == 0 {
+                first += 1
+                continue
+            }
+            let batch = Int32(min(vectors.count - first, vectorLimit))
+            let count = writev(fd, base + first, batch)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return errno }
+            if count == 0 { return EIO }
+            first = skip(count, in: vectors, from: first)
+        }
+        return 0
+    }
+
+    /// Marks `written` bytes from `vectors[first...]` as done after a (possibly short) `writev`: whole
+    /// buffers are passed over, a partly written one starts after its written part. Returns the index
+    /// of the first buffer with bytes left.
+    private static func skip(_ written: Int, in vectors: UnsafeMutableBufferPointer<iovec>, from first: Int) -> Int {
+        var left = written
+        var index = first
+        while index < vectors.count && left >= vectors[index].iov_len {
+            left -= vectors[index].iov_len
+            index += 1
+        }
+        if left > 0 && index < vectors.count {
+            vectors[index].iov_base = vectors[index].iov_base.map { $0 + left }
+            vectors[index].iov_len -= left
+        }
+        return index
     }
 
     /// fsync of the file or folder at `path`. Returns errno on failure, 0 on success.

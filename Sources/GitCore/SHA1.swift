@@ -2,109 +2,69 @@ import Glibc
 
 /// SHA-1 of a byte buffer, for the index file's trailing checksum.
 ///
-/// Uses OpenSSL's `SHA1` when the process already has libcrypto loaded (libgit2's libssh2 brings it
+/// Uses OpenSSL's SHA-1 when the process already has libcrypto loaded (libgit2's libssh2 brings it
 /// on Debian; it uses the CPU's SHA instructions, ~5x faster here than portable code), else a portable
 /// implementation. Both give the same digest; a test checks that.
 public enum SHA1 {
-    typealias NativeFunction =
-        @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) ->
-        UnsafeMutablePointer<UInt8>?
-
-    static let native: NativeFunction? = {
-        // RTLD_DEFAULT: search the libraries already loaded; never load one ourselves.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "SHA1") else { return nil }
-        return unsafeBitCast(symbol, to: NativeFunction.self)
-    }()
+    /// The native functions, or nil when libcrypto is not loaded (then every digest is portable).
+    static let native = NativeSHA1.lookUp()
 
     /// The 20-byte digest of `buffer`.
     public static func digest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        guard let native else { return portableDigest(buffer) }
         var out = [UInt8](repeating: 0, count: 20)
-        if let native {
-            out.withUnsafeMutableBufferPointer { digest in
-                _ = native(buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count, digest.baseAddress)
-            }
-            return out
-        }
-        return portableDigest(buffer)
-    }
-
-    /// The digest computed without libcrypto (the fallback, also used by tests to check the fast one).
-    public static func portableDigest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
-        var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
-            0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
-        )
-        let length = buffer.count
-        var block = [UInt8](repeating: 0, count: 64)
-        var offset = 0
-        while offset + 64 <= length {
-            compress(&state, UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 64]))
-            offset += 64
-        }
-        // Padding: 0x80, zeros, then the length in bits as a 64-bit big-endian number.
-        var tail = Array(UnsafeRawBufferPointer(rebasing: buffer[offset..<length]))
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        let bits = UInt64(length) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) {
-            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
-        }
-        var index = 0
-        while index < tail.count {
-            for position in 0..<64 { block[position] = tail[index + position] }
-            block.withUnsafeBytes { compress(&state, $0) }
-            index += 64
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(20)
-        for word in [state.0, state.1, state.2, state.3, state.4] {
-            out.append(UInt8(truncatingIfNeeded: word >> 24))
-            out.append(UInt8(truncatingIfNeeded: word >> 16))
-            out.append(UInt8(truncatingIfNeeded: word >> 8))
-            out.append(UInt8(truncatingIfNeeded: word))
+        out.withUnsafeMutableBufferPointer { digest in
+            _ = native.oneShot(
+                buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count, digest.baseAddress)
         }
         return out
     }
 
-    private static func compress(
-        _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32), _ chunk: UnsafeRawBufferPointer
-    ) {
-        var words = [UInt32](repeating: 0, count: 80)
-        for index in 0..<16 {
-            let base = index * 4
-            words[index] =
-                UInt32(chunk[base]) << 24 | UInt32(chunk[base + 1]) << 16 | UInt32(chunk[base + 2]) << 8
-                | UInt32(chunk[base + 3])
+    /// The digest computed without libcrypto (the fallback, also used by tests to check the fast one).
+    public static func portableDigest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        var state = PortableSHA1()
+        state.update(buffer)
+        return state.finalize()
+    }
+}
+
+/// OpenSSL's SHA-1 functions, found in the libraries the process has already loaded.
+///
+/// The only place that looks them up: linking libcrypto directly would replace `lookUp` with the
+/// functions themselves, and nothing else would change.
+struct NativeSHA1 {
+    typealias OneShot =
+        @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
+    typealias Initialize = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    typealias Update = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int32
+    typealias Finalize = @convention(c) (UnsafeMutablePointer<UInt8>?, UnsafeMutableRawPointer?) -> Int32
+
+    /// `SHA1(data, count, digest)`.
+    let oneShot: OneShot
+    /// `SHA1_Init(context)`.
+    let initialize: Initialize
+    /// `SHA1_Update(context, data, count)`.
+    let update: Update
+    /// `SHA1_Final(digest, context)`.
+    let finalize: Finalize
+
+    /// Bytes reserved for a `SHA_CTX` (96 in OpenSSL 1.1 and 3; room to spare, since its size is not
+    /// part of the symbols we find).
+    static let contextSize = 256
+
+    /// All four functions, or nil when any is missing (never a mix of native and portable state).
+    static func lookUp() -> NativeSHA1? {
+        func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+            // RTLD_DEFAULT: search the libraries already loaded; never load one ourselves.
+            dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)
         }
-        for index in 16..<80 {
-            let mixed = words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16]
-            words[index] = mixed << 1 | mixed >> 31
-        }
-        var (a, b, c, d, e) = state
-        for index in 0..<80 {
-            let f: UInt32
-            let k: UInt32
-            switch index {
-            case 0..<20:
-                f = (b & c) | (~b & d)
-                k = 0x5A82_7999
-            case 20..<40:
-                f = b ^ c ^ d
-                k = 0x6ED9_EBA1
-            case 40..<60:
-                f = (b & c) | (b & d) | (c & d)
-                k = 0x8F1B_BCDC
-            default:
-                f = b ^ c ^ d
-                k = 0xCA62_C1D6
-            }
-            let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ words[index]
-            e = d
-            d = c
-            c = b << 30 | b >> 2
-            b = a
-            a = temp
-        }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
+        guard let oneShot = symbol("SHA1"), let initialize = symbol("SHA1_Init"), let update = symbol("SHA1_Update"),
+            let finalize = symbol("SHA1_Final")
+        else { return nil }
+        return NativeSHA1(
+            oneShot: unsafeBitCast(oneShot, to: OneShot.self),
+            initialize: unsafeBitCast(initialize, to: Initialize.self),
+            update: unsafeBitCast(update, to: Update.self), finalize: unsafeBitCast(finalize, to: Finalize.self))
     }
 }
 

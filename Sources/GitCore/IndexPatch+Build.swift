@@ -1,0 +1,201 @@
+extension IndexPatch {
+    /// The new index, without its checksum, as pieces of the old one (`bytes`) and new bytes; or why
+    /// the fast path does not apply. `changes` are sorted by path; `indexSeconds` is the old index's
+    /// modification time, which decides which unchanged entries are racily clean.
+    static func build(
+        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32
+    ) -> Result<IndexImage, Reason> {
+        let end = bytes.count - 20
+        guard end >= 12, bytes[0] == 0x44, bytes[1] == 0x49, bytes[2] == 0x52, bytes[3] == 0x43 else {
+            return .failure(Reason(text: "not an index file"))
+        }
+        let version = be32(bytes, 4)
+        guard version == 2 || version == 3 else { return .failure(Reason(text: "index version \(version)")) }
+        var image = IndexImage()
+        // The header is the image's own: its entry count is set once the entries are placed.
+        image.append(contentsOf: bytes[0..<12])
+        var position = 12
+        let written: Int
+        switch placeEntries(
+            bytes, end: end, version: version, changes: changes, indexSeconds: indexSeconds,
+            position: &position, into: &image)
+        {
+        case .failure(let reason): return .failure(reason)
+        case .success(let count): written = count
+        }
+        image.set32(UInt32(truncatingIfNeeded: written), atAdded: 8)
+        if let reason = placeExtensions(bytes, end: end, changes: changes, position: &position, into: &image) {
+            return .failure(reason)
+        }
+        guard position == end else { return .failure(Reason(text: "trailing bytes in the index")) }
+        return .success(image)
+    }
+
+    static func be32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
+    }
+
+    /// Places the entries from `position` on: unchanged runs as pieces of the old file (a racily clean
+    /// entry's size as 4 zero bytes of the image's own), changed entries spliced in at their sorted
+    /// places, removed ones left out. Leaves `position` after the last entry; returns the entry count.
+    private static func placeEntries(
+        _ bytes: UnsafeRawBufferPointer, end: Int, version: UInt32, changes: [(path: [UInt8], update: IndexUpdate)],
+        indexSeconds: UInt32, position: inout Int, into image: inout IndexImage
+    ) -> Result<Int, Reason> {
+        let entryCount = Int(be32(bytes, 8))
+        var written = 0
+        // The start of the old bytes not yet placed.
+        var runStart = position
+        var next = 0
+        func emit(_ change: (path: [UInt8], update: IndexUpdate)) {
+            if appendEntry(change, to: &image) { written += 1 }
+        }
+        for _ in 0..<entryCount {
+            let entry: OldEntry
+            switch OldEntry.read(bytes, at: position, end: end, version: version) {
+            case .failure(let reason): return .failure(reason)
+            case .success(let read): entry = read
+            }
+            if entry.isInTheWayOfCardPaths {
+                return .failure(
+                    Reason(text: "\(String(decoding: entry.name, as: UTF8.self)) is in the way of card paths"))
+            }
+            while next < changes.count && changes[next].path.lexicographicallyPrecedes(entry.name) {
+                image.copy(runStart..<position)
+                runStart = position
+                emit(changes[next])
+                next += 1
+            }
+            if next < changes.count && changes[next].path.elementsEqual(entry.name) {
+                if entry.stage != 0 { return .failure(Reason(text: "a conflict in the index at a changed path")) }
+                image.copy(runStart..<position)
+                emit(changes[next])
+                next += 1
+                runStart = position + entry.length
+            } else {
+                if be32(bytes, position + 8) >= indexSeconds {
+                    // Racily clean (written in the same second as the old index): size 0 makes git re-check it.
+                    image.copy(runStart..<position + 36)
+                    image.append32(0)
+                    runStart = position + 40
+                }
+                written += 1
+            }
+            position += entry.length
+        }
+        image.copy(runStart..<position)
+        while next < changes.count {
+            emit(changes[next])
+            next += 1
+        }
+        return .success(written)
+    }
+
+    /// An entry of the old index, as far as the patch reads it.
+    private struct OldEntry {
+        /// Its length in the file, padding included.
+        var length: Int
+        /// Its path.
+        var name: UnsafeRawBufferPointer
+        /// Its merge stage (0 unless conflicted).
+        var stage: Int
+
+        /// The entry at `position` (version 2 or 3 layout: 62 bytes, or 64 with extended flags, then the
+        /// NUL-padded path), or why it cannot be read.
+        static func read(_ bytes: UnsafeRawBufferPointer, at position: Int, end: Int, version: UInt32) -> Result<
+            OldEntry, Reason
+        > {
+            guard position + 62 <= end else { return .failure(Reason(text: "truncated index entry")) }
+            let flags = Int(bytes[position + 60]) << 8 | Int(bytes[position + 61])
+            let extended = flags & 0x4000 != 0
+            if extended && version < 3 { return .failure(Reason(text: "extended flags in a version 2 index")) }
+            let header = extended ? 64 : 62
+            let nameStart = position + header
+            var nameLength = flags & 0xfff
+            if nameLength == 0xfff {
+                // A path of 4095 bytes or more: its length is where its NUL is.
+                var cursor = nameStart
+                while cursor < end && bytes[cursor] != 0 { cursor += 1 }
+                nameLength = cursor - nameStart
+            }
+            let length = (header + nameLength + 8) & ~7
+            guard position + length <= end else { return .failure(Reason(text: "truncated index entry")) }
+            let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<nameStart + nameLength])
+            return .success(OldEntry(length: length, name: name, stage: (flags >> 12) & 3))
+        }
+
+        /// Whether this is a file where a card path needs a folder (`cards`, `cards/xx`, a card path
+        /// used as a folder).
+        var isInTheWayOfCardPaths: Bool {
+            let slash = UInt8(ascii: "/")
+            let count = name.count
+            // Lengths first: a card path's 50 never needs the prefix compared.
+            guard count == 5 || count == 8 || (count > 50 && name[50] == slash && name[5] == slash) else {
+                return false
+            }
+            return name.starts(with: "cards".utf8)
+        }
+    }
+
+    /// Appends the index entry for a changed path (nothing for a removal); returns whether it did.
+    private static func appendEntry(_ change: (path: [UInt8], update: IndexUpdate), to image: inout IndexImage) -> Bool
+    {
+        guard let file = change.update.file else { return false }
+        var entry: [UInt8] = []
+        let length = change.path.count
+        let total = (62 + length + 8) & ~7
+        entry.reserveCapacity(total)
+        for field in file.stat.fields {
+            entry += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: field >> $0) }
+        }
+        entry += file.blob.bytes
+        entry.append(UInt8(truncatingIfNeeded: min(length, 0xfff) >> 8))
+        entry.append(UInt8(truncatingIfNeeded: min(length, 0xfff)))
+        entry += change.path
+        entry += repeatElement(0, count: total - 62 - length)
+        image.append(contentsOf: entry)
+        return true
+    }
+
+    /// Places the extensions from `position` to `end`: TREE rewritten with the changed paths' nodes
+    /// invalidated, REUC and NAME kept, other optional ones dropped; a reason for a mandatory one or
+    /// one that does not parse. Leaves `position` after the last one.
+    private static func placeExtensions(
+        _ bytes: UnsafeRawBufferPointer, end: Int, changes: [(path: [UInt8], update: IndexUpdate)],
+        position: inout Int, into image: inout IndexImage
+    ) -> Reason? {
+        var invalid: Set<[UInt8]> = [[]]
+        for change in changes {
+            invalid.insert(Array("cards".utf8))
+            invalid.insert(Array(change.path[0..<8]))
+        }
+        while position + 8 <= end {
+            let signature = Array(bytes[position..<position + 4])
+            let size = Int(be32(bytes, position + 4))
+            let body = position + 8
+            guard body + size <= end else { return Reason(text: "truncated index extension") }
+            switch String(decoding: signature, as: UTF8.self) {
+            case "TREE":
+                guard let tree = rewriteCachedTree(bytes, body: body, limit: body + size, invalid: invalid) else {
+                    return Reason(text: "unreadable cached-tree extension")
+                }
+                image.append(contentsOf: signature)
+                image.append32(UInt32(truncatingIfNeeded: tree.count))
+                image.append(contentsOf: tree)
+            case "REUC", "NAME":
+                // Keyed by path, not by position: still true.
+                image.copy(position..<body + size)
+            default:
+                // Optional extensions (upper-case first letter) are caches that may be dropped, and the
+                // ones keyed by entry position (EOIE, IEOT, FSMN, UNTR) would be wrong now. Mandatory ones
+                // (split or sparse index) we do not understand.
+                guard signature[0] >= UInt8(ascii: "A") && signature[0] <= UInt8(ascii: "Z") else {
+                    return Reason(text: "index extension \(String(decoding: signature, as: UTF8.self))")
+                }
+            }
+            position = body + size
+        }
+        return nil
+    }
+}
