@@ -36,6 +36,18 @@ static inline int cgit2_syncfs(int fd) {
     return syncfs(fd);
 }
 
+/* OpenSSL's low-level SHA-1 (libcrypto is linked in with libgit2's libraries; see SHA1.swift). */
+extern int SHA1_Init(void *context);
+extern int SHA1_Update(void *context, const void *data, size_t count);
+extern int SHA1_Final(unsigned char *digest, void *context);
+static inline unsigned char *cgit2_sha1(const unsigned char *data, size_t count, unsigned char *digest) {
+    _Alignas(16) unsigned char context[256];
+    SHA1_Init(context);
+    SHA1_Update(context, data, count);
+    SHA1_Final(digest, context);
+    return digest;
+}
+
 /* mbedTLS's own CA loading, reached through the linker's --wrap (see Libgit2+Certificates.swift). */
 extern int __real_mbedtls_x509_crt_parse_file(void *chain, const char *path);
 extern int __real_mbedtls_x509_crt_parse_path(void *chain, const char *path);

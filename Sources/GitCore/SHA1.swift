@@ -1,12 +1,12 @@
+import CGit2
 import Glibc
 
 /// SHA-1 of a byte buffer, for the index file's trailing checksum.
 ///
-/// Uses OpenSSL's SHA-1 when the process already has libcrypto loaded (libgit2's libssh2 brings it
-/// on Debian; it uses the CPU's SHA instructions, ~5x faster here than portable code), else a portable
-/// implementation. Both give the same digest; a test checks that.
+/// Uses OpenSSL's SHA-1 (it uses the CPU's SHA instructions, ~5x faster here than portable code); the
+/// portable implementation is kept for tests, which check that both give the same digest.
 public enum SHA1 {
-    /// The native functions, or nil when libcrypto is not loaded (then every digest is portable).
+    /// The native functions (never nil since libcrypto is linked in; see `NativeSHA1.lookUp`).
     static let native = NativeSHA1.lookUp()
 
     /// The 20-byte digest of `buffer`.
@@ -28,10 +28,11 @@ public enum SHA1 {
     }
 }
 
-/// OpenSSL's SHA-1 functions, found in the libraries the process has already loaded.
+/// OpenSSL's SHA-1 functions (libcrypto is linked in with libgit2's libraries, see Package.swift).
 ///
-/// The only place that looks them up: linking libcrypto directly would replace `lookUp` with the
-/// functions themselves, and nothing else would change.
+/// The low-level `SHA_CTX` calls, also for a one-shot digest (`cgit2_sha1`): OpenSSL 3's `SHA1()`
+/// fetches an implementation through its provider machinery, which loads `openssl.cnf` on first use
+/// (~1.5 ms); these use the CPU's SHA instructions directly.
 struct NativeSHA1 {
     typealias OneShot =
         @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
@@ -48,23 +49,12 @@ struct NativeSHA1 {
     /// `SHA1_Final(digest, context)`.
     let finalize: Finalize
 
-    /// Bytes reserved for a `SHA_CTX` (96 in OpenSSL 1.1 and 3; room to spare, since its size is not
-    /// part of the symbols we find).
+    /// Bytes reserved for a `SHA_CTX` (96 in OpenSSL 1.1 and 3; room to spare, as in `cgit2_sha1`).
     static let contextSize = 256
 
-    /// All four functions, or nil when any is missing (never a mix of native and portable state).
+    /// The linked functions (an optional only so that tests can also run the portable code).
     static func lookUp() -> NativeSHA1? {
-        func symbol(_ name: String) -> UnsafeMutableRawPointer? {
-            // RTLD_DEFAULT: search the libraries already loaded; never load one ourselves.
-            dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)
-        }
-        guard let oneShot = symbol("SHA1"), let initialize = symbol("SHA1_Init"), let update = symbol("SHA1_Update"),
-            let finalize = symbol("SHA1_Final")
-        else { return nil }
-        return NativeSHA1(
-            oneShot: unsafeBitCast(oneShot, to: OneShot.self),
-            initialize: unsafeBitCast(initialize, to: Initialize.self),
-            update: unsafeBitCast(update, to: Update.self), finalize: unsafeBitCast(finalize, to: Finalize.self))
+        NativeSHA1(oneShot: cgit2_sha1, initialize: SHA1_Init, update: SHA1_Update, finalize: SHA1_Final)
     }
 }
 

@@ -351,6 +351,12 @@ final class SSHAgent: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(10_000) }
         guard FileManager.default.fileExists(atPath: socket) else { throw ServerError("ssh-agent made no socket") }
+        // The socket file appears at bind, before the agent listens: a connection tried in between is
+        // refused. `ssh-add -l` exits 2 while it cannot connect (1: connected, no keys yet).
+        while try scratch.run("/usr/bin/ssh-add", ["-l"], extraEnvironment: ["SSH_AUTH_SOCK": socket]).status == 2 {
+            guard Date() < deadline else { throw ServerError("ssh-agent does not accept connections on \(socket)") }
+            usleep(10_000)
+        }
     }
 
     /// Loads a private key into the agent.
