@@ -161,8 +161,10 @@ extension Deck {
         }
         // One walk of the three trees: a folder that ours and theirs share is skipped unread, and each
         // changed folder is read once, not once per side.
+        let trees = RawTreeCache()
         let changes = try git("comparing with the merge base") { () throws(GitError) in
-            try repository.changedLeaves([baseTree, oursCommit.tree, theirsCommit.tree], comparing: (1, 2))
+            try repository.changedLeaves(
+                [baseTree, oursCommit.tree, theirsCommit.tree], comparing: (1, 2), cache: trees)
         }
         var paths: [String: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)] = [:]
         paths.reserveCapacity(changes.count)
@@ -261,6 +263,7 @@ extension Deck {
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
         var change = DeckChange(files: files, message: message)
         change.packable = false
+        change.trees = trees
         return MergePlan(change: change, report: report)
     }
 
