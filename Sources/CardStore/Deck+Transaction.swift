@@ -89,7 +89,10 @@ extension Deck {
             }
             let tree = try git("building the new tree") { () throws(GitError) in
                 if let trees = change.trees, packer == nil {
-                    return try writer.splicedTree(base: snapshot.tree, updates: updates, cache: trees)
+                    // New trees as loose files of our own only when libgit2 would not fsync them either.
+                    let treeWriter = objectsFlush.fsyncsEachObject ? nil : LooseTreeWriter(writer)
+                    return try writer.splicedTree(
+                        base: snapshot.tree, updates: updates, cache: trees, writer: treeWriter)
                 }
                 return try writer.updatedTree(base: snapshot.tree, updates: updates)
             }

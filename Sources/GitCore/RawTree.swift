@@ -50,17 +50,17 @@ struct RawTree: Sendable {
         var hasTree = false
         var hasOther = false
         let parsed = bytes.withUnsafeBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
             var position = 0
             while position < buffer.count {
                 guard let (mode, nameStart) = RawTree.parseMode(buffer, at: position) else { return false }
-                var nameEnd = nameStart
-                while nameEnd < buffer.count && buffer[nameEnd] != 0 {
-                    if buffer[nameEnd] == UInt8(ascii: "/") { return false }
-                    nameEnd += 1
-                }
-                guard nameEnd > nameStart, nameEnd + 21 <= buffer.count else { return false }
+                guard let nul = memchr(base + nameStart, 0, buffer.count - nameStart) else { return false }
+                let nameEnd = base.distance(to: nul.assumingMemoryBound(to: UInt8.self))
+                guard nameEnd > nameStart, nameEnd + 21 <= buffer.count,
+                    memchr(base + nameStart, Int32(UInt8(ascii: "/")), nameEnd - nameStart) == nil
+                else { return false }
                 let entry = Entry(start: position, nameStart: nameStart, nameEnd: nameEnd, mode: mode)
-                if let previous = entries.last, RawTree.order(bytes, previous, bytes, entry) >= 0 { return false }
+                if let previous = entries.last, RawTree.order(base, previous, base, entry) >= 0 { return false }
                 if entry.isTree { hasTree = true } else { hasOther = true }
                 entries.append(entry)
                 position = entry.end
@@ -105,21 +105,46 @@ struct RawTree: Sendable {
     /// git's order of two entries (of the same or different trees): names byte by byte, a folder's
     /// name as if it ended with "/". Names hold no "/" and no NUL (checked when parsed).
     static func order(_ left: [UInt8], _ a: Entry, _ right: [UInt8], _ b: Entry) -> Int {
+        left.withUnsafeBufferPointer { x in
+            right.withUnsafeBufferPointer { y in
+                guard let x = x.baseAddress, let y = y.baseAddress else { return 0 }
+                return order(x, a, y, b)
+            }
+        }
+    }
+
+    /// `order` on the trees' bytes in place.
+    static func order(_ left: UnsafePointer<UInt8>, _ a: Entry, _ right: UnsafePointer<UInt8>, _ b: Entry) -> Int {
         let leftCount = a.nameEnd - a.nameStart
         let rightCount = b.nameEnd - b.nameStart
         let common = min(leftCount, rightCount)
-        var index = 0
-        while index < common {
-            let x = left[a.nameStart + index]
-            let y = right[b.nameStart + index]
-            if x != y { return x < y ? -1 : 1 }
-            index += 1
-        }
+        let compared = memcmp(left + a.nameStart, right + b.nameStart, common)
+        if compared != 0 { return compared < 0 ? -1 : 1 }
         let x: UInt8 = leftCount > common ? left[a.nameStart + common] : (a.isTree ? 0x2f : 0)
         let y: UInt8 = rightCount > common ? right[b.nameStart + common] : (b.isTree ? 0x2f : 0)
         if x != y { return x < y ? -1 : 1 }
         // Same name and kind; or one name ends where the other has "/" (never in a parsed tree).
         return leftCount == rightCount ? 0 : (leftCount < rightCount ? -1 : 1)
+    }
+
+    /// The entry named `name` that is a folder (`isTree`) or not, found by bisection.
+    func find(_ name: [UInt8], isTree: Bool) -> Entry? {
+        name.withUnsafeBufferPointer { probeBuffer in
+            bytes.withUnsafeBufferPointer { treeBuffer in
+                guard let probe = probeBuffer.baseAddress, let tree = treeBuffer.baseAddress else { return nil }
+                let key = Entry(
+                    start: 0, nameStart: 0, nameEnd: name.count, mode: isTree ? RawTree.treeMode : RawTree.blobMode)
+                var low = 0
+                var high = entries.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let compared = RawTree.order(tree, entries[middle], probe, key)
+                    if compared == 0 { return entries[middle] }
+                    if compared < 0 { low = middle + 1 } else { high = middle }
+                }
+                return nil
+            }
+        }
     }
 
     /// Whether two entries (of the same or different trees) are the same bytes: same mode, name and id.

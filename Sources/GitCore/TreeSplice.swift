@@ -1,4 +1,5 @@
 import CGit2
+import Glibc
 
 extension Repository {
     /// `updatedTree(base:updates:)` built from raw tree bytes: each folder on an updated path is
@@ -11,13 +12,19 @@ extension Repository {
     /// it whenever that is not plainly so: a tree not in canonical form on the way, a name libgit2
     /// might refuse, a file where a folder is needed or the other way round, a path given both as a
     /// file and as a folder.
-    public func splicedTree(base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache) throws(GitError) -> ObjectID {
-        if let id = try? splice(base: base, updates: updates, cache: cache) { return id }
+    ///
+    /// New trees go through `writer` when given (a bulk write flushed afterwards), else `git_odb_write`.
+    public func splicedTree(
+        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: LooseTreeWriter? = nil
+    ) throws(GitError) -> ObjectID {
+        if let id = try? splice(base: base, updates: updates, cache: cache, writer: writer) { return id }
         return try updatedTree(base: base, updates: updates)
     }
 
     /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it.
-    private func splice(base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache) throws -> ObjectID {
+    private func splice(base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: LooseTreeWriter?) throws
+        -> ObjectID
+    {
         // The last update of a path counts, as in `updatedTree`.
         var lastByPath: [String: ObjectID?] = [:]
         for update in updates { lastByPath[update.path] = .some(update.blob) }
@@ -41,8 +48,9 @@ extension Repository {
             if let base { return base }
             return try emptyTree()
         }
-        switch try rebuild(base, prefix: "", updates: pending[...].map { ($0.components[...], $0.blob) }, cache: cache)
-        {
+        let rebuilt = try rebuild(
+            base, prefix: "", updates: pending[...].map { ($0.components[...], $0.blob) }, cache: cache, writer: writer)
+        switch rebuilt {
         case .unchanged:
             if let base { return base }
             return try emptyTree()
@@ -64,7 +72,7 @@ extension Repository {
     /// The folder `id` (nil: absent) at `prefix` with `updates` (paths relative to it) applied.
     private func rebuild(
         _ id: ObjectID?, prefix: String, updates: [(components: ArraySlice<Substring>, blob: ObjectID?)],
-        cache: RawTreeCache
+        cache: RawTreeCache, writer: LooseTreeWriter?
     ) throws -> Rebuilt {
         let tree = try id.map { (id) throws(RawTreeFallback) in try rawTree(id, cache: cache) } ?? RawTree.empty
         // What replaces each touched name: an entry (mode, id) or nothing.
@@ -78,10 +86,16 @@ extension Repository {
                 byFolder[first, default: []].append((update.components.dropFirst(), update.blob))
             }
         }
+        // The entries these names have now, found by bisection: a card folder holds ~400 entries and
+        // a merge touches one or two of them.
         var existing: [String: RawTree.Entry] = [:]
-        for entry in tree.entries {
-            let name = tree.name(entry)
-            if replacements[name] != nil || byFolder[Substring(name)] != nil { existing[name] = entry }
+        for name in replacements.keys {
+            let bytes = Array(name.utf8)
+            existing[name] = tree.find(bytes, isTree: false) ?? tree.find(bytes, isTree: true)
+        }
+        for name in byFolder.keys {
+            let bytes = Array(name.utf8)
+            existing[String(name)] = tree.find(bytes, isTree: true) ?? tree.find(bytes, isTree: false)
         }
         var changed = false
         for (name, replacement) in replacements {
@@ -98,7 +112,8 @@ extension Repository {
             let old = existing[String(name)]
             if let old, !old.isTree { throw RawTreeFallback() }
             let child = try rebuild(
-                old.map { tree.id($0) }, prefix: prefix + name + "/", updates: folderUpdates, cache: cache)
+                old.map { tree.id($0) }, prefix: prefix + name + "/", updates: folderUpdates, cache: cache,
+                writer: writer)
             switch child {
             case .unchanged: continue
             case .tree(let id): replacements[String(name)] = (RawTree.treeMode, id)
@@ -107,12 +122,16 @@ extension Repository {
             changed = true
         }
         guard changed else { return .unchanged }
-        let bytes = try splicedBytes(tree, replacements: replacements)
+        // Every touched name that is there now leaves its old entry out (replaced, or removed).
+        let left = replacements.keys.compactMap { existing[$0]?.start }.sorted()
+        let bytes = try splicedBytes(tree, leavingOut: left, replacements: replacements)
         if bytes.isEmpty { return .empty }
         // The same bytes as a tree this folder had in the walk: that tree, nothing to write.
-        for candidate in cache.versions[prefix] ?? [] where cache.trees[candidate]?.bytes == bytes {
+        for candidate in cache.versions[prefix] ?? []
+        where cache.trees[candidate].map({ same($0.bytes, bytes) }) == true {
             return .tree(candidate)
         }
+        if let writer { return .tree(try writer.write(tree: bytes)) }
         var oid = git_oid()
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
@@ -124,11 +143,12 @@ extension Repository {
         return .tree(ObjectID(oid))
     }
 
-    /// The tree's bytes with `replacements` applied: untouched entries copied as they are, the new
-    /// ones serialised as git writes them ("<octal mode> <name>\0<20-byte id>"), all in git's order.
-    private func splicedBytes(_ tree: RawTree, replacements: [String: (mode: UInt32, id: ObjectID)?])
-        throws(RawTreeFallback) -> [UInt8]
-    {
+    /// The tree's bytes with the entries starting at `leftOut` (sorted) left out and the new entries
+    /// of `replacements` put in: runs of untouched entries copied as they are, the new ones serialised
+    /// as git writes them ("<octal mode> <name>\0<20-byte id>"), all in git's order.
+    private func splicedBytes(
+        _ tree: RawTree, leavingOut leftOut: [Int], replacements: [String: (mode: UInt32, id: ObjectID)?]
+    ) throws(RawTreeFallback) -> [UInt8] {
         // The new entries as a little tree of their own, in git's order (a folder's name sorts as if it
         // ended with "/"), so that one merge of two sorted lists orders them.
         var sorted: [(key: [UInt8], name: String, mode: UInt32, id: ObjectID)] = []
@@ -140,31 +160,53 @@ extension Repository {
         sorted.sort { $0.key.lexicographicallyPrecedes($1.key) }
         var added: [UInt8] = []
         for replacement in sorted {
-            let name = replacement.name
             added += Array(String(replacement.mode, radix: 8).utf8)
             added.append(UInt8(ascii: " "))
-            added += Array(name.utf8)
+            added += Array(replacement.name.utf8)
             added.append(0)
             added += replacement.id.bytes
         }
         guard let additions = RawTree(canonical: added)?.entries else { throw RawTreeFallback() }
         var out: [UInt8] = []
         out.reserveCapacity(tree.bytes.count + added.count)
-        var next = 0
+        // Where the run of old entries not yet copied starts.
+        var run = 0
+        var nextAddition = 0
+        var nextLeftOut = 0
         for entry in tree.entries {
-            while next < additions.count && RawTree.order(added, additions[next], tree.bytes, entry) < 0 {
-                out += added[additions[next].start..<additions[next].end]
-                next += 1
+            if nextAddition < additions.count && RawTree.order(added, additions[nextAddition], tree.bytes, entry) < 0 {
+                out += tree.bytes[run..<entry.start]
+                run = entry.start
+                while nextAddition < additions.count
+                    && RawTree.order(added, additions[nextAddition], tree.bytes, entry) < 0
+                {
+                    out += added[additions[nextAddition].start..<additions[nextAddition].end]
+                    nextAddition += 1
+                }
             }
-            // A touched name (replaced, or removed) leaves its old entry out.
-            if replacements[tree.name(entry)] != nil { continue }
-            out += tree.bytes[entry.start..<entry.end]
+            if nextLeftOut < leftOut.count && leftOut[nextLeftOut] == entry.start {
+                out += tree.bytes[run..<entry.start]
+                run = entry.end
+                nextLeftOut += 1
+            }
         }
-        while next < additions.count {
-            out += added[additions[next].start..<additions[next].end]
-            next += 1
+        out += tree.bytes[run...]
+        while nextAddition < additions.count {
+            out += added[additions[nextAddition].start..<additions[nextAddition].end]
+            nextAddition += 1
         }
         return out
+    }
+
+    /// Whether two byte arrays hold the same bytes (memcmp: a card folder is ~27 KB).
+    private func same(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        guard left.count == right.count else { return false }
+        return left.withUnsafeBytes { x in
+            right.withUnsafeBytes { y in
+                guard let a = x.baseAddress, let b = y.baseAddress else { return true }
+                return memcmp(a, b, x.count) == 0
+            }
+        }
     }
 
     /// A name `git_tree_create_updated` takes as it is: ASCII letters, digits, ".", "-", "_", not

@@ -148,6 +148,22 @@ struct RawTreeTests {
         }
     }
 
+    /// `git fsck --strict`'s exit status in the repository at `path`.
+    static func fsckStatus(_ path: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = ["fsck", "--strict", "--no-dangling", "--no-progress"]
+        process.currentDirectoryURL = URL(fileURLWithPath: path)
+        var environment = ProcessInfo.processInfo.environment
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     @Test("a deck merge gives the tree git merge-tree gives when the sides changed different cards", arguments: seeds)
     func mergeMatchesGit(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
@@ -183,6 +199,8 @@ struct RawTreeTests {
         }
         let ours = try deck.repository.commit(merged).tree
         let git = try scratch.git(["merge-tree", "--write-tree", tips[0].hex, tips[1].hex], in: path)
+        // Every object the merge wrote (trees as stored zlib blocks among them) reads back with its id.
+        #expect(try Self.fsckStatus(path) == 0, "seed \(seed): git fsck refuses the merged repository")
         #expect(
             ours.hex == git.split(separator: "\n").first.map(String.init),
             "seed \(seed): the merge's tree \(ours.short) is not git merge-tree's \(git)")
