@@ -41,10 +41,14 @@ public final class LooseTreeWriter {
         }
         try check(hashed, "git_odb_hash")
         let id = ObjectID(oid)
-        let object = Array("tree \(bytes.count)".utf8) + [0] + bytes
-        let compressed = try deflated(object)
         let hex = id.hex
         let folder = objectsDirectory + hex.prefix(2)
+        let path = "\(folder)/\(hex.dropFirst(2))"
+        // Already stored loose (the same merge made again): kept, as `git_odb_write` keeps it. One only
+        // in a pack is written again loose, which is harmless.
+        if access(path, F_OK) == 0 { return id }
+        let object = Array("tree \(bytes.count)".utf8) + [0] + bytes
+        let compressed = try deflated(object)
         if mkdir(folder, 0o777) != 0 && errno != EEXIST { throw failure("cannot create \(folder)") }
         var template = Array("\(folder)/tmp_cards_obj_XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
@@ -64,7 +68,7 @@ public final class LooseTreeWriter {
             errno = written
             throw failure("cannot write the tree \(id.short)")
         }
-        guard rename(temporary, "\(folder)/\(hex.dropFirst(2))") == 0 else {
+        guard rename(temporary, path) == 0 else {
             let error = failure("cannot move the tree \(id.short) into place")
             unlink(temporary)
             throw error

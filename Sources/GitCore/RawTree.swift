@@ -9,12 +9,25 @@ import Glibc
 /// which has its own rules for such trees; so both paths agree on every tree this one accepts.
 struct RawTree: Sendable {
     /// One entry: where its name lies in `bytes` (its id follows the name's NUL) and its mode.
+    /// 16 bytes: the walk of a big merge keeps ~800 folders of ~400 entries each.
     struct Entry: Sendable {
+        private let startOffset: UInt32
+        private let nameStartOffset: UInt32
+        private let nameEndOffset: UInt32
+        let mode: UInt32
+
+        /// An entry of a tree of less than 4 GB (`RawTree(canonical:)` refuses bigger ones).
+        init(start: Int, nameStart: Int, nameEnd: Int, mode: UInt32) {
+            startOffset = UInt32(truncatingIfNeeded: start)
+            nameStartOffset = UInt32(truncatingIfNeeded: nameStart)
+            nameEndOffset = UInt32(truncatingIfNeeded: nameEnd)
+            self.mode = mode
+        }
+
         /// Where the entry (its mode) starts.
-        var start: Int
-        var nameStart: Int
-        var nameEnd: Int
-        var mode: UInt32
+        var start: Int { Int(startOffset) }
+        var nameStart: Int { Int(nameStartOffset) }
+        var nameEnd: Int { Int(nameEndOffset) }
 
         /// Where the 20-byte id starts.
         var idStart: Int { nameEnd + 1 }
@@ -44,6 +57,8 @@ struct RawTree: Sendable {
 
     /// Parses `bytes`; nil when the tree is not in canonical form (see the type's summary).
     init?(canonical bytes: [UInt8]) {
+        // Offsets are kept in 32 bits; no real tree comes near.
+        guard bytes.count < Int(UInt32.max) else { return nil }
         var entries: [Entry] = []
         // A card folder's entries are ~69 bytes each: one allocation, not a dozen doublings.
         entries.reserveCapacity(bytes.count / 60 + 1)
