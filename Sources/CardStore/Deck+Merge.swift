@@ -176,9 +176,13 @@ extension Deck {
 
         // Every card version the loop below reads, read and decoded ahead (the decoding on two threads).
         var wanted: [VersionKey] = []
+        // The card id of each card path, worked out once (splitting the path is not free at 2,000 cards).
+        var cardIDs: [String: String] = [:]
         for (path, entries) in paths
         where entries.ours?.id != entries.theirs?.id || entries.ours?.kind != entries.theirs?.kind {
-            guard let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) else { continue }
+            guard let id = CardID.id(fromPath: path) else { continue }
+            cardIDs[path] = id
+            guard Deck.isCardEntry(entries) else { continue }
             for entry in [entries.base, entries.ours, entries.theirs] {
                 if let entry { wanted.append(VersionKey(blob: entry.id, id: id)) }
             }
@@ -199,7 +203,7 @@ extension Deck {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
             }
-            if let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) {
+            if let id = cardIDs[path] ?? CardID.id(fromPath: path), Deck.isCardEntry(entries) {
                 // A side that did not change the card has the base's blob: read it once.
                 let base = try readVersion(entries.base, path: path, id: id, ahead: ahead)
                 let mine =
