@@ -12,6 +12,9 @@ public struct DeckChange {
     /// import). A merge says no: its files are mostly objects already stored (their side's), and
     /// the walk would repack their side and mark every entry of ours (~2 s at 100,000 cards).
     public var packable = true
+    /// Trees the change was planned from, kept as raw bytes (a merge's walk): the new tree is then
+    /// spliced from them instead of being rebuilt through libgit2 (`Repository.splicedTree`).
+    public var trees: RawTreeCache?
 
     /// Creates a change.
     public init(files: [(path: String, content: [UInt8]?)], message: CommitMessage) {
@@ -85,7 +88,13 @@ extension Deck {
                 }
             }
             let tree = try git("building the new tree") { () throws(GitError) in
-                try writer.updatedTree(base: snapshot.tree, updates: updates)
+                if let trees = change.trees, packer == nil {
+                    // New trees as loose files of our own only when libgit2 would not fsync them either.
+                    let treeWriter = objectsFlush.fsyncsEachObject ? nil : LooseTreeWriter(writer)
+                    return try writer.splicedTree(
+                        base: snapshot.tree, updates: updates, cache: trees, writer: treeWriter)
+                }
+                return try writer.updatedTree(base: snapshot.tree, updates: updates)
             }
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
             let commit = try git("writing the commit") { () throws(GitError) in

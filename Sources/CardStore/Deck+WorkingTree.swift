@@ -166,6 +166,10 @@ final class ObjectsFlush {
         Libgit2.setDurable(self.durable ? false : durable)
     }
 
+    /// Whether libgit2 fsyncs each object of this write (a small durable change); else nothing is
+    /// flushed per object, and a writer of our own may write objects the same way.
+    var fsyncsEachObject: Bool { normal && !durable }
+
     /// Makes the objects written so far durable, and turns libgit2's fsync back on.
     func flush(_ gitDirectory: String) throws(StoreError) {
         guard durable else { return }

@@ -20,9 +20,23 @@ extension Repository {
     /// folder holds ~400 entries that are almost all equal. Each distinct tree object is read once
     /// per folder even when two of the trees share it (a side that did not touch the folder).
     ///
+    /// Canonical trees (all that git and libgit2 write) are read as raw bytes, once each, and kept in
+    /// `cache` when one is given (a merge builds its tree from them); any other tree sends the whole
+    /// walk to libgit2's tree objects, which read it by their own rules (`RawTree`).
+    ///
     /// - Complexity: O(entries of the folders that differ), no allocation per equal entry.
-    public func changedLeaves(_ trees: [ObjectID?], comparing pair: (Int, Int)) throws(GitError) -> [TreeWalkChange] {
+    public func changedLeaves(_ trees: [ObjectID?], comparing pair: (Int, Int), cache: RawTreeCache? = nil)
+        throws(GitError) -> [TreeWalkChange]
+    {
         precondition(trees.count <= 3 && pair.0 < trees.count && pair.1 < trees.count)
+        if let changes = try? rawChangedLeaves(trees, comparing: pair, cache: cache ?? RawTreeCache()) {
+            return changes
+        }
+        return try libgit2ChangedLeaves(trees, comparing: pair)
+    }
+
+    /// `changedLeaves` through libgit2's tree objects: the path for trees that are not canonical.
+    func libgit2ChangedLeaves(_ trees: [ObjectID?], comparing pair: (Int, Int)) throws(GitError) -> [TreeWalkChange] {
         var result: [TreeWalkChange] = []
         try walk(trees.map { $0?.raw }, comparing: pair, prefix: "", into: &result)
         return result

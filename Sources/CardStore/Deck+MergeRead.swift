@@ -1,0 +1,68 @@
+import CardModel
+import Dispatch
+import GitCore
+import Glibc
+
+extension Deck {
+    /// One card version to read: a blob, decoded as the card with this id.
+    struct VersionKey: Hashable {
+        var blob: ObjectID
+        var id: String
+    }
+
+    /// Below this many versions one thread decodes them all: waking a second costs more than it saves.
+    static let parallelVersions = 64
+
+    /// Reads and decodes the card versions a merge will ask `readVersion` for, ahead: the blobs through
+    /// one odb handle (`BlobReader`; libgit2 reading does not scale over threads, see
+    /// `DeckSnapshot.decodeAll`), the decoding on two threads. A blob `BlobReader` does not hand back
+    /// (missing, too big, not a blob) is left out, for `readVersion` to read and explain as before.
+    func readVersionsAhead(_ keys: [VersionKey]) -> [VersionKey: Version] {
+        var seen = Set<VersionKey>()
+        let unique = keys.filter { seen.insert($0).inserted }
+        guard !unique.isEmpty, let reader = try? BlobReader(repository) else { return [:] }
+        var wanted: [VersionKey] = []
+        var blobs: [[UInt8]] = []
+        for key in unique {
+            guard let bytes = reader.read(key.blob, limit: Card.maximumFileSize) else { continue }
+            wanted.append(key)
+            blobs.append(bytes)
+        }
+        var decoded = [Version?](repeating: nil, count: wanted.count)
+        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let halves = wanted.count >= Deck.parallelVersions && processors > 1 ? 2 : 1
+        decoded.withUnsafeMutableBufferPointer { buffer in
+            // Each half writes only its own range of the buffer; `concurrentPerform` returns after both.
+            let slots = VersionSlots(buffer: buffer)
+            let input = (keys: wanted, blobs: blobs)
+            DispatchQueue.concurrentPerform(iterations: halves) { half in
+                let range = half == 0 ? 0..<(input.keys.count / halves) : (input.keys.count / halves)..<input.keys.count
+                for index in range {
+                    let version: Version
+                    do {
+                        version = .card(try Card.decode(input.blobs[index], expectedID: input.keys[index].id))
+                    } catch {
+                        version = .invalid("\(error)")
+                    }
+                    slots.set(index, version)
+                }
+            }
+        }
+        var result: [VersionKey: Version] = [:]
+        result.reserveCapacity(wanted.count)
+        for (index, key) in wanted.enumerated() {
+            if let version = decoded[index] { result[key] = version }
+        }
+        return result
+    }
+}
+
+/// The decoded versions' buffer, shared by the two halves of `readVersionsAhead`: each writes its
+/// own indices only, and the buffer outlives `concurrentPerform`, which waits for both.
+private struct VersionSlots: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Deck.Version?>
+
+    func set(_ index: Int, _ version: Deck.Version) {
+        buffer[index] = version
+    }
+}

@@ -1,0 +1,214 @@
+import Glibc
+
+/// A tree object's bytes with its entries located in place, for walks and rewrites that compare and
+/// copy entries without building a libgit2 object or a Swift value per entry.
+///
+/// Only a tree in git's canonical form parses: each mode one of git's five spellings, names neither
+/// empty nor holding a slash, entries strictly in git's order, no name twice. Anything else (an old
+/// tree with `100664`, a hand-made or hostile one) gives nil, and the caller takes libgit2's path,
+/// which has its own rules for such trees; so both paths agree on every tree this one accepts.
+struct RawTree: Sendable {
+    /// One entry: where its name lies in `bytes` (its id follows the name's NUL) and its mode.
+    /// 16 bytes: the walk of a big merge keeps ~800 folders of ~400 entries each.
+    struct Entry: Sendable {
+        private let startOffset: UInt32
+        private let nameStartOffset: UInt32
+        private let nameEndOffset: UInt32
+        let mode: UInt32
+
+        /// An entry of a tree of less than 4 GB (`RawTree(canonical:)` refuses bigger ones).
+        init(start: Int, nameStart: Int, nameEnd: Int, mode: UInt32) {
+            startOffset = UInt32(truncatingIfNeeded: start)
+            nameStartOffset = UInt32(truncatingIfNeeded: nameStart)
+            nameEndOffset = UInt32(truncatingIfNeeded: nameEnd)
+            self.mode = mode
+        }
+
+        /// Where the entry (its mode) starts.
+        var start: Int { Int(startOffset) }
+        var nameStart: Int { Int(nameStartOffset) }
+        var nameEnd: Int { Int(nameEndOffset) }
+
+        /// Where the 20-byte id starts.
+        var idStart: Int { nameEnd + 1 }
+        /// Where the next entry starts.
+        var end: Int { nameEnd + 21 }
+        var isTree: Bool { mode == RawTree.treeMode }
+    }
+
+    static let treeMode: UInt32 = 0o40000
+    static let blobMode: UInt32 = 0o100644
+    static let executableMode: UInt32 = 0o100755
+    static let linkMode: UInt32 = 0o120000
+    static let submoduleMode: UInt32 = 0o160000
+
+    /// The object's content (no "tree <size>" header).
+    let bytes: [UInt8]
+    /// The entries, in the tree's (git's) order.
+    let entries: [Entry]
+
+    /// The tree with no entries.
+    static let empty = RawTree(bytes: [], entries: [])
+
+    private init(bytes: [UInt8], entries: [Entry]) {
+        self.bytes = bytes
+        self.entries = entries
+    }
+
+    /// Parses `bytes`; nil when the tree is not in canonical form (see the type's summary).
+    init?(canonical bytes: [UInt8]) {
+        // Offsets are kept in 32 bits; no real tree comes near.
+        guard bytes.count < Int(UInt32.max) else { return nil }
+        var entries: [Entry] = []
+        // A card folder's entries are ~69 bytes each: one allocation, not a dozen doublings.
+        entries.reserveCapacity(bytes.count / 60 + 1)
+        var hasTree = false
+        var hasOther = false
+        let parsed = bytes.withUnsafeBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            var position = 0
+            while position < buffer.count {
+                guard let (mode, nameStart) = RawTree.parseMode(buffer, at: position) else { return false }
+                guard let nul = memchr(base + nameStart, 0, buffer.count - nameStart) else { return false }
+                let nameEnd = base.distance(to: nul.assumingMemoryBound(to: UInt8.self))
+                guard nameEnd > nameStart, nameEnd + 21 <= buffer.count,
+                    memchr(base + nameStart, Int32(UInt8(ascii: "/")), nameEnd - nameStart) == nil
+                else { return false }
+                let entry = Entry(start: position, nameStart: nameStart, nameEnd: nameEnd, mode: mode)
+                if let previous = entries.last, RawTree.order(base, previous, base, entry) >= 0 { return false }
+                if entry.isTree { hasTree = true } else { hasOther = true }
+                entries.append(entry)
+                position = entry.end
+            }
+            return true
+        }
+        guard parsed else { return nil }
+        // Strict order leaves one case: a file and a folder of the same name ("a" and "a/" sort apart).
+        if hasTree && hasOther {
+            var folders = Set<ArraySlice<UInt8>>()
+            for entry in entries where entry.isTree { folders.insert(bytes[entry.nameStart..<entry.nameEnd]) }
+            for entry in entries where !entry.isTree && folders.contains(bytes[entry.nameStart..<entry.nameEnd]) {
+                return nil
+            }
+        }
+        self.bytes = bytes
+        self.entries = entries
+    }
+
+    /// The mode at `position` and where the name starts after its space; nil unless it is one of
+    /// git's five spellings ("100644", "100755", "120000", "160000", "40000").
+    private static func parseMode(_ buffer: UnsafeBufferPointer<UInt8>, at position: Int) -> (UInt32, Int)? {
+        var value: UInt32 = 0
+        var index = position
+        while index < buffer.count && index - position < 7 {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: " ") { break }
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "7") else { return nil }
+            value = value << 3 | UInt32(byte - UInt8(ascii: "0"))
+            index += 1
+        }
+        guard index < buffer.count, buffer[index] == UInt8(ascii: " ") else { return nil }
+        let digits = index - position
+        switch value {
+        case treeMode: guard digits == 5 else { return nil }
+        case blobMode, executableMode, linkMode, submoduleMode: guard digits == 6 else { return nil }
+        default: return nil
+        }
+        return (value, index + 1)
+    }
+
+    /// git's order of two entries (of the same or different trees): names byte by byte, a folder's
+    /// name as if it ended with "/". Names hold no "/" and no NUL (checked when parsed).
+    static func order(_ left: [UInt8], _ a: Entry, _ right: [UInt8], _ b: Entry) -> Int {
+        left.withUnsafeBufferPointer { x in
+            right.withUnsafeBufferPointer { y in
+                guard let x = x.baseAddress, let y = y.baseAddress else { return 0 }
+                return order(x, a, y, b)
+            }
+        }
+    }
+
+    /// `order` on the trees' bytes in place.
+    static func order(_ left: UnsafePointer<UInt8>, _ a: Entry, _ right: UnsafePointer<UInt8>, _ b: Entry) -> Int {
+        let leftCount = a.nameEnd - a.nameStart
+        let rightCount = b.nameEnd - b.nameStart
+        let common = min(leftCount, rightCount)
+        let compared = memcmp(left + a.nameStart, right + b.nameStart, common)
+        if compared != 0 { return compared < 0 ? -1 : 1 }
+        let x: UInt8 = leftCount > common ? left[a.nameStart + common] : (a.isTree ? 0x2f : 0)
+        let y: UInt8 = rightCount > common ? right[b.nameStart + common] : (b.isTree ? 0x2f : 0)
+        if x != y { return x < y ? -1 : 1 }
+        // Same name and kind; or one name ends where the other has "/" (never in a parsed tree).
+        return leftCount == rightCount ? 0 : (leftCount < rightCount ? -1 : 1)
+    }
+
+    /// The entry named `name` that is a folder (`isTree`) or not, found by bisection.
+    func find(_ name: [UInt8], isTree: Bool) -> Entry? {
+        name.withUnsafeBufferPointer { probeBuffer in
+            bytes.withUnsafeBufferPointer { treeBuffer in
+                guard let probe = probeBuffer.baseAddress, let tree = treeBuffer.baseAddress else { return nil }
+                let key = Entry(
+                    start: 0, nameStart: 0, nameEnd: name.count, mode: isTree ? RawTree.treeMode : RawTree.blobMode)
+                var low = 0
+                var high = entries.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let compared = RawTree.order(tree, entries[middle], probe, key)
+                    if compared == 0 { return entries[middle] }
+                    if compared < 0 { low = middle + 1 } else { high = middle }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Whether two entries (of the same or different trees) are the same bytes: same mode, name and id.
+    static func same(_ left: RawTree, _ a: Entry, _ right: RawTree, _ b: Entry) -> Bool {
+        let count = a.end - a.nameStart
+        guard b.end - b.nameStart == count, a.mode == b.mode else { return false }
+        return left.bytes.withUnsafeBytes { x in
+            right.bytes.withUnsafeBytes { y in
+                guard let x = x.baseAddress, let y = y.baseAddress else { return false }
+                return memcmp(x + a.nameStart, y + b.nameStart, count) == 0
+            }
+        }
+    }
+
+    /// Whether two entries point to the same object with the same kind (as the walk compares them).
+    static func sameTarget(_ left: RawTree, _ a: Entry, _ right: RawTree, _ b: Entry) -> Bool {
+        guard kind(a) == kind(b) else { return false }
+        return left.bytes.withUnsafeBytes { x in
+            right.bytes.withUnsafeBytes { y in
+                guard let x = x.baseAddress, let y = y.baseAddress else { return false }
+                return memcmp(x + a.idStart, y + b.idStart, 20) == 0
+            }
+        }
+    }
+
+    /// The entry's name.
+    func name(_ entry: Entry) -> String {
+        String(decoding: bytes[entry.nameStart..<entry.nameEnd], as: UTF8.self)
+    }
+
+    /// The entry's id.
+    func id(_ entry: Entry) -> ObjectID {
+        ObjectID(bytes: Array(bytes[entry.idStart..<entry.end]))
+    }
+
+    /// The entry as a `TreeEntry` value (what libgit2 reports for a canonical entry).
+    func treeEntry(_ entry: Entry) -> TreeEntry {
+        let kind: TreeEntry.Kind
+        switch entry.mode {
+        case RawTree.blobMode, RawTree.executableMode: kind = .blob
+        case RawTree.linkMode: kind = .symlink
+        case RawTree.treeMode: kind = .tree
+        default: kind = .submodule
+        }
+        return TreeEntry(name: name(entry), id: id(entry), kind: kind, mode: entry.mode)
+    }
+
+    /// The mode as the walk compares it: an executable file counts as a file (as `TreeEntry.kind`).
+    static func kind(_ entry: Entry) -> UInt32 {
+        entry.mode == executableMode ? blobMode : entry.mode
+    }
+}

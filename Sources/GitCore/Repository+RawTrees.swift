@@ -1,0 +1,144 @@
+import CGit2
+import Dispatch
+import Glibc
+
+/// Trees read as raw bytes during one operation, kept so that a later step (building the merged
+/// tree from the folders the walk read) does not read or inflate them again. Like its repository,
+/// not for use on several threads at once.
+public final class RawTreeCache {
+    var trees: [ObjectID: RawTree] = [:]
+    /// The trees each folder path had in the walk that read it ("" for the root, "cards/" ...): a
+    /// rebuilt folder equal to one of them is that tree, known without hashing or writing it.
+    var versions: [String: [ObjectID]] = [:]
+
+    /// An empty cache.
+    public init() {}
+
+    func remember(_ id: ObjectID, at path: String) {
+        if versions[path]?.contains(id) == true { return }
+        versions[path, default: []].append(id)
+    }
+}
+
+/// Why the raw path gave way to libgit2's: the caller runs libgit2's path, which gives its own
+/// answer (or error) for the tree at hand.
+struct RawTreeFallback: Error {}
+
+extension Repository {
+    /// The id of the tree with no entries.
+    static let emptyTreeID = ObjectID(bytes: [
+        0x4b, 0x82, 0x5d, 0xc6, 0x42, 0xcb, 0x6e, 0xb9, 0xa0, 0x60, 0xe5, 0x4b, 0xf8, 0xd6, 0x92, 0x88, 0xfb, 0xee,
+        0x49, 0x04,
+    ])
+
+    /// The canonical tree `id` as raw bytes, from `cache` or read; throws `RawTreeFallback` for a
+    /// tree that is not in canonical form, or that cannot be read this way.
+    ///
+    /// Read from the object database's backends directly: `git_odb_read` would hash the ~27 KB of
+    /// each card folder again to check it (strict verification, on in this process), which cost as
+    /// much as inflating it. git does not check on read either. What that trades: a tree object whose
+    /// bytes no longer match its id (damaged on disk in a way zlib's own checksum did not catch) is
+    /// used as it reads instead of refused; it still has to parse as a canonical tree.
+    func rawTree(_ id: ObjectID, cache: RawTreeCache?) throws(RawTreeFallback) -> RawTree {
+        if let known = cache?.trees[id] { return known }
+        // libgit2 knows the empty tree without storing it.
+        if id == Repository.emptyTreeID { return RawTree.empty }
+        guard let bytes = readRawObject(id, type: GIT_OBJECT_TREE), let tree = RawTree(canonical: bytes) else {
+            throw RawTreeFallback()
+        }
+        cache?.trees[id] = tree
+        return tree
+    }
+
+    /// The content of object `id` when it is of `type`, read from the first backend that has it
+    /// (in the odb's priority order, as `git_odb_read` asks them); nil for anything else (missing,
+    /// another type, an error), which libgit2's own read then reports.
+    func readRawObject(_ id: ObjectID, type expected: git_object_t) -> [UInt8]? {
+        var odb: OpaquePointer?
+        guard git_repository_odb(&odb, pointer) == 0, let odb else {
+            git_error_clear()
+            return nil
+        }
+        defer { git_odb_free(odb) }
+        var oid = id.raw
+        for position in 0..<git_odb_num_backends(odb) {
+            var backend: UnsafeMutablePointer<git_odb_backend>?
+            guard git_odb_get_backend(&backend, odb, position) == 0, let backend, let read = backend.pointee.read
+            else {
+                git_error_clear()
+                continue
+            }
+            var data: UnsafeMutableRawPointer?
+            var length = 0
+            var type = GIT_OBJECT_INVALID
+            let result = read(&data, &length, &type, backend, &oid)
+            if result == GIT_ENOTFOUND.rawValue || result == GIT_PASSTHROUGH.rawValue {
+                git_error_clear()
+                continue
+            }
+            defer { if data != nil { git_odb_backend_data_free(backend, data) } }
+            guard result == 0, type == expected else {
+                git_error_clear()
+                return nil
+            }
+            guard length > 0, let data else { return [] }
+            return Array(UnsafeRawBufferPointer(start: data, count: length))
+        }
+        return nil
+    }
+}
+
+extension Repository {
+    /// Below this many trees to read, one thread reads them: a second handle and thread cost ~0.5 ms.
+    static let readAheadThreshold = 24
+    /// Trees smaller than this are read on one thread (see `readAhead`).
+    static let readAheadTreeSize = 8_192
+
+    /// Reads the trees `ids` into `cache` ahead of the walk that needs them, half of them on a second
+    /// thread through a handle of its own (a repository is not for two threads; the odb under two
+    /// handles is). Inflating ~27 KB card folders scales over two threads, unlike reading small blobs
+    /// (`DeckSnapshot.decodeAll`). A tree either half cannot read or parse is left out: the walk
+    /// reads it itself and decides. `concurrentPerform` runs both halves on the calling thread when no
+    /// other is free, so nothing ever waits on a queue.
+    func readAhead(_ ids: [ObjectID], cache: RawTreeCache) {
+        var seen = Set<ObjectID>()
+        let missing = ids.filter { cache.trees[$0] == nil && seen.insert($0).inserted }
+        let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        guard missing.count >= Repository.readAheadThreshold, processors > 1 else { return }
+        // Small folders (a deck of 10,000 cards has ~40 per folder, ~3 KB) read faster on one thread
+        // than a second handle and thread cost: judge by the first.
+        guard let first = try? rawTree(missing[0], cache: cache), first.bytes.count >= Repository.readAheadTreeSize
+        else { return }
+        let middle = (missing.count + 1) / 2
+        let mine = Array(missing[1..<middle])
+        let other = Array(missing[middle...])
+        let path = gitDirectory
+        let helper = ReadAhead()
+        // This handle and the cache are used by the first half only, on whichever thread runs it.
+        let own = UncheckedSendable(value: (repository: self, cache: cache))
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            if half == 0 {
+                for id in mine { _ = try? own.value.repository.rawTree(id, cache: own.value.cache) }
+                return
+            }
+            guard let repository = try? Repository.open(at: path) else { return }
+            var trees: [(ObjectID, RawTree)] = []
+            for id in other {
+                if let tree = try? repository.rawTree(id, cache: nil) { trees.append((id, tree)) }
+            }
+            helper.trees = trees
+        }
+        for (id, tree) in helper.trees { cache.trees[id] = tree }
+    }
+}
+
+/// What the second half read. Written by its iteration only, read after `concurrentPerform`
+/// returns, which waits for every iteration.
+private final class ReadAhead: @unchecked Sendable {
+    var trees: [(ObjectID, RawTree)] = []
+}
+
+/// A value handed to the other iteration whose safety the code around it ensures (said where it is made).
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+}

@@ -1,0 +1,228 @@
+import CGit2
+import Glibc
+
+extension Repository {
+    /// `updatedTree(base:updates:)` built from raw tree bytes: each folder on an updated path is
+    /// copied entry run by entry run from its raw bytes (read through `cache`, where a walk left
+    /// them), with the updated entries spliced in. A rebuilt folder whose bytes equal a tree that
+    /// folder had in the walk (the other side's, when only it changed the folder) is that tree: no
+    /// hashing, no writing. The rest are hashed and written.
+    ///
+    /// Gives the same tree as `updatedTree` (which is `git_tree_create_updated`), and falls back to
+    /// it whenever that is not plainly so: a tree not in canonical form on the way, a name libgit2
+    /// might refuse, a file where a folder is needed or the other way round, a path given both as a
+    /// file and as a folder.
+    ///
+    /// New trees go through `writer` when given (a bulk write flushed afterwards), else `git_odb_write`.
+    public func splicedTree(
+        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: LooseTreeWriter? = nil
+    ) throws(GitError) -> ObjectID {
+        if let id = try? splice(base: base, updates: updates, cache: cache, writer: writer) { return id }
+        return try updatedTree(base: base, updates: updates)
+    }
+
+    /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it.
+    private func splice(base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: LooseTreeWriter?) throws
+        -> ObjectID
+    {
+        // The last update of a path counts, as in `updatedTree`.
+        var lastByPath: [String: ObjectID?] = [:]
+        for update in updates { lastByPath[update.path] = .some(update.blob) }
+        var pending: [(components: [Substring], blob: ObjectID?)] = []
+        pending.reserveCapacity(lastByPath.count)
+        for (path, blob) in lastByPath {
+            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard components.allSatisfy(Repository.isPlainName) else { throw RawTreeFallback() }
+            pending.append((components, blob))
+        }
+        // A path that is also a folder of another path: libgit2 decides what that means.
+        let folders = Set(
+            pending.flatMap { item in (1..<item.components.count).map { item.components[..<$0].joined(separator: "/") }
+            })
+        if pending.contains(where: { folders.contains($0.components.joined(separator: "/")) }) {
+            throw RawTreeFallback()
+        }
+        let hasRemoval = pending.contains { $0.blob == nil }
+        let hasUpsert = pending.contains { $0.blob != nil }
+        guard hasUpsert || hasRemoval else {
+            if let base { return base }
+            return try emptyTree()
+        }
+        let rebuilt = try rebuild(
+            base, prefix: "", updates: pending[...].map { ($0.components[...], $0.blob) }, cache: cache, writer: writer)
+        switch rebuilt {
+        case .unchanged:
+            if let base { return base }
+            return try emptyTree()
+        case .tree(let id): return id
+        // The root is written even when empty, as libgit2 does.
+        case .empty: return try emptyTree()
+        }
+    }
+
+    private enum Rebuilt {
+        /// Nothing under this folder changed (only removals of paths that are not there).
+        case unchanged
+        /// The folder's new tree.
+        case tree(ObjectID)
+        /// Every entry is gone: the folder is pruned from its parent.
+        case empty
+    }
+
+    /// The folder `id` (nil: absent) at `prefix` with `updates` (paths relative to it) applied.
+    private func rebuild(
+        _ id: ObjectID?, prefix: String, updates: [(components: ArraySlice<Substring>, blob: ObjectID?)],
+        cache: RawTreeCache, writer: LooseTreeWriter?
+    ) throws -> Rebuilt {
+        let tree = try id.map { (id) throws(RawTreeFallback) in try rawTree(id, cache: cache) } ?? RawTree.empty
+        // What replaces each touched name: an entry (mode, id) or nothing.
+        var replacements: [String: (mode: UInt32, id: ObjectID)?] = [:]
+        var byFolder: [Substring: [(components: ArraySlice<Substring>, blob: ObjectID?)]] = [:]
+        for update in updates {
+            guard let first = update.components.first else { throw RawTreeFallback() }
+            if update.components.count == 1 {
+                replacements[String(first)] = .some(update.blob.map { (RawTree.blobMode, $0) })
+            } else {
+                byFolder[first, default: []].append((update.components.dropFirst(), update.blob))
+            }
+        }
+        // The entries these names have now, found by bisection: a card folder holds ~400 entries and
+        // a merge touches one or two of them.
+        var existing: [String: RawTree.Entry] = [:]
+        for name in replacements.keys {
+            let bytes = Array(name.utf8)
+            existing[name] = tree.find(bytes, isTree: false) ?? tree.find(bytes, isTree: true)
+        }
+        for name in byFolder.keys {
+            let bytes = Array(name.utf8)
+            existing[String(name)] = tree.find(bytes, isTree: true) ?? tree.find(bytes, isTree: false)
+        }
+        var changed = false
+        for (name, replacement) in replacements {
+            guard let old = existing[name] else {
+                // Removing what is not there is skipped; adding is a change.
+                if replacement != nil { changed = true } else { replacements[name] = nil }
+                continue
+            }
+            // A file replaces only a file or a link (libgit2 refuses the rest); only a file is removed here.
+            if old.isTree || old.mode == RawTree.submoduleMode { throw RawTreeFallback() }
+            changed = true
+        }
+        for (name, folderUpdates) in byFolder.sorted(by: { $0.key < $1.key }) {
+            let old = existing[String(name)]
+            if let old, !old.isTree { throw RawTreeFallback() }
+            let child = try rebuild(
+                old.map { tree.id($0) }, prefix: prefix + name + "/", updates: folderUpdates, cache: cache,
+                writer: writer)
+            switch child {
+            case .unchanged: continue
+            case .tree(let id): replacements[String(name)] = (RawTree.treeMode, id)
+            case .empty: replacements[String(name)] = .some(nil)
+            }
+            changed = true
+        }
+        guard changed else { return .unchanged }
+        // Every touched name that is there now leaves its old entry out (replaced, or removed).
+        let left = replacements.keys.compactMap { existing[$0]?.start }.sorted()
+        let bytes = try splicedBytes(tree, leavingOut: left, replacements: replacements)
+        if bytes.isEmpty { return .empty }
+        // The same bytes as a tree this folder had in the walk: that tree, nothing to write.
+        for candidate in cache.versions[prefix] ?? []
+        where cache.trees[candidate].map({ same($0.bytes, bytes) }) == true {
+            return .tree(candidate)
+        }
+        if let writer { return .tree(try writer.write(tree: bytes)) }
+        var oid = git_oid()
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "git_repository_odb")
+        defer { git_odb_free(odb) }
+        let result = bytes.withUnsafeBytes { buffer in
+            git_odb_write(&oid, odb, buffer.baseAddress, buffer.count, GIT_OBJECT_TREE)
+        }
+        try check(result, "git_odb_write")
+        return .tree(ObjectID(oid))
+    }
+
+    /// The tree's bytes with the entries starting at `leftOut` (sorted) left out and the new entries
+    /// of `replacements` put in: runs of untouched entries copied as they are, the new ones serialised
+    /// as git writes them ("<octal mode> <name>\0<20-byte id>"), all in git's order.
+    private func splicedBytes(
+        _ tree: RawTree, leavingOut leftOut: [Int], replacements: [String: (mode: UInt32, id: ObjectID)?]
+    ) throws(RawTreeFallback) -> [UInt8] {
+        // The new entries as a little tree of their own, in git's order (a folder's name sorts as if it
+        // ended with "/"), so that one merge of two sorted lists orders them.
+        var sorted: [(key: [UInt8], name: String, mode: UInt32, id: ObjectID)] = []
+        for (name, replacement) in replacements {
+            guard let replacement else { continue }
+            let key = Array(name.utf8) + (replacement.mode == RawTree.treeMode ? [UInt8(ascii: "/")] : [])
+            sorted.append((key, name, replacement.mode, replacement.id))
+        }
+        sorted.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        var added: [UInt8] = []
+        for replacement in sorted {
+            added += Array(String(replacement.mode, radix: 8).utf8)
+            added.append(UInt8(ascii: " "))
+            added += Array(replacement.name.utf8)
+            added.append(0)
+            added += replacement.id.bytes
+        }
+        guard let additions = RawTree(canonical: added)?.entries else { throw RawTreeFallback() }
+        var out: [UInt8] = []
+        out.reserveCapacity(tree.bytes.count + added.count)
+        // Where the run of old entries not yet copied starts.
+        var run = 0
+        var nextAddition = 0
+        var nextLeftOut = 0
+        for entry in tree.entries {
+            if nextAddition < additions.count && RawTree.order(added, additions[nextAddition], tree.bytes, entry) < 0 {
+                out += tree.bytes[run..<entry.start]
+                run = entry.start
+                while nextAddition < additions.count
+                    && RawTree.order(added, additions[nextAddition], tree.bytes, entry) < 0
+                {
+                    out += added[additions[nextAddition].start..<additions[nextAddition].end]
+                    nextAddition += 1
+                }
+            }
+            if nextLeftOut < leftOut.count && leftOut[nextLeftOut] == entry.start {
+                out += tree.bytes[run..<entry.start]
+                run = entry.end
+                nextLeftOut += 1
+            }
+        }
+        out += tree.bytes[run...]
+        while nextAddition < additions.count {
+            out += added[additions[nextAddition].start..<additions[nextAddition].end]
+            nextAddition += 1
+        }
+        return out
+    }
+
+    /// Whether two byte arrays hold the same bytes (memcmp: a card folder is ~27 KB).
+    private func same(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        guard left.count == right.count else { return false }
+        return left.withUnsafeBytes { x in
+            right.withUnsafeBytes { y in
+                guard let a = x.baseAddress, let b = y.baseAddress else { return true }
+                return memcmp(a, b, x.count) == 0
+            }
+        }
+    }
+
+    /// A name `git_tree_create_updated` takes as it is: ASCII letters, digits, ".", "-", "_", not
+    /// "." or "..", and not ".git" in any case or with trailing dots (NTFS would read it as ".git").
+    static func isPlainName(_ name: Substring) -> Bool {
+        guard !name.isEmpty, name != ".", name != ".." else { return false }
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                continue
+            default: return false
+            }
+        }
+        var trimmed = name.lowercased()[...]
+        while trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }
+        return trimmed != ".git"
+    }
+}

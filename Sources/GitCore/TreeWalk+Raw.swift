@@ -1,0 +1,114 @@
+extension Repository {
+    /// `changedLeaves` over raw tree bytes: each tree read once (kept in `cache`), entries compared
+    /// in place, only the differing ones turned into values. Throws `RawTreeFallback` when a tree
+    /// is not canonical or cannot be read this way; the caller then walks with libgit2.
+    func rawChangedLeaves(_ trees: [ObjectID?], comparing pair: (Int, Int), cache: RawTreeCache)
+        throws(RawTreeFallback) -> [TreeWalkChange]
+    {
+        var result: [TreeWalkChange] = []
+        try rawWalk(trees, comparing: pair, prefix: "", cache: cache, into: &result)
+        return result
+    }
+
+    /// One key where the two compared trees differ: a leaf to report, or a folder to walk.
+    private enum WalkItem {
+        case leaf(TreeWalkChange)
+        case folder([ObjectID?], path: String)
+    }
+
+    private func rawWalk(
+        _ ids: [ObjectID?], comparing pair: (Int, Int), prefix: String, cache: RawTreeCache,
+        into result: inout [TreeWalkChange]
+    ) throws(RawTreeFallback) {
+        if ids[pair.0] == ids[pair.1] { return }
+        var trees: [RawTree] = []
+        for id in ids {
+            guard let id else {
+                trees.append(RawTree.empty)
+                continue
+            }
+            trees.append(try rawTree(id, cache: cache))
+            cache.remember(id, at: prefix)
+        }
+        let items = differingKeys(trees, comparing: pair, prefix: prefix)
+        // The folders to walk next, read ahead together: at 100,000 cards they are ~100–700 card
+        // folders of ~27 KB each, and inflating them is most of a merge's time.
+        var next: [ObjectID] = []
+        for case .folder(let children, _) in items { next += children.compactMap { $0 } }
+        readAhead(next, cache: cache)
+        for item in items {
+            switch item {
+            case .leaf(let change): result.append(change)
+            case .folder(let children, let path):
+                try rawWalk(children, comparing: pair, prefix: path, cache: cache, into: &result)
+            }
+        }
+    }
+
+    /// The keys of one folder where the trees at `pair` differ, in git's order.
+    private func differingKeys(_ trees: [RawTree], comparing pair: (Int, Int), prefix: String) -> [WalkItem] {
+        var items: [WalkItem] = []
+        var positions = [Int](repeating: 0, count: trees.count)
+        // Reused for every key: no allocation per equal entry.
+        var present = [Bool](repeating: false, count: trees.count)
+        while true {
+            if allSame(trees, positions) {
+                for index in positions.indices { positions[index] += 1 }
+                continue
+            }
+            // The smallest key under any cursor, in git's order.
+            var smallest: (tree: Int, entry: RawTree.Entry)?
+            for index in trees.indices where positions[index] < trees[index].entries.count {
+                let entry = trees[index].entries[positions[index]]
+                if let best = smallest,
+                    RawTree.order(trees[index].bytes, entry, trees[best.tree].bytes, best.entry) >= 0
+                {
+                    continue
+                }
+                smallest = (index, entry)
+            }
+            guard let smallest else { return items }
+            for index in trees.indices {
+                present[index] = false
+                guard positions[index] < trees[index].entries.count else { continue }
+                let entry = trees[index].entries[positions[index]]
+                if RawTree.order(trees[index].bytes, entry, trees[smallest.tree].bytes, smallest.entry) == 0 {
+                    present[index] = true
+                }
+            }
+            defer { for index in trees.indices where present[index] { positions[index] += 1 } }
+            if present[pair.0] && present[pair.1]
+                && RawTree.sameTarget(
+                    trees[pair.0], trees[pair.0].entries[positions[pair.0]], trees[pair.1],
+                    trees[pair.1].entries[positions[pair.1]])
+            {
+                continue
+            }
+            let name = trees[smallest.tree].name(smallest.entry)
+            if smallest.entry.isTree {
+                let children = trees.indices.map { index in
+                    present[index] ? trees[index].id(trees[index].entries[positions[index]]) : nil
+                }
+                items.append(.folder(children, path: prefix + name + "/"))
+            } else {
+                let entries = trees.indices.map { index in
+                    present[index] ? trees[index].treeEntry(trees[index].entries[positions[index]]) : nil
+                }
+                items.append(.leaf(TreeWalkChange(path: prefix + name, entries: entries)))
+            }
+        }
+    }
+
+    /// Whether every cursor is on an entry and all those entries are the same bytes (the common
+    /// case inside a changed folder: one key, unchanged everywhere).
+    private func allSame(_ trees: [RawTree], _ positions: [Int]) -> Bool {
+        guard positions[0] < trees[0].entries.count else { return false }
+        let first = trees[0].entries[positions[0]]
+        for index in trees.indices.dropFirst() {
+            guard positions[index] < trees[index].entries.count,
+                RawTree.same(trees[0], first, trees[index], trees[index].entries[positions[index]])
+            else { return false }
+        }
+        return true
+    }
+}

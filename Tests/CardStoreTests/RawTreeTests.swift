@@ -1,0 +1,208 @@
+import CardModel
+import CardStore
+import Foundation
+@testable import GitCore
+import TestSupport
+import Testing
+
+/// The raw-bytes tree paths (walk and splice) against libgit2's on random trees, some of them odd or
+/// hostile (executable files, links, a non-canonical mode, unsorted or repeated names): the same
+/// changes, the same new tree, the same failures. Seeded; the seed is in every failure message
+/// (`RAW_TREE_SEEDS=N` for more).
+@Suite("Raw trees: the walk and the splice agree with libgit2's")
+struct RawTreeTests {
+    static let seeds: [UInt64] = {
+        let count = ProcessInfo.processInfo.environment["RAW_TREE_SEEDS"].flatMap(Int.init) ?? 12
+        return (0..<UInt64(count)).map { 7_000 + $0 }
+    }()
+
+    /// A bare repository and the blobs and trees of one seed.
+    struct Store {
+        let scratch: StoreScratch
+        let directory: String
+        let repository: Repository
+        var blobs: [ObjectID] = []
+
+        init() throws {
+            scratch = try StoreScratch()
+            directory = scratch.path("repo.git")
+            try scratch.git(["init", "-q", "--bare", directory], in: scratch.root)
+            repository = try Repository.open(at: directory)
+            for index in 0..<12 { blobs.append(try repository.writeBlob(Array("blob \(index)\n".utf8))) }
+        }
+
+        /// A tree object written as given, bypassing every check (`git hash-object --literally`).
+        func literalTree(_ entries: [(mode: String, name: String, id: ObjectID)]) throws -> ObjectID {
+            var bytes: [UInt8] = []
+            for entry in entries { bytes += Array("\(entry.mode) \(entry.name)".utf8) + [0] + entry.id.bytes }
+            let file = scratch.path("tree-\(UUID().uuidString)")
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            let hex = try scratch.git(["hash-object", "-t", "tree", "--literally", "-w", file], in: directory)
+            guard let id = ObjectID(hex: hex.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            return id
+        }
+    }
+
+    static let paths: [String] = {
+        var paths = ["deck.json", ".gitattributes", "notes/a.txt", "notes/deep/b.txt", "a-b", "a.c"]
+        for folder in ["00", "0a", "3f", "ff"] {
+            for name in ["0a1b", "0a1b-2", "77", "c3", "f0"] { paths.append("cards/\(folder)/\(name).json") }
+        }
+        return paths
+    }()
+
+    /// Random upserts and removals (some of paths that are not there).
+    static func randomUpdates(_ store: Store, count: Int, using random: inout SplitMix64) -> [TreeUpdate] {
+        (0..<count).map { _ in
+            let path = paths[Int.random(in: 0..<paths.count, using: &random)]
+            let remove = Int.random(in: 0..<4, using: &random) == 0
+            return TreeUpdate(path: path, blob: remove ? nil : store.blobs[Int.random(in: 0..<12, using: &random)])
+        }
+    }
+
+    /// One odd folder hung into `tree` at `cards/0a`: canonical but unusual, or not canonical at all.
+    static func oddFolder(_ store: Store, into tree: ObjectID, using random: inout SplitMix64) throws -> ObjectID {
+        let blob = store.blobs[Int.random(in: 0..<12, using: &random)]
+        let other = store.blobs[Int.random(in: 0..<12, using: &random)]
+        let entries: [(mode: String, name: String, id: ObjectID)]
+        switch Int.random(in: 0..<5, using: &random) {
+        case 0: entries = [("100755", "0a1b.json", blob), ("100644", "77.json", other)]
+        case 1: entries = [("120000", "0a1b.json", blob), ("100644", "c3.json", other)]
+        case 2: entries = [("100664", "0a1b.json", blob), ("100644", "c3.json", other)]
+        case 3: entries = [("100644", "c3.json", blob), ("100644", "0a1b.json", other)]
+        default: entries = [("100644", "77.json", blob), ("100644", "77.json", other)]
+        }
+        let folder = try store.literalTree(entries)
+        var cards = (try store.repository.treeEntries(tree)).first { $0.name == "cards" }.map { $0.id }
+        var cardsEntries: [(mode: String, name: String, id: ObjectID)] = []
+        if let id = cards {
+            for entry in try store.repository.treeEntries(id) where entry.name != "0a" {
+                cardsEntries.append((String(entry.mode, radix: 8), entry.name, entry.id))
+            }
+        }
+        cardsEntries.append(("40000", "0a", folder))
+        cardsEntries.sort { ($0.name + "/").utf8.lexicographicallyPrecedes(($1.name + "/").utf8) }
+        cards = try store.literalTree(cardsEntries)
+        var rootEntries: [(mode: String, name: String, id: ObjectID)] = []
+        for entry in try store.repository.treeEntries(tree) where entry.name != "cards" {
+            rootEntries.append((String(entry.mode, radix: 8), entry.name, entry.id))
+        }
+        if let cards { rootEntries.append(("40000", "cards", cards)) }
+        rootEntries.sort { left, right in
+            let l = left.name + (left.mode == "40000" ? "/" : "")
+            let r = right.name + (right.mode == "40000" ? "/" : "")
+            return l.utf8.lexicographicallyPrecedes(r.utf8)
+        }
+        return try store.literalTree(rootEntries)
+    }
+
+    @Test("random trees: the same changed leaves and the same updated tree as libgit2", arguments: seeds)
+    func randomTrees(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let store = try Store()
+        let repository = store.repository
+        for round in 0..<8 {
+            var base = try repository.updatedTree(
+                base: nil, updates: Self.randomUpdates(store, count: 20, using: &random))
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                base = try Self.oddFolder(store, into: base, using: &random)
+            }
+            let ours = try repository.updatedTree(
+                base: base,
+                updates: Self.randomUpdates(store, count: Int.random(in: 0...6, using: &random), using: &random))
+            let theirs = try repository.updatedTree(
+                base: base,
+                updates: Self.randomUpdates(store, count: Int.random(in: 0...6, using: &random), using: &random))
+            let context = "seed \(seed), round \(round)"
+
+            let cache = RawTreeCache()
+            let walked = try repository.changedLeaves([base, ours, theirs], comparing: (1, 2), cache: cache)
+            let expected = try repository.libgit2ChangedLeaves([base, ours, theirs], comparing: (1, 2))
+            #expect(walked == expected, "\(context): the three-tree walk differs from libgit2's")
+            for (old, new) in [(base, ours), (ours, base), (nil, theirs), (theirs, nil)] as [(ObjectID?, ObjectID?)] {
+                #expect(
+                    try repository.changedLeaves([old, new], comparing: (0, 1))
+                        == repository.libgit2ChangedLeaves([old, new], comparing: (0, 1)),
+                    "\(context): a two-tree walk differs from libgit2's")
+            }
+
+            // Their changes applied to ours, and random ones: the same tree, or the same refusal.
+            var updateSets = [walked.map { TreeUpdate(path: $0.path, blob: $0.entries[2]?.id) }]
+            updateSets.append(Self.randomUpdates(store, count: Int.random(in: 1...8, using: &random), using: &random))
+            for updates in updateSets {
+                let spliced = Result { () throws(GitError) in
+                    try repository.splicedTree(base: ours, updates: updates, cache: cache)
+                }
+                let built = Result { () throws(GitError) in try repository.updatedTree(base: ours, updates: updates) }
+                switch (spliced, built) {
+                case (.success(let left), .success(let right)):
+                    #expect(
+                        left == right, "\(context): spliced \(left.short), libgit2 built \(right.short) for \(updates)")
+                case (.failure, .failure): break
+                default:
+                    Issue.record("\(context): spliced \(spliced), libgit2 \(built) for \(updates)")
+                }
+            }
+        }
+    }
+
+    /// `git fsck --strict`'s exit status in the repository at `path`.
+    static func fsckStatus(_ path: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = ["fsck", "--strict", "--no-dangling", "--no-progress"]
+        process.currentDirectoryURL = URL(fileURLWithPath: path)
+        var environment = ProcessInfo.processInfo.environment
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test("a deck merge gives the tree git merge-tree gives when the sides changed different cards", arguments: seeds)
+    func mergeMatchesGit(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let scratch = try StoreScratch()
+        let path = scratch.path("deck.git")
+        let deck = try Deck.create(at: path, name: "R", bare: true)
+        var cards = makeCards(60, seed: seed)
+        try deck.importCards(cards, source: "seed")
+        guard let base = try deck.headCommit() else { throw CocoaError(.fileReadCorruptFile) }
+        cards.shuffle(using: &random)
+        var tips: [ObjectID] = []
+        for side in 0..<2 {
+            try deck.repository.updateReference(
+                Deck.branch, to: base, expected: try deck.headCommit(), logMessage: "test: back to the base")
+            // Each side edits, adds and deletes cards of its own: nothing for the merge to decide.
+            let mine = cards[(side * 30)..<(side * 30 + 30)]
+            for card in mine.prefix(Int.random(in: 1...12, using: &random)) {
+                try deck.edit(card.id, CardEdit(title: "Side \(side) \(card.id.prefix(4))"))
+            }
+            for card in mine.suffix(Int.random(in: 0...3, using: &random)) { try deck.delete([card.id]) }
+            for index in 0..<Int.random(in: 0...3, using: &random) {
+                try deck.add(title: "New \(side) \(index)", indexURL: "https://new.example/\(side)/\(index)")
+            }
+            guard let tip = try deck.headCommit() else { throw CocoaError(.fileReadCorruptFile) }
+            tips.append(tip)
+        }
+        try deck.repository.updateReference(
+            Deck.branch, to: tips[0], expected: try deck.headCommit(), logMessage: "test: side 0")
+        let report = try deck.merge(theirs: tips[1], theirsName: "side 1", policy: .keep, dryRun: false)
+        guard let merged = report.commit else {
+            Issue.record("seed \(seed): no merge commit (\(report.kind))")
+            return
+        }
+        let ours = try deck.repository.commit(merged).tree
+        let git = try scratch.git(["merge-tree", "--write-tree", tips[0].hex, tips[1].hex], in: path)
+        // Every object the merge wrote (trees as stored zlib blocks among them) reads back with its id.
+        #expect(try Self.fsckStatus(path) == 0, "seed \(seed): git fsck refuses the merged repository")
+        #expect(
+            ours.hex == git.split(separator: "\n").first.map(String.init),
+            "seed \(seed): the merge's tree \(ours.short) is not git merge-tree's \(git)")
+    }
+}
