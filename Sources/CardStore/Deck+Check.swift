@@ -89,6 +89,14 @@ extension Deck {
             }
         }
         checkObjectTempFiles(&report, repair: repair)
+        if repair {
+            for path in packMarker.removeOrphans() { report.repaired.append("removed \(path), left without its index") }
+        } else {
+            for path in packMarker.orphanedPacks() {
+                report.problems.append(
+                    "\(path): a pack an interrupted command left without its index; `cards fsck --repair` removes it")
+            }
+        }
         let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
         var folders = [gitDirectory]
         if let workingDirectory, let cards {
@@ -108,11 +116,11 @@ extension Deck {
     }
 
     /// Temp files of an object or pack write that was killed (libgit2's `tmp_object_git2_*`,
-    /// `pack_git2_*`, git's `tmp_pack_*`/`tmp_idx_*`, our `tmp_cards_pack_*`): garbage that nothing refers to. One a live
+    /// `pack_git2_*`, git's `tmp_pack_*`/`tmp_idx_*`, our `tmp_cards_pack_*`/`tmp_cards_obj_*`): garbage that nothing refers to. One a live
     /// process still has open is a write in progress, never touched.
     private func checkObjectTempFiles(_ report: inout CheckReport, repair: Bool) {
         let objects = "\(gitDirectory)/objects"
-        let prefixes = ["tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", "tmp_cards_pack_"]
+        let prefixes = ["tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", "tmp_cards_pack_", "tmp_cards_obj_"]
         var candidates: [String] = []
         for folder in FileSystem.list(objects) where folder.count == 2 || folder == "pack" {
             for name in FileSystem.list("\(objects)/\(folder)") where prefixes.contains(where: name.hasPrefix) {

@@ -14,6 +14,9 @@ extension Deck {
     /// The flag file of a write in progress.
     var pendingPath: String { "\(gitDirectory)/cards-pending" }
 
+    /// The file naming packs being installed or removed (see `PackInstallMarker`).
+    var packMarker: PackInstallMarker { PackInstallMarker(packFolder: repository.commonDirectory + "objects/pack") }
+
     /// Records that this process is about to publish a change touching `paths`. Not fsynced: if a
     /// crash loses it, `cards fsck` still finds an index behind `main` and `--repair` fixes it.
     func markPending(_ paths: [String]) throws(StoreError) {
@@ -42,6 +45,7 @@ extension Deck {
 
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
     func recoverInterruptedWrite() throws(StoreError) {
+        _ = packMarker.removeOrphans()
         guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite() else { return }
         for name in ["refs/heads/main.lock", "index.lock"] { _ = clearStaleGitLock(name) }
         if let workingDirectory {

@@ -43,6 +43,10 @@ public enum PackConsolidation {
         }
         ids = sortedUnique(ids)
         try write(ids, from: repository, into: folder, durable: durable)
+        // Killed midway, an old pack could be left without its index: named, it is removed next time.
+        let marker = PackInstallMarker(packFolder: folder)
+        try marker.record(chosen.map(\.base))
+        defer { marker.clear() }
         for pack in chosen {
             // The index first: a folder scan that no longer sees it never tries to open the pack.
             unlink(pack.base + ".idx")

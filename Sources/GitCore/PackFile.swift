@@ -24,7 +24,9 @@ struct PackFile {
     /// Number of objects appended so far.
     var count: Int { entries.count }
 
-    /// Appends one object, zlib-compressed, after its type-and-size header.
+    /// Appends one object, zlib-compressed, after its type-and-size header. Trees are stored (zlib
+    /// level 0): a folder tree is mostly random object ids and barely compresses, and a merge reads
+    /// hundreds of them, each inflated in a copy instead of decoded.
     mutating func append(id: git_oid, type: git_object_t, data: UnsafeRawBufferPointer) throws(GitError) {
         let offset = pack.count
         var size = data.count
@@ -43,7 +45,7 @@ struct PackFile {
             guard let base = buffer.baseAddress else { return Z_BUF_ERROR }
             return compress2(
                 base + start, &compressedSize, data.baseAddress?.assumingMemoryBound(to: Bytef.self),
-                uLong(data.count), 1)
+                uLong(data.count), type == GIT_OBJECT_TREE ? 0 : 1)
         }
         guard result == Z_OK else {
             throw GitError(code: .other(-1), message: "zlib could not compress an object", function: "compress2")
@@ -67,8 +69,13 @@ struct PackFile {
         pack += packChecksum
         let index = Self.index(entries, packChecksum: packChecksum)
         let name = packFolder + "/pack-" + packChecksum.map { Self.hexDigits($0) }.joined()
+        // Killed between the two renames, a pack would be left without its index: garbage to git. The
+        // marker names it so the next command (or `cards fsck --repair`) removes it.
+        let marker = PackInstallMarker(packFolder: packFolder)
+        try marker.record([name])
         try Self.writeDurably(pack, to: name + ".pack", in: packFolder, flush: durable)
         try Self.writeDurably(index, to: name + ".idx", in: packFolder, flush: durable)
+        defer { marker.clear() }
         guard durable else { return }
         let folder = open(packFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0, fsync(folder) == 0 else {
@@ -166,5 +173,79 @@ struct PackFile {
     private static func hexDigits(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    }
+}
+
+/// The file that names packs being installed or removed (`<common git folder>/cards-pack-pending`),
+/// so that a pack left without its index by a killed writer can be told from one being written by
+/// another program and removed safely.
+public struct PackInstallMarker {
+    /// Where the marker is.
+    public let path: String
+
+    /// The marker of the pack folder `packFolder` (`…/objects/pack`).
+    public init(packFolder: String) {
+        path = packFolder + "/../../cards-pack-pending"
+    }
+
+    /// Names the packs (paths without extension) about to be installed or removed. Not flushed: after
+    /// a power loss the leftover is still reported by `cards fsck`, only not removed on its own.
+    func record(_ bases: [String]) throws(GitError) {
+        let text = Array(bases.map { $0 + "\n" }.joined().utf8)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw GitError(
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                function: "pack")
+        }
+        let failure = FileSync.writeAll(fd, text)
+        close(fd)
+        guard failure == 0 else {
+            clear()
+            throw GitError(
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(failure)))",
+                function: "pack")
+        }
+    }
+
+    /// The install or removal is complete. Emptied, not removed: the file stays for the next commit,
+    /// which then allocates no new inode (slow on a busy ext4 without a journal).
+    func clear() {
+        truncate(path, 0)
+    }
+
+    /// Packs an interrupted install or removal left without their index: the marker's packs whose
+    /// `.idx` is missing. Only meaningful while no writer of ours runs (under the deck lock).
+    public func orphanedPacks() -> [String] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 20 {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+        }
+        let folder = String(path.dropLast("/../../cards-pack-pending".count))
+        let hex = Set("0123456789abcdef".utf8)
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            // Only a pack of this folder, by its own name: the marker is a file anyone could write.
+            guard let name = line.split(separator: "/").last, name.hasPrefix("pack-"), name.utf8.count == 45,
+                name.utf8.dropFirst(5).allSatisfy(hex.contains)
+            else { return nil }
+            let base = folder + "/" + name
+            return access(base + ".idx", F_OK) != 0 && access(base + ".pack", F_OK) == 0 ? base + ".pack" : nil
+        }
+    }
+
+    /// Removes the orphaned packs and empties the marker; returns the files removed.
+    public func removeOrphans() -> [String] {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0 else { return [] }
+        let removed = orphanedPacks().filter { unlink($0) == 0 }
+        clear()
+        return removed
     }
 }

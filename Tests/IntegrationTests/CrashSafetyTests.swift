@@ -219,6 +219,8 @@ struct CrashSafetyTests {
                         kind = "interrupted write flag"
                     } else if line.contains("temp file") {
                         kind = "temp file"
+                    } else if line.contains("without its index") {
+                        kind = "pack without its index"
                     } else if line.contains("behind") {
                         kind = "working tree behind main"
                     } else {

@@ -55,4 +55,31 @@ struct PackTests {
         try scratch.expectClean(deck)
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
     }
+
+    @Test(
+        "a pack left without its index by a killed writer: named by fsck, removed by the next command; a stranger's is kept"
+    )
+    func orphanedPackRemoved() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let folder = deck + "/.git/objects/pack"
+        let existing = try #require(try packs(scratch, deck).keys.first)
+        let ours = folder + "/pack-" + String(repeating: "a", count: 40)
+        let stranger = folder + "/pack-" + String(repeating: "b", count: 40)
+        for orphan in [ours, stranger] {
+            try FileManager.default.copyItem(atPath: folder + "/\(existing).pack", toPath: orphan + ".pack")
+        }
+        // What a writer killed between renaming its pack and its index leaves: the marker names the pack.
+        writeFileCloseOnExec(deck + "/.git/cards-pack-pending", ours + "\n")
+        let check = try scratch.cards(["fsck"], in: deck)
+        #expect(check.status == 1)
+        let orphanName = "pack-" + String(repeating: "a", count: 40) + ".pack"
+        #expect((check.stdout + check.stderr).contains(orphanName), "fsck did not name the orphan: \(check.stdout)")
+        let added = try scratch.cards(["add", "--title", "After", "--url", "https://after.example"], in: deck)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: ours + ".pack"), "the orphaned pack is still there")
+        #expect(
+            FileManager.default.fileExists(atPath: stranger + ".pack"), "a pack the marker does not name was removed")
+        #expect(try scratch.cards(["list"], in: deck).stdout.contains("After"))
+    }
 }
