@@ -51,8 +51,10 @@ final class Bench {
         note("\(row.operation) @ \(row.cards): ours \(ours), git \(git) \(row.note)")
     }
 
-    func cards(_ arguments: [String], capture: Bool = false) -> (run: ProcessRun, output: String) {
-        Measure.run(cardsBinary, arguments, capture: capture)
+    func cards(_ arguments: [String], capture: Bool = false, peakOwn: Bool = false) -> (
+        run: ProcessRun, output: String
+    ) {
+        Measure.run(cardsBinary, arguments, capture: capture, peakOwn: peakOwn)
     }
 
     @discardableResult
@@ -95,10 +97,10 @@ final class Bench {
             return
         }
         Measure.must(cardsBinary, ["init", ours, "--name", "Bench"])
-        let imported = cards(["--deck", ours, "import", importFile]).run
+        let imported = cards(["--deck", ours, "import", importFile], peakOwn: true).run
         if imported.status != 0 { fail("cards import failed at \(size)") }
         Measure.must(cardsBinary, ["init", "--bare", bare, "--name", "Bench"])
-        let importedBare = cards(["--deck", bare, "import", importFile]).run
+        let importedBare = cards(["--deck", bare, "import", importFile], peakOwn: true).run
         // The git twin: the same files, added and committed by the git CLI.
         let gitImport = Measure.time {
             Measure.must("git", ["init", "-q", "-b", "main", twin])
@@ -170,6 +172,16 @@ final class Bench {
             }
             for id in ids { processSamples[1].append(cards(["--deck", path, "edit", id, "--title", "Edited"]).run) }
             for id in ids { processSamples[2].append(cards(["--deck", path, "delete", id]).run) }
+            // One more of each through /usr/bin/time for the process's own peak memory (not timed).
+            let extra = cards(
+                ["--deck", path, "add", "--title", "Peak", "--url", "https://example.com/peak"], capture: true,
+                peakOwn: true)
+            let extraID = String(extra.output.prefix(36))
+            let peaks = [
+                extra.run.peakKilobytes,
+                cards(["--deck", path, "edit", extraID, "--title", "Peak 2"], peakOwn: true).run.peakKilobytes,
+                cards(["--deck", path, "delete", extraID], peakOwn: true).run.peakKilobytes,
+            ]
             let gitSamples = label.isEmpty ? gitOneCard(twin: twin) : gitOneCardCache
             for (index, name) in ["add", "edit", "delete"].enumerated() {
                 let runs = processSamples[index]
@@ -178,7 +190,7 @@ final class Bench {
                     Row(
                         operation: "\(name) one card, cards process\(label)", cards: size,
                         ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(gitSamples[index]),
-                        peak: runs.map(\.peakKilobytes).max(),
+                        peak: peaks[index],
                         note: index == 2 ? "git: git rm + git commit" : "git: git add + git commit"))
             }
         }
@@ -237,11 +249,12 @@ final class Bench {
                 gitRuns.append(git(twin, gitArguments).milliseconds)
             }
             if runs.contains(where: { $0.status != 0 }) { fail("cards \(name) failed") }
+            let peak = cards(["--deck", ours] + arguments, peakOwn: true).run.peakKilobytes
             record(
                 Row(
                     operation: "cards \(name) of the deck (process)", cards: size,
-                    ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(gitRuns),
-                    peak: runs.map(\.peakKilobytes).max(), note: "git: git \(gitArguments.joined(separator: " "))"))
+                    ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(gitRuns), peak: peak,
+                    note: "git: git \(gitArguments.joined(separator: " "))"))
         }
     }
 
@@ -250,19 +263,27 @@ final class Bench {
     func merges(size: Int, bare: String) throws {
         let deck = try Deck.open(at: bare, searchUpward: false)
         guard let base = try deck.headCommit() else { fail("no commit in \(bare)") }
-        let all = try deck.snapshot().allCards().cards
+        // Each side's edits, made before the measurements: the 100,000 decoded cards this takes are
+        // the bench's, not the merge's, and would otherwise count in the merge's peak memory.
+        var edits: [Int: (a: [Card], b: [Card])] = [:]
+        do {
+            let all = try deck.snapshot().allCards().cards
+            for changed in [100, 1000] where all.count >= 2 * changed {
+                edits[changed] = (edited(all[0..<changed], "Side A"), edited(all[changed..<2 * changed], "Side B"))
+            }
+        }
         for changed in [100, 1000] {
-            guard all.count >= 2 * changed else {
+            guard let (editsA, editsB) = edits[changed] else {
                 record(
                     Row(
                         operation: "merge, \(changed) changed each side", cards: size, ours: nil, git: nil, peak: nil,
                         note: "n/a (deck too small)"))
                 continue
             }
-            try deck.importCards(edited(all[0..<changed], "Side A"), source: "")
+            try deck.importCards(editsA, source: "")
             guard let sideA = try deck.headCommit() else { fail("no side A") }
             try deck.repository.updateReference(Deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
-            try deck.importCards(edited(all[changed..<2 * changed], "Side B"), source: "")
+            try deck.importCards(editsB, source: "")
             guard let sideB = try deck.headCommit() else { fail("no side B") }
             // Named, so a kept deck can replay the merge: `git merge-tree --write-tree side-a-100 side-b-100`.
             git(bare, ["update-ref", "refs/heads/side-a-\(changed)", sideA.hex])
@@ -270,7 +291,6 @@ final class Bench {
             var samples: [Double] = []
             var cpuSamples: [Double] = []
             var gitSamples: [Double] = []
-            Measure.resetPeak()
             for _ in 0..<repeats {
                 let current = try deck.headCommit()
                 try deck.repository.updateReference(Deck.branch, to: sideA, expected: current, logMessage: "bench")
@@ -286,14 +306,21 @@ final class Bench {
                 cpuSamples.append(Measure.cpuMilliseconds() - cpuBefore)
                 gitSamples.append(git(bare, ["merge-tree", "--write-tree", sideA.hex, sideB.hex]).milliseconds)
             }
-            let peak = Measure.peakKilobytes()
+            // Peak memory from a `cards merge` process of the same two commits: the in-process figure
+            // would be this benchmark's own high-water mark (it holds decks of its own).
+            let beforeProcess = try deck.headCommit()
+            try deck.repository.updateReference(Deck.branch, to: sideA, expected: beforeProcess, logMessage: "bench")
+            let process = cards(["--deck", bare, "merge", "side-b-\(changed)"], peakOwn: true).run
+            if process.status != 0 { fail("cards merge side-b-\(changed) failed on \(bare)") }
+            let peak = process.peakKilobytes
             let current = try deck.headCommit()
             try deck.repository.updateReference(Deck.branch, to: base, expected: current, logMessage: "bench: reset")
             record(
                 Row(
                     operation: "merge, \(changed) changed each side (in-process)", cards: size,
                     ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peak,
-                    note: "git: git merge-tree --write-tree; our CPU \(Report.ms(Measure.median(cpuSamples)))"))
+                    note: "git: git merge-tree --write-tree; our CPU \(Report.ms(Measure.median(cpuSamples))); "
+                        + "peak: a `cards merge` process"))
         }
     }
 
@@ -321,7 +348,7 @@ final class Bench {
         git(oursOther, ["push", "-q", "origin", "main"])
         try Deck.open(at: ours, searchUpward: false).importCards(
             edited(all[changed..<2 * changed], "Device A"), source: "")
-        let result = cards(["--deck", ours, "sync"]).run
+        let result = cards(["--deck", ours, "sync"], peakOwn: true).run
         let oursTime: Double? = result.status == 0 ? result.milliseconds : nil
         let oursPeak: Int? = result.peakKilobytes
         let oursNote = result.status == 0 ? "one run" : "cards sync failed (exit \(result.status))"

@@ -1,10 +1,13 @@
+import CardStore
 import Glibc
 
 /// What one child process cost.
 struct ProcessRun {
     /// Wall-clock time in milliseconds.
     var milliseconds: Double
-    /// Peak resident memory in kilobytes (`ru_maxrss` from `wait4`).
+    /// Peak resident memory in kilobytes: the child's own, as `/usr/bin/time` reports it, when the run
+    /// went through it (`peakOwn`); else `ru_maxrss` from `wait4`, which is at least this benchmark's
+    /// own peak (the kernel carries the spawning process's high-water mark across the `exec`).
     var peakKilobytes: Int
     /// The exit status.
     var status: Int32
@@ -69,9 +72,23 @@ enum Measure {
     /// Runs a program (looked up on PATH when not a path), output discarded unless
     /// `capture`, and returns its cost and (captured) standard output.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String], input: String? = nil, capture: Bool = false) -> (
-        run: ProcessRun, output: String
-    ) {
+    static func run(
+        _ program: String, _ arguments: [String], input: String? = nil, capture: Bool = false, peakOwn: Bool = false
+    ) -> (run: ProcessRun, output: String) {
+        // The child's own peak: /usr/bin/time, small itself, forks and waits for it (one fork more,
+        // ~0.5 ms, so timed runs of short commands do not use it).
+        let peakFile = "/tmp/cards-bench-peak-\(getpid())"
+        if peakOwn && access("/usr/bin/time", X_OK) == 0 {
+            var wrapped = run(
+                "/usr/bin/time", ["-f", "%M", "-o", peakFile, program] + arguments, input: input, capture: capture)
+            if let text = try? FileSystem.read(peakFile),
+                let kilobytes = Int(String(decoding: text, as: UTF8.self).split(separator: "\n").last ?? "")
+            {
+                wrapped.run.peakKilobytes = kilobytes
+            }
+            unlink(peakFile)
+            return wrapped
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
