@@ -29,7 +29,9 @@ typedef struct {
 /* GSS_C_NT_HOSTBASED_SERVICE, { 1 2 840 113554 1 2 1 4 }: libgit2 passes it to gss_import_name; the
    library compares name types by value, so our own copy of the OID serves. */
 static cards_gss_oid_desc hostbased_service_oid = {10, (void *)"\x2a\x86\x48\x86\xf7\x12\x01\x02\x01\x04"};
-cards_gss_oid_desc *GSS_C_NT_HOSTBASED_SERVICE = &hostbased_service_oid;
+/* Hidden, like the forwarders below: libgit2 is linked into the same executable and still finds
+   them, but the dlopened library must bind its own internal references to its own definitions. */
+__attribute__((visibility("hidden"))) cards_gss_oid_desc *GSS_C_NT_HOSTBASED_SERVICE = &hostbased_service_oid;
 
 static void *library;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -64,7 +66,7 @@ int cards_gssapi_missing_functions(void) {
 
 /* On a missing library or function: failure, with a zero minor status. */
 #define FORWARD(name, parameters, arguments)                          \
-    OM_uint32 name parameters {                                       \
+    __attribute__((visibility("hidden"))) OM_uint32 name parameters { \
         typedef OM_uint32(*function_type) parameters;                 \
         function_type function = (function_type)symbol(#name);        \
         if (function == NULL) {                                       \

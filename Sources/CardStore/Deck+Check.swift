@@ -89,14 +89,7 @@ extension Deck {
             }
         }
         checkObjectTempFiles(&report, repair: repair)
-        if repair {
-            for path in packMarker.removeOrphans() { report.repaired.append("removed \(path), left without its index") }
-        } else {
-            for path in packMarker.orphanedPacks() {
-                report.problems.append(
-                    "\(path): a pack an interrupted command left without its index; `cards fsck --repair` removes it")
-            }
-        }
+        checkPacksWithoutIndex(&report, repair: repair)
         let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
         var folders = [gitDirectory]
         if let workingDirectory, let cards {
@@ -112,6 +105,27 @@ extension Deck {
                         "\(path): a temp file left by an interrupted write; `cards fsck --repair` removes it")
                 }
             }
+        }
+    }
+
+    /// Packs without an index (garbage to git): removed by `--repair` when the marker names them (a
+    /// killed writer of ours) or when they are older than ten minutes (no git writer takes that long
+    /// between naming a pack and its index). Skipped while another process writes packs.
+    private func checkPacksWithoutIndex(_ report: inout CheckReport, repair: Bool) {
+        if repair {
+            for path in packMarker.removeOrphans(olderThan: 600) {
+                report.repaired.append("removed \(path), a pack left without its index")
+            }
+        }
+        guard let lock = PackFolderLock.acquireIfFree(packFolder: repository.commonDirectory + "objects/pack") else {
+            return
+        }
+        defer { withExtendedLifetime(lock) {} }
+        for orphan in packMarker.packsWithoutIndex() {
+            report.problems.append(
+                "\(orphan.path): a pack without its index (left by an interrupted command); "
+                    + (orphan.named || orphan.age > 600
+                        ? "`cards fsck --repair` removes it" : "if no git command is running, remove it"))
         }
     }
 

@@ -156,7 +156,7 @@ extension Deck {
     /// and every object stays readable whatever happens here, so a failure (a full disk) is left for
     /// the next commit to retry rather than reported as the command's.
     func consolidatePacks() {
-        _ = try? PackConsolidation.consolidate(repository, durable: durable)
+        _ = try? PackConsolidation.consolidate(repository)
     }
 
     /// Refuses to overwrite a card file whose working-tree content differs from `main`: that is a

@@ -23,10 +23,16 @@ public enum PackConsolidation {
     }
 
     /// Combines the smallest packs of `repository` when there are more than `limit`; returns how many
-    /// packs were combined (0 when nothing was to do). `durable`: flush the new pack before naming it.
+    /// packs were combined (0 when nothing was to do). Always flushed to disk, whatever the deck's
+    /// setting: old packs already on disk are removed, so the new one must be there first. Runs
+    /// under the pack folder's lock (every worktree of the repository shares the packs).
     @discardableResult
-    public static func consolidate(_ repository: Repository, limit: Int = 16, durable: Bool) throws(GitError) -> Int {
+    public static func consolidate(_ repository: Repository, limit: Int = 16) throws(GitError) -> Int {
         let folder = repository.commonDirectory + "objects/pack"
+        // A multi-pack index lists packs by name; removing some would leave it stale for git.
+        guard access(folder + "/multi-pack-index", F_OK) != 0, packNames(in: folder).count > limit else { return 0 }
+        let lock = try PackFolderLock.acquire(packFolder: folder)
+        defer { withExtendedLifetime(lock) {} }
         let names = packNames(in: folder)
         guard names.count > limit else { return 0 }
         var packs = names.compactMap { name in
@@ -42,16 +48,17 @@ public enum PackConsolidation {
             ids += listed
         }
         ids = sortedUnique(ids)
-        try write(ids, from: repository, into: folder, durable: durable)
+        let combined = try write(ids, from: repository, into: folder, holding: lock)
+        // The combined pack can have the very name of a chosen one (same objects, same bytes, left by
+        // a consolidation killed before its removals): that one is the result, never removed.
+        let old = chosen.filter { $0.base != combined }
         // Killed midway, an old pack could be left without its index: named, it is removed next time.
         let marker = PackInstallMarker(packFolder: folder)
-        try marker.record(chosen.map(\.base))
+        try marker.record(old.map(\.base))
         defer { marker.clear() }
-        for pack in chosen {
+        for pack in old {
             // The index first: a folder scan that no longer sees it never tries to open the pack.
-            unlink(pack.base + ".idx")
-            unlink(pack.base + ".pack")
-            unlink(pack.base + ".rev")
+            for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
         }
         return count
     }
@@ -78,7 +85,9 @@ public enum PackConsolidation {
         return counts.count
     }
 
-    /// Names (without extension) of the packs in `folder` that have an index and no `.keep` file.
+    /// Names (without extension) of the packs in `folder` that have an index and none of the files
+    /// that give a pack a meaning of its own to git: `.keep`, `.promisor` (a partial clone's),
+    /// `.mtimes` (a cruft pack's).
     static func packNames(in folder: String) -> [String] {
         guard let directory = opendir(folder) else { return [] }
         defer { closedir(directory) }
@@ -94,8 +103,8 @@ public enum PackConsolidation {
                 packs.append(String(name.dropLast(5)))
             } else if name.hasSuffix(".idx") {
                 indexes.insert(String(name.dropLast(4)))
-            } else if name.hasSuffix(".keep") {
-                kept.insert(String(name.dropLast(5)))
+            } else if let suffix = [".keep", ".promisor", ".mtimes"].first(where: name.hasSuffix) {
+                kept.insert(String(name.dropLast(suffix.count)))
             }
         }
         return packs.filter { indexes.contains($0) && !kept.contains($0) }.sorted()
@@ -172,9 +181,12 @@ public enum PackConsolidation {
         return unique
     }
 
-    /// Reads each object through the repository's object database and writes them all as one pack.
-    private static func write(_ ids: [git_oid], from repository: Repository, into folder: String, durable: Bool)
-        throws(GitError)
+    /// Reads each object through the repository's object database and writes them all as one pack;
+    /// returns its path without extension.
+    private static func write(
+        _ ids: [git_oid], from repository: Repository, into folder: String, holding lock: PackFolderLock
+    )
+        throws(GitError) -> String
     {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.pointer), "git_repository_odb")
@@ -188,6 +200,7 @@ public enum PackConsolidation {
             let data = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object))
             try pack.append(id: id, type: git_odb_object_type(object), data: data)
         }
-        try pack.install(in: folder, durable: durable)
+        return try pack.install(in: folder, durable: true, holding: lock)
     }
+
 }

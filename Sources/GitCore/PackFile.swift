@@ -60,23 +60,63 @@ struct PackFile {
 
     /// Finishes the pack and its index and moves both into `packFolder` as `pack-<checksum>.pack`
     /// and `.idx`, each flushed to disk before it is named (a torn index under its final name would
-    /// break every read of the object database), then flushes the folder. `durable: false` (a deck
-    /// whose writes are not flushed, `CARDS_FSYNC=0`) skips the three flushes.
-    mutating func install(in packFolder: String, durable: Bool = true) throws(GitError) {
+    /// break every read of the object database), then flushes the folder; returns the new pack's path
+    /// without extension. `durable: false` (a deck whose writes are not flushed, `CARDS_FSYNC=0`)
+    /// skips the three flushes. The renames happen under the pack folder's lock (`PackFolderLock`,
+    /// taken here unless the caller passes the one it holds) and named in the marker
+    /// (`PackInstallMarker`): killed between them, a pack would be left without its index, garbage
+    /// to git, which the next command then removes.
+    @discardableResult
+    mutating func install(in packFolder: String, durable: Bool = true, holding heldLock: PackFolderLock? = nil)
+        throws(GitError) -> String
+    {
         let count = UInt32(entries.count)
         for shift in 0..<4 { pack[8 + shift] = UInt8(truncatingIfNeeded: count >> (24 - 8 * UInt32(shift))) }
         let packChecksum = pack.withUnsafeBytes { SHA1.digest($0) }
         pack += packChecksum
         let index = Self.index(entries, packChecksum: packChecksum)
         let name = packFolder + "/pack-" + packChecksum.map { Self.hexDigits($0) }.joined()
-        // Killed between the two renames, a pack would be left without its index: garbage to git. The
-        // marker names it so the next command (or `cards fsck --repair`) removes it.
+        let temporaryPack = try Self.writeTemporary(pack, in: packFolder, flush: durable)
+        let temporaryIndex: String
+        do {
+            temporaryIndex = try Self.writeTemporary(index, in: packFolder, flush: durable)
+        } catch {
+            unlink(temporaryPack)
+            throw error
+        }
+        func failure(_ what: String) -> GitError {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPack)
+            unlink(temporaryIndex)
+            return GitError(code: .other(-1), message: "\(what) \(name): \(reason)", function: "pack")
+        }
+        let lock: PackFolderLock
+        do throws(GitError) {
+            if let heldLock { lock = heldLock } else { lock = try PackFolderLock.acquire(packFolder: packFolder) }
+        } catch {
+            unlink(temporaryPack)
+            unlink(temporaryIndex)
+            throw error
+        }
         let marker = PackInstallMarker(packFolder: packFolder)
-        try marker.record([name])
-        try Self.writeDurably(pack, to: name + ".pack", in: packFolder, flush: durable)
-        try Self.writeDurably(index, to: name + ".idx", in: packFolder, flush: durable)
-        defer { marker.clear() }
-        guard durable else { return }
+        do {
+            try marker.record([name])
+        } catch {
+            unlink(temporaryPack)
+            unlink(temporaryIndex)
+            throw error
+        }
+        guard rename(temporaryPack, name + ".pack") == 0 else {
+            marker.clear()
+            throw failure("cannot move into place")
+        }
+        guard rename(temporaryIndex, name + ".idx") == 0 else {
+            // The pack stays named in the marker: the next command removes it.
+            throw failure("cannot move into place")
+        }
+        marker.clear()
+        withExtendedLifetime(lock) {}
+        guard durable else { return name }
         let folder = open(packFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0, fsync(folder) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -86,6 +126,7 @@ struct PackFile {
                 function: "pack")
         }
         close(folder)
+        return name
     }
 
     /// The version-2 index: fan-out table, sorted ids, CRC-32s, offsets (large ones in a second
@@ -132,10 +173,9 @@ struct PackFile {
     }
 
     /// Writes `bytes` to a new temp file in `folder` (a unique name: a crashed import's leftover or a
-    /// second writer never collides), flushes it (unless `flush` is false), then renames it to `path`.
-    private static func writeDurably(_ bytes: [UInt8], to path: String, in folder: String, flush: Bool)
-        throws(GitError)
-    {
+    /// second writer never collides), read-only as git leaves its packs, flushed unless `flush` is
+    /// false; returns its path.
+    private static func writeTemporary(_ bytes: [UInt8], in folder: String, flush: Bool) throws(GitError) -> String {
         var template = Array("\(folder)/tmp_cards_pack_XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
@@ -144,108 +184,26 @@ struct PackFile {
             return fd
         }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        func failure(_ what: String) -> GitError {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            return GitError(code: .other(-1), message: "\(what) \(path): \(reason)", function: "pack")
-        }
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw GitError(
                 code: .other(-1), message: "cannot create a temporary file in \(folder): \(reason)", function: "pack")
         }
-        // Read-only, as git leaves its packs.
         _ = fchmod(fd, 0o444)
-        let written = FileSync.writeAll(fd, bytes)
-        guard written == 0 else {
-            close(fd)
-            errno = written
-            throw failure("cannot write")
-        }
-        guard !flush || fsync(fd) == 0 else {
-            close(fd)
-            throw failure("cannot flush")
-        }
+        var failure = FileSync.writeAll(fd, bytes)
+        if failure == 0 && flush && fsync(fd) != 0 { failure = errno }
         close(fd)
-        guard rename(temporary, path) == 0 else { throw failure("cannot move into place") }
+        guard failure == 0 else {
+            unlink(temporary)
+            throw GitError(
+                code: .other(-1), message: "cannot write \(temporary): \(String(cString: strerror(failure)))",
+                function: "pack")
+        }
+        return temporary
     }
 
     private static func hexDigits(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-    }
-}
-
-/// The file that names packs being installed or removed (`<common git folder>/cards-pack-pending`),
-/// so that a pack left without its index by a killed writer can be told from one being written by
-/// another program and removed safely.
-public struct PackInstallMarker {
-    /// Where the marker is.
-    public let path: String
-
-    /// The marker of the pack folder `packFolder` (`…/objects/pack`).
-    public init(packFolder: String) {
-        path = packFolder + "/../../cards-pack-pending"
-    }
-
-    /// Names the packs (paths without extension) about to be installed or removed. Not flushed: after
-    /// a power loss the leftover is still reported by `cards fsck`, only not removed on its own.
-    func record(_ bases: [String]) throws(GitError) {
-        let text = Array(bases.map { $0 + "\n" }.joined().utf8)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
-                function: "pack")
-        }
-        let failure = FileSync.writeAll(fd, text)
-        close(fd)
-        guard failure == 0 else {
-            clear()
-            throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(failure)))",
-                function: "pack")
-        }
-    }
-
-    /// The install or removal is complete. Emptied, not removed: the file stays for the next commit,
-    /// which then allocates no new inode (slow on a busy ext4 without a journal).
-    func clear() {
-        truncate(path, 0)
-    }
-
-    /// Packs an interrupted install or removal left without their index: the marker's packs whose
-    /// `.idx` is missing. Only meaningful while no writer of ours runs (under the deck lock).
-    public func orphanedPacks() -> [String] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
-        let folder = String(path.dropLast("/../../cards-pack-pending".count))
-        let hex = Set("0123456789abcdef".utf8)
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
-            // Only a pack of this folder, by its own name: the marker is a file anyone could write.
-            guard let name = line.split(separator: "/").last, name.hasPrefix("pack-"), name.utf8.count == 45,
-                name.utf8.dropFirst(5).allSatisfy(hex.contains)
-            else { return nil }
-            let base = folder + "/" + name
-            return access(base + ".idx", F_OK) != 0 && access(base + ".pack", F_OK) == 0 ? base + ".pack" : nil
-        }
-    }
-
-    /// Removes the orphaned packs and empties the marker; returns the files removed.
-    public func removeOrphans() -> [String] {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_size > 0 else { return [] }
-        let removed = orphanedPacks().filter { unlink($0) == 0 }
-        clear()
-        return removed
     }
 }

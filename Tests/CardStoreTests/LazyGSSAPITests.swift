@@ -6,8 +6,9 @@ import Testing
 @Suite("GSSAPI loaded on first use")
 struct LazyGSSAPITests {
     @Test("libgssapi_krb5.so.2 loads and exports all nine functions libgit2 calls")
-    func forwardersResolve() {
-        #expect(cards_gssapi_available() == 1)
+    func forwardersResolve() throws {
+        // Loading on first use is what lets `cards` run where the library is missing: nothing to check there.
+        guard cards_gssapi_available() == 1 else { try Test.cancel("libgssapi_krb5.so.2 is not installed here") }
         #expect(cards_gssapi_missing_functions() == 0)
     }
 }

@@ -1,6 +1,15 @@
 import Foundation
 import Testing
 
+/// A value shared by test threads.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
+}
+
 /// Every commit stores its objects as one small pack; the packs are combined before they pile up.
 @Suite("Packs per commit")
 struct PackTests {
@@ -81,5 +90,106 @@ struct PackTests {
         #expect(
             FileManager.default.fileExists(atPath: stranger + ".pack"), "a pack the marker does not name was removed")
         #expect(try scratch.cards(["list"], in: deck).stdout.contains("After"))
+    }
+
+    @Test(
+        "a combination killed before it removed the old packs: the next one keeps the pack it rewrites, nothing is lost"
+    )
+    func consolidationAfterAKill() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let folder = deck + "/.git/objects/pack"
+        let saved = scratch.path("saved-packs")
+        // Commit until a commit combines packs, then put back the packs it removed: what a kill
+        // between writing the combined pack and removing the old ones leaves.
+        var combined = false
+        var added = 0
+        for index in 0..<40 where !combined {
+            try? FileManager.default.removeItem(atPath: saved)
+            try FileManager.default.copyItem(atPath: folder, toPath: saved)
+            let before = try packs(scratch, deck).count
+            #expect(
+                try scratch.cards(["add", "--title", "Card \(index)", "--url", "https://c.example/\(index)"], in: deck)
+                    .status == 0)
+            added += 1
+            combined = try packs(scratch, deck).count < before
+        }
+        try #require(combined, "no commit combined packs")
+        for name in try FileManager.default.contentsOfDirectory(atPath: saved)
+        where !FileManager.default.fileExists(atPath: folder + "/" + name) {
+            try FileManager.default.copyItem(atPath: saved + "/" + name, toPath: folder + "/" + name)
+        }
+        let lines = (0..<400).map { "{\"title\":\"Bulk \($0)\",\"indexURL\":\"https://bulk.example/\($0)\"}" }
+        let imported = try scratch.cards(["import", "-"], in: deck, input: Data(lines.joined(separator: "\n").utf8))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        for index in 0..<20 {
+            #expect(
+                try scratch.cards(["add", "--title", "More \(index)", "--url", "https://m.example/\(index)"], in: deck)
+                    .status == 0)
+        }
+        try scratch.expectClean(deck)
+        let listed = try scratch.cards(["list"], in: deck)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.split(separator: "\n").count == 16 + added + 400 + 20)
+    }
+
+    @Test("the pack marker as a symbolic link or a FIFO: never followed, never waited on")
+    func markerIsNotFollowed() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let victim = scratch.path("victim.txt")
+        writeFileCloseOnExec(victim, "keep me\n")
+        // The marker is there already, empty, since the deck's first commit.
+        try FileManager.default.removeItem(atPath: deck + "/.git/cards-pack-pending")
+        try FileManager.default.createSymbolicLink(
+            atPath: deck + "/.git/cards-pack-pending", withDestinationPath: victim)
+        let added = try scratch.cards(["add", "--title", "Linked", "--url", "https://l.example"], in: deck)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n", "the link's target was written")
+        try FileManager.default.removeItem(atPath: deck + "/.git/cards-pack-pending")
+        #expect(mkfifo(deck + "/.git/cards-pack-pending", 0o644) == 0)
+        let started = Date()
+        let check = try scratch.run("/usr/bin/timeout", ["30", Binaries.cards, "fsck"], in: deck)
+        #expect(Date().timeIntervalSince(started) < 20, "fsck waited on the FIFO")
+        #expect(check.status == 0 || check.status == 1, "\(check.stderr)")
+        #expect(
+            try scratch.cards(["add", "--title", "After FIFO", "--url", "https://f.example"], in: deck).status == 0)
+        try scratch.expectClean(deck)
+    }
+
+    @Test("two linked worktrees committing at once share the packs: main always whole, nothing lost")
+    func twoWorktrees() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let other = scratch.path("other")
+        #expect(try scratch.git(["worktree", "add", "-q", "--detach", other], in: deck).status == 0)
+        // The second worktree commits on a branch of its own: both write packs into the shared folder.
+        #expect(try scratch.git(["-C", other, "checkout", "-q", "-b", "side"], in: deck).status == 0)
+        let rounds = 30
+        let group = DispatchGroup()
+        let failures = Locked<[String]>([])
+        for (tree, label) in [(deck, "main"), (other, "side")] {
+            group.enter()
+            DispatchQueue.global().async {
+                defer { group.leave() }
+                for index in 0..<rounds {
+                    do {
+                        let result = try scratch.cards(
+                            ["add", "--title", "\(label) \(index)", "--url", "https://w.example/\(label)/\(index)"],
+                            in: tree)
+                        if result.status != 0 { failures.mutate { $0.append("\(label) \(index): \(result.stderr)") } }
+                    } catch {
+                        failures.mutate { $0.append("\(label) \(index): \(error)") }
+                    }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.value.isEmpty, "\(failures.value.prefix(3))")
+        let fsck = try scratch.git(["fsck", "--strict", "--no-dangling"], in: deck)
+        #expect(fsck.status == 0, "\(fsck.stdout)\(fsck.stderr)")
+        let counted = try scratch.git(["count-objects", "-v"], in: deck).stdout
+        #expect(counted.contains("garbage: 0\n"), "\(counted)")
+        #expect(try packs(scratch, deck).count <= 17)
     }
 }

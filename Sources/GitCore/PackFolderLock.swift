@@ -1,0 +1,210 @@
+import Glibc
+
+/// An exclusive `flock` on `<common git folder>/cards-pack.lock`, held while packs are named,
+/// combined or removed.
+///
+/// The deck lock is per worktree (each linked worktree has its own git folder), but every worktree
+/// shares `objects/pack` and the marker: without this lock, a command in one worktree could remove
+/// as orphaned the pack another is between naming and indexing, or combine packs another is writing.
+public final class PackFolderLock {
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    /// The lock file of the pack folder `packFolder` (`…/objects/pack`).
+    static func path(packFolder: String) -> String {
+        packFolder + "/../../cards-pack.lock"
+    }
+
+    /// Waits for the lock, up to `timeout` seconds (it is held for a few renames, or while a few small
+    /// packs are combined); an error names the lock file after that.
+    public static func acquire(packFolder: String, timeout: Double = 30) throws(GitError) -> PackFolderLock {
+        let lockPath = path(packFolder: packFolder)
+        let descriptor = try openLockFile(lockPath)
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw GitError(code: .other(-1), message: "cannot lock \(lockPath): \(reason)", function: "flock")
+            }
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            if Double(now.tv_sec - start.tv_sec) > timeout {
+                close(descriptor)
+                throw GitError(
+                    code: .locked,
+                    message: "\(lockPath) has been held for \(Int(timeout)) s by another process writing packs; "
+                        + "try again once it has finished", function: "flock")
+            }
+            usleep(2_000)
+        }
+        return PackFolderLock(descriptor: descriptor)
+    }
+
+    /// The lock if no other process holds it, else nil (for clean-ups that can wait for a next time).
+    public static func acquireIfFree(packFolder: String) -> PackFolderLock? {
+        guard let descriptor = try? openLockFile(path(packFolder: packFolder)) else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return PackFolderLock(descriptor: descriptor)
+    }
+
+    private static func openLockFile(_ lockPath: String) throws(GitError) -> Int32 {
+        let descriptor = RegularFile.open(lockPath, flags: O_RDWR | O_CREAT)
+        guard descriptor >= 0 else {
+            throw GitError(
+                code: .other(-1),
+                message: "cannot open \(lockPath): \(String(cString: strerror(errno))) (remove it if it is not a file)",
+                function: "open")
+        }
+        return descriptor
+    }
+}
+
+/// Opening the small files of the pack folder's bookkeeping safely: never through a symbolic link,
+/// never blocking on a FIFO, and only a regular file (a deck can come from an archive or a stranger).
+enum RegularFile {
+    /// A descriptor for the regular file at `path`, or -1 with `errno` set.
+    static func open(_ path: String, flags: Int32) -> Int32 {
+        let descriptor = Glibc.open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return -1 }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            errno = EINVAL
+            return -1
+        }
+        return descriptor
+    }
+}
+
+/// The file that names packs being installed or removed (`<common git folder>/cards-pack-pending`),
+/// so that a pack a killed writer left without its index can be told from one another program is
+/// writing, and removed safely. Written and read under `PackFolderLock`.
+public struct PackInstallMarker {
+    /// Where the marker is.
+    public let path: String
+    private let packFolder: String
+
+    /// The marker of the pack folder `packFolder` (`…/objects/pack`).
+    public init(packFolder: String) {
+        self.packFolder = packFolder
+        path = packFolder + "/../../cards-pack-pending"
+    }
+
+    /// Names the packs (paths without extension) about to be installed or removed. Not flushed: after
+    /// a power loss the leftover is still reported by `cards fsck`, and removed by `--repair` once old.
+    func record(_ bases: [String]) throws(GitError) {
+        let text = Array(bases.map { $0 + "\n" }.joined().utf8)
+        var descriptor = RegularFile.open(path, flags: O_WRONLY | O_CREAT)
+        var info = stat()
+        if descriptor < 0 && lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            // Not a regular file (a symbolic link, a FIFO): ours to replace, never to follow.
+            unlink(path)
+            descriptor = RegularFile.open(path, flags: O_WRONLY | O_CREAT)
+        }
+        guard descriptor >= 0 else {
+            throw GitError(
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                function: "pack")
+        }
+        var failure = ftruncate(descriptor, 0) == 0 ? 0 : errno
+        if failure == 0 { failure = FileSync.writeAll(descriptor, text) }
+        close(descriptor)
+        guard failure == 0 else {
+            clear()
+            throw GitError(
+                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(failure)))",
+                function: "pack")
+        }
+    }
+
+    /// The install or removal is complete. Emptied, not removed: the file stays for the next commit,
+    /// which then allocates no new inode (slow on a busy ext4 without a journal).
+    func clear() {
+        let descriptor = RegularFile.open(path, flags: O_WRONLY)
+        guard descriptor >= 0 else { return }
+        _ = ftruncate(descriptor, 0)
+        close(descriptor)
+    }
+
+    /// The pack folder's packs without an index (invisible to git and libgit2, and garbage to them),
+    /// each with whether the marker names it (left by a killed writer of ours) and its age in seconds.
+    /// Call under `PackFolderLock`.
+    public func packsWithoutIndex() -> [(path: String, named: Bool, age: Double)] {
+        let named = namedBases()
+        guard let directory = opendir(packFolder) else { return [] }
+        defer { closedir(directory) }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var found: [(path: String, named: Bool, age: Double)] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix("pack-"), name.hasSuffix(".pack") else { continue }
+            let stem = String(name.dropLast(5))
+            let base = packFolder + "/" + stem
+            guard access(base + ".idx", F_OK) != 0 else { continue }
+            var info = stat()
+            guard lstat(base + ".pack", &info) == 0 else { continue }
+            let age = Double(now.tv_sec - info.st_mtim.tv_sec)
+            found.append((base + ".pack", named.contains(stem), age))
+        }
+        return found
+    }
+
+    /// Removes the packs without an index that the marker names, or (`olderThan`) that are older than
+    /// that many seconds, and empties the marker; returns the files removed. Skipped (nothing removed)
+    /// while another process holds the pack folder's lock.
+    public func removeOrphans(olderThan: Double? = nil) -> [String] {
+        var info = stat()
+        let marked = lstat(path, &info) == 0 && info.st_size > 0
+        guard marked || olderThan != nil, let lock = PackFolderLock.acquireIfFree(packFolder: packFolder) else {
+            return []
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let removable = packsWithoutIndex().filter { orphan in
+            orphan.named || (olderThan.map { orphan.age > $0 } ?? false)
+        }
+        let removed = removable.map { $0.path }.filter { unlink($0) == 0 }
+        if marked { clear() }
+        return removed
+    }
+
+    /// The pack names (`pack-<40 hex>`) the marker lists: only names, so a line can never point
+    /// outside this folder (the marker is a file anyone with write access to the deck could edit).
+    private func namedBases() -> Set<String> {
+        let descriptor = RegularFile.open(path, flags: O_RDONLY)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 20 {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+        }
+        let hex = Set("0123456789abcdef".utf8)
+        var names: Set<String> = []
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            guard let name = line.split(separator: "/").last, name.hasPrefix("pack-"), name.utf8.count == 45,
+                name.utf8.dropFirst(5).allSatisfy(hex.contains)
+            else { continue }
+            names.insert(String(name))
+        }
+        return names
+    }
+}
