@@ -199,4 +199,17 @@ public enum FileSync {
         defer { close(fd) }
         return fsync(fd) == 0 ? 0 : errno
     }
+
+    /// A new file with a unique name (`<folder>/<prefix>XXXXXX`, by `mkstemp`), open for writing and
+    /// closed on exec: its descriptor (-1 with `errno` set on failure) and path.
+    static func createTemporary(in folder: String, prefix: String) -> (descriptor: Int32, path: String) {
+        var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return -1 }
+            let descriptor = mkstemp(base)
+            if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            return descriptor
+        }
+        return (descriptor, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
 }

@@ -50,15 +50,8 @@ public final class LooseTreeWriter {
         let object = Array("tree \(bytes.count)".utf8) + [0] + bytes
         let compressed = try deflated(object)
         if mkdir(folder, 0o777) != 0 && errno != EEXIST { throw failure("cannot create \(folder)") }
-        var template = Array("\(folder)/tmp_cards_obj_XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return -1 }
-            let fd = mkstemp(base)
-            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            return fd
-        }
+        let (fd, temporary) = FileSync.createTemporary(in: folder, prefix: "tmp_cards_obj_")
         guard fd >= 0 else { throw failure("cannot create a temporary file in \(folder)") }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // Read-only, as git and libgit2 leave loose objects.
         _ = fchmod(fd, 0o444)
         let written = FileSync.writeAll(fd, compressed)

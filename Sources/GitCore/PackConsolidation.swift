@@ -47,7 +47,7 @@ public enum PackConsolidation {
             guard let listed = objectIDs(ofIndex: pack.base + ".idx") else { return 0 }
             ids += listed
         }
-        ids = sortedUnique(ids)
+        ids = PackFile.sortedUnique(ids)
         let combined = try write(ids, from: repository, into: folder, holding: lock)
         // The combined pack can have the very name of a chosen one (same objects, same bytes, left by
         // a consolidation killed before its removals): that one is the result, never removed.
@@ -161,24 +161,6 @@ public enum PackConsolidation {
             filled += result
         }
         return bytes
-    }
-
-    private static func sortedUnique(_ ids: [git_oid]) -> [git_oid] {
-        let sorted = ids.sorted { lhs, rhs in
-            var left = lhs
-            var right = rhs
-            return git_oid_cmp(&left, &right) < 0
-        }
-        var unique: [git_oid] = []
-        unique.reserveCapacity(sorted.count)
-        for id in sorted {
-            if var last = unique.last {
-                var current = id
-                if git_oid_equal(&last, &current) != 0 { continue }
-            }
-            unique.append(id)
-        }
-        return unique
     }
 
     /// Reads each object through the repository's object database and writes them all as one pack;

@@ -21,6 +21,25 @@ struct PackFile {
         pack += Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 0]
     }
 
+    /// `ids` sorted, each once (the objects of a pack).
+    static func sortedUnique(_ ids: [git_oid]) -> [git_oid] {
+        let sorted = ids.sorted { lhs, rhs in
+            var left = lhs
+            var right = rhs
+            return git_oid_cmp(&left, &right) < 0
+        }
+        var unique: [git_oid] = []
+        unique.reserveCapacity(sorted.count)
+        for id in sorted {
+            if var last = unique.last {
+                var current = id
+                if git_oid_equal(&last, &current) != 0 { continue }
+            }
+            unique.append(id)
+        }
+        return unique
+    }
+
     /// Number of objects appended so far.
     var count: Int { entries.count }
 
@@ -176,14 +195,7 @@ struct PackFile {
     /// second writer never collides), read-only as git leaves its packs, flushed unless `flush` is
     /// false; returns its path.
     private static func writeTemporary(_ bytes: [UInt8], in folder: String, flush: Bool) throws(GitError) -> String {
-        var template = Array("\(folder)/tmp_cards_pack_XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return -1 }
-            let fd = mkstemp(base)
-            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            return fd
-        }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (fd, temporary) = FileSync.createTemporary(in: folder, prefix: "tmp_cards_pack_")
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw GitError(

@@ -59,20 +59,7 @@ public final class PackWriter {
             ids.append(commitID)
             try collectNewTrees(of: commit, into: &ids)
         }
-        ids.sort { lhs, rhs in
-            var left = lhs
-            var right = rhs
-            return git_oid_cmp(&left, &right) < 0
-        }
-        var unique: [git_oid] = []
-        unique.reserveCapacity(ids.count)
-        for id in ids {
-            if var last = unique.last {
-                var current = id
-                if git_oid_equal(&last, &current) != 0 { continue }
-            }
-            unique.append(id)
-        }
+        let unique = PackFile.sortedUnique(ids)
         ids = []
         var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
         for id in unique { try appendFromMemory(id, to: &pack) }
