@@ -44,6 +44,29 @@ extension Deck {
         guard !deckName.isEmpty, deckName.count <= 200, !deckName.contains(where: { $0.isNewline }) else {
             throw StoreError(.invalidInput, "--name must be 1 to 200 characters on one line")
         }
+        // A failure from here on (no author identity, a full disk) removes what this command made, so
+        // that the folder is as it was and `cards init` can simply be run again.
+        let existed = FileSystem.isDirectory(absolute)
+        let entriesBefore = Set(FileSystem.list(absolute))
+        do {
+            return try createRepository(
+                at: absolute, shownAs: path, bare: bare, name: deckName, imported: imported, source: source)
+        } catch {
+            if existed {
+                for entry in FileSystem.list(absolute) where !entriesBefore.contains(entry) {
+                    FileSystem.removeTree("\(absolute)/\(entry)")
+                }
+            } else {
+                FileSystem.removeTree(absolute)
+            }
+            throw error
+        }
+    }
+
+    private static func createRepository(
+        at absolute: String, shownAs path: String, bare: Bool, name deckName: String, imported: [Card],
+        source: String?
+    ) throws(StoreError) -> Deck {
         let repository = try git("creating a repository at \(path)") { () throws(GitError) in
             try Repository.create(at: absolute, bare: bare)
         }

@@ -90,6 +90,19 @@ extension StoreError {
         case .user:
             return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
         default:
+            // A remote on this machine: no server to check. libgit2 calls a missing folder an
+            // "unsupported URL protocol", which sends people looking for the wrong thing.
+            if let local = RemoteURL(remote.url), local.transport == .local {
+                if !FileSystem.exists(local.path) {
+                    return StoreError(
+                        .git(error.code),
+                        "\(doing) \(place) failed: there is no repository at \(local.path); check the path "
+                            + "(`cards remote list` shows the remotes)")
+                }
+                return StoreError(
+                    .git(error.code),
+                    "\(doing) \(place) failed: \(error.message); check that \(local.path) is a git repository")
+            }
             return StoreError(
                 .git(error.code),
                 "\(doing) \(place) failed: \(error.message); check the URL (`cards remote list`), that the server is "

@@ -114,13 +114,24 @@ struct BadInputTests {
         #expect(try scratch.git(["rev-list", "--all"], in: scratch.path("repo")).stdout.isEmpty)
     }
 
-    @Test("no git identity configured: a clear error telling how to set one, nothing written")
+    @Test("no git identity configured: a clear error telling how to set one, nothing left behind, the retry works")
     func noIdentity() throws {
         let scratch = try Scratch(identity: false)
         let deck = scratch.path("deck")
         let result = try scratch.cards(["init", deck])
         #expect(result.status == 1)
         #expect(result.stderr.contains("user.name") && result.stderr.contains("CARDS_AUTHOR_NAME"))
+        #expect(!FileManager.default.fileExists(atPath: deck), "the failed init left \(deck) behind")
+        // An existing empty folder (with --from) is left empty, and the same command works once there
+        // is an identity.
+        try FileManager.default.createDirectory(atPath: deck, withIntermediateDirectories: true)
+        let fromSample = try scratch.cards(["init", deck, "--from", Binaries.sampleRepo])
+        #expect(fromSample.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: deck).isEmpty, "the failed init left files")
+        let retried = try scratch.cards(
+            ["init", deck, "--from", Binaries.sampleRepo],
+            extraEnvironment: ["CARDS_AUTHOR_NAME": "Env Person", "CARDS_AUTHOR_EMAIL": "env@example.invalid"])
+        #expect(retried.status == 0, "\(retried.stderr)")
         let withEnv = try scratch.cards(
             ["init", scratch.path("deck2")],
             extraEnvironment: ["CARDS_AUTHOR_NAME": "Env Person", "CARDS_AUTHOR_EMAIL": "env@example.invalid"])

@@ -4,6 +4,18 @@ import Testing
 /// `cards clone` from servers set up the usual ways.
 @Suite("Clone")
 struct CloneTests {
+    @Test("a clone from a path where there is no repository says so, and leaves nothing behind")
+    func missingLocalRemote() throws {
+        let scratch = try Scratch()
+        let missing = scratch.path("nowhere.git")
+        let target = scratch.path("copy")
+        let result = try scratch.cards(["clone", missing, target])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("there is no repository at \(missing)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("server"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
     @Test("a server made with `git init --bare` whose HEAD names master clones once a deck synced main into it")
     func remoteHeadOnUnbornMaster() throws {
         let scratch = try Scratch()
