@@ -10,7 +10,7 @@ extension Commands {
     ) { context, _ in
         let deck = try context.openDeck()
         let result = try deck.undo()
-        context.output.print("Undid \"\(result.undone.commit.subject)\" (\(result.undone.commit.id.short)).")
+        context.output.print("Undid: \(result.undone.commit.subject) (\(result.undone.commit.id.short)).")
         for path in result.skipped {
             context.output.error("note: \(path) changed since; it was left as it is now")
         }
