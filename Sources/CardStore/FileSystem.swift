@@ -44,32 +44,13 @@ public enum FileSystem {
         let temp = "\(directory)/.\(basename(of: path)).\(getpid()).tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(temp): \(errorText())") }
-        let written = FileSync.writeAll(fd, bytes)
-        if written != 0 {
-            errno = written
-            let text = errorText()
-            close(fd)
-            unlink(temp)
-            throw StoreError(.io, "cannot write \(path): \(text)")
-        }
-        let flushed: Int32
-        switch flush {
-        case .none: flushed = 0
-        case .ordered: flushed = FileSync.writeOut(fd)
-        case .strict: flushed = fsync(fd) == 0 ? 0 : errno
-        }
-        if flushed != 0 {
-            errno = flushed
-            let text = errorText()
-            close(fd)
-            unlink(temp)
-            throw StoreError(.io, "cannot write \(path): \(text)")
-        }
+        var failure = FileSync.writeAll(fd, bytes)
+        if failure == 0 { failure = FileSync.flush(fd, flush) }
         close(fd)
-        guard rename(temp, path) == 0 else {
-            let text = errorText()
+        if failure == 0 && rename(temp, path) != 0 { failure = errno }
+        if failure != 0 {
             unlink(temp)
-            throw StoreError(.io, "cannot write \(path): \(text)")
+            throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(failure)))")
         }
     }
 

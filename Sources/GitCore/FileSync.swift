@@ -192,6 +192,17 @@ public enum FileSync {
         return index
     }
 
+    /// Makes an open file's written data reach the disk as `mode` says before the caller renames it:
+    /// fsynced (`.strict`), only written out (`.ordered`: a later fsync commits the rename), or not
+    /// (`.none`). Returns errno on failure, 0 on success.
+    public static func flush(_ fd: Int32, _ mode: FlushMode) -> Int32 {
+        switch mode {
+        case .none: return 0
+        case .ordered: return writeOut(fd)
+        case .strict: return fsync(fd) == 0 ? 0 : errno
+        }
+    }
+
     /// fsync of the file or folder at `path`. Returns errno on failure, 0 on success.
     public static func flush(path: String) -> Int32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -141,13 +141,7 @@ public enum IndexPatch {
                 function: "IndexPatch.write")
         }
         var failure = image.withVectors(over: old) { FileSync.writeAll(fd, $0) }
-        if failure == 0 {
-            switch flush {
-            case .none: break
-            case .ordered: failure = FileSync.writeOut(fd)
-            case .strict: if fsync(fd) != 0 { failure = errno }
-            }
-        }
+        if failure == 0 { failure = FileSync.flush(fd, flush) }
         close(fd)
         if failure == 0 && rename(lockPath, indexPath) != 0 { failure = errno }
         if failure != 0 {

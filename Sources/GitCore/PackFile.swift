@@ -136,15 +136,13 @@ struct PackFile {
         marker.clear()
         withExtendedLifetime(lock) {}
         guard durable else { return name }
-        let folder = open(packFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0, fsync(folder) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if folder >= 0 { close(folder) }
+        let flushed = FileSync.flush(path: packFolder)
+        guard flushed == 0 else {
             throw GitError(
-                code: .other(-1), message: "cannot flush \(packFolder) (the new pack's names): \(reason)",
+                code: .other(-1),
+                message: "cannot flush \(packFolder) (the new pack's names): \(String(cString: strerror(flushed)))",
                 function: "pack")
         }
-        close(folder)
         return name
     }
 
