@@ -335,14 +335,20 @@ final class Bench {
 
     // MARK: sync
 
+    /// A bare `server` cloned from `repository`, which gets it as origin, and a `secondDevice` cloned
+    /// from it over file://.
+    func shareThroughServer(_ repository: String, server: String, secondDevice: String) {
+        Measure.must("git", ["clone", "-q", "--bare", repository, server])
+        git(repository, ["remote", "add", "origin", "file://\(server)"])
+        git(repository, ["fetch", "-q", "origin"])
+        Measure.must("git", ["clone", "-q", "file://\(server)", secondDevice])
+    }
+
     func sync(size: Int, folder: String, ours: String, twin: String) throws {
         let changed = min(100, size / 4)
         let oursServer = "\(folder)/server.git"
         let oursOther = "\(folder)/device-b"
-        Measure.must("git", ["clone", "-q", "--bare", ours, oursServer])
-        git(ours, ["remote", "add", "origin", "file://\(oursServer)"])
-        git(ours, ["fetch", "-q", "origin"])
-        Measure.must("git", ["clone", "-q", "file://\(oursServer)", oursOther])
+        shareThroughServer(ours, server: oursServer, secondDevice: oursOther)
         let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
         try Deck.open(at: oursOther, searchUpward: false).importCards(edited(all[0..<changed], "Device B"), source: "")
         git(oursOther, ["push", "-q", "origin", "main"])
@@ -355,10 +361,7 @@ final class Bench {
         // git: the same exchange between two clones of a bare server, over file://.
         let server = "\(folder)/git-server.git"
         let other = "\(folder)/git-b"
-        Measure.must("git", ["clone", "-q", "--bare", twin, server])
-        git(twin, ["remote", "add", "origin", "file://\(server)"])
-        git(twin, ["fetch", "-q", "origin"])
-        Measure.must("git", ["clone", "-q", "file://\(server)", other])
+        shareThroughServer(twin, server: server, secondDevice: other)
         git(other, ["config", "core.fsync", "all"])
         for (device, label) in [(other, "B"), (twin, "A")] {
             let listed = Measure.run("git", ["-C", device, "ls-files", "cards"], capture: true).output
