@@ -16,13 +16,9 @@ extension Deck {
             throw StoreError(
                 .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
         }
-        // Remove only what the clone made, so a refused clone leaves the place as it was.
+        // Remove only what the clone made, so a refused clone leaves the place as it was (an empty folder).
         func cleanUp() {
-            if existed {
-                for name in FileSystem.list(absolute) { FileSystem.removeTree("\(absolute)/\(name)") }
-            } else {
-                FileSystem.removeTree(absolute)
-            }
+            FileSystem.removeCreated(at: absolute, entriesBefore: existed ? [] : nil)
         }
         let remote = DeckRemote(name: "origin", url: url)
         var repository: Repository

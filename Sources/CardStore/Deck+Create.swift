@@ -44,21 +44,17 @@ extension Deck {
         guard !deckName.isEmpty, deckName.count <= 200, !deckName.contains(where: { $0.isNewline }) else {
             throw StoreError(.invalidInput, "--name must be 1 to 200 characters on one line")
         }
+        if FileSystem.exists(absolute) && !FileSystem.isDirectory(absolute) {
+            throw StoreError(.alreadyExists, "\(path) exists and is not a folder; give a new or empty folder")
+        }
         // A failure from here on (no author identity, a full disk) removes what this command made, so
         // that the folder is as it was and `cards init` can simply be run again.
-        let existed = FileSystem.isDirectory(absolute)
-        let entriesBefore = Set(FileSystem.list(absolute))
+        let entriesBefore = FileSystem.isDirectory(absolute) ? Set(FileSystem.list(absolute)) : nil
         do {
             return try createRepository(
                 at: absolute, shownAs: path, bare: bare, name: deckName, imported: imported, source: source)
         } catch {
-            if existed {
-                for entry in FileSystem.list(absolute) where !entriesBefore.contains(entry) {
-                    FileSystem.removeTree("\(absolute)/\(entry)")
-                }
-            } else {
-                FileSystem.removeTree(absolute)
-            }
+            FileSystem.removeCreated(at: absolute, entriesBefore: entriesBefore)
             throw error
         }
     }

@@ -146,6 +146,13 @@ extension FileSystem {
         return String(decoding: buffer[0..<count], as: UTF8.self)
     }
 
+    /// Undoes what a command made at `path`: the folder itself when it did not exist before
+    /// (`entriesBefore` nil), else the entries in it that were not among `entriesBefore`.
+    static func removeCreated(at path: String, entriesBefore: Set<String>?) {
+        guard let entriesBefore else { return removeTree(path) }
+        for entry in list(path) where !entriesBefore.contains(entry) { removeTree("\(path)/\(entry)") }
+    }
+
     /// Removes a file or a folder with everything in it, never following symbolic links.
     public static func removeTree(_ path: String) {
         var info = stat()

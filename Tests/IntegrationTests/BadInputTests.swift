@@ -141,6 +141,17 @@ struct BadInputTests {
                 == "Env Person <env@example.invalid>\n")
     }
 
+    @Test("init on a path that is a file: refused, the file left as it was")
+    func initOnAFile() throws {
+        let scratch = try Scratch()
+        let file = scratch.path("notes.txt")
+        writeFileCloseOnExec(file, "precious\n")
+        let result = try scratch.cards(["init", file])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("exists and is not a folder"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious\n")
+    }
+
     @Test("a bad card file in the deck: list names it and lists the rest, commit refuses it, nothing deletes it")
     func badCardFile() throws {
         let scratch = try Scratch()
