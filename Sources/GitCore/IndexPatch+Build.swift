@@ -131,7 +131,10 @@ extension IndexPatch {
             let slash = UInt8(ascii: "/")
             let count = name.count
             // Lengths first: a card path's 50 never needs the prefix compared.
-            guard count == 5 || count == 8 || (count > 50 && name[50] == slash && name[5] == slash) else {
+            // `cards/xx` has its slash at 5 too: a top-level `cards.md` is in nobody's way.
+            guard
+                count == 5 || (count == 8 && name[5] == slash) || (count > 50 && name[50] == slash && name[5] == slash)
+            else {
                 return false
             }
             return name.starts(with: "cards".utf8)

@@ -81,6 +81,17 @@ struct FastWritePathIndexTests {
         #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
     }
 
+    @Test("a top-level file whose name starts with cards (cards.md) is in no card's way: the patch writes")
+    func topLevelCardsFile() throws {
+        let fixture = try GitIndexFixture(cards: 12, variant: .plain)
+        try fixture.write("cards.md", "# notes\n")
+        try fixture.check(["add", "cards.md"])
+        let update = try fixture.edit(fixture.cardPaths[2], "{}\n")
+        #expect(try IndexPatch.apply([update], indexPath: fixture.indexPath, flush: .none) == .written)
+        #expect(try fixture.check(["ls-files"]).contains("cards.md"))
+        #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
+    }
+
     @Test("a patch declines, changing nothing, on an index it does not handle", arguments: DeclineCase.allCases)
     func declines(_ declineCase: DeclineCase) throws {
         let fixture = try GitIndexFixture(cards: 12, variant: .plain)

@@ -103,7 +103,8 @@ enum LegacyIndexPatch {
             let stage = (flags >> 12) & 3
             // A file where a card path needs a folder (`cards`, `cards/xx`, a card path used as a folder).
             if name.starts(with: cardsPrefix)
-                && (nameLength == 5 || nameLength == 8 || (nameLength > 50 && name[50] == slash && name[5] == slash))
+                && (nameLength == 5 || (nameLength == 8 && name[5] == slash)
+                    || (nameLength > 50 && name[50] == slash && name[5] == slash))
             {
                 return .failure(Reason(text: "\(String(decoding: name, as: UTF8.self)) is in the way of card paths"))
             }
