@@ -66,11 +66,12 @@ extension Card {
     /// indented.
     private func checkEncodedSize() throws(CardValidationError) {
         // A cheap upper bound spares the encoding for ordinary cards: escaping at most sextuples a
-        // string (`\u00xx`), and a flat member costs at most eight bytes more than its key and value.
-        var bound = 2
+        // string (`\u00xx`); a member costs its indent, the key's quotes, ": " and ",\n" (eight bytes)
+        // besides its key and value, a string value two quotes more; the braces and newlines four.
+        var bound = 4
         for (key, value) in fields {
             switch value {
-            case .string(let text): bound += 6 * (key.utf8.count + text.utf8.count) + 8
+            case .string(let text): bound += 6 * (key.utf8.count + text.utf8.count) + 10
             case .number(let digits): bound += 6 * key.utf8.count + digits.utf8.count + 8
             case .null, .bool: bound += 6 * key.utf8.count + 13
             case .array, .object: bound = Int.max

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import CardModel
@@ -68,6 +69,27 @@ import Testing
 
     /// Found by the fuzzer: a compact file under the limit whose nested unknown field, once indented,
     /// passes it. Accepting it would let a command write a file that no command can read back.
+    @Test("a card that reads writes back within the limit, for fields of escaped control characters")
+    func acceptedCardsFitWhenWritten() {
+        let start = Array(CardValidationTests.good.encoded().dropLast(2))  // drop "}\n"
+        for fields in stride(from: 500, through: 960, by: 2) {
+            for characters in 0...2 {
+                var compact = start
+                let value = String(repeating: "\\u0001", count: characters)
+                for index in 0..<fields {
+                    // Keys of control characters too (distinct pairs of them): every byte written escaped.
+                    let key = [index / 31 + 1, index % 31 + 1].map { String(format: "\\u%04x", $0) }.joined()
+                    compact += Array(",\"\(key)\":\"\(value)\"".utf8)
+                }
+                compact += Array("}".utf8)
+                guard compact.count <= Card.maximumFileSize, let card = try? Card.decode(compact) else { continue }
+                #expect(
+                    card.encoded().count <= Card.maximumFileSize,
+                    "\(fields) fields of \(characters) control characters: accepted, \(card.encoded().count) bytes written")
+            }
+        }
+    }
+
     @Test func aCardMustFitOnceWrittenCanonically() throws {
         var compact = Array(CardValidationTests.good.encoded().dropLast(2))  // drop "}\n"
         compact += Array(",\"x-nested\":[".utf8)
