@@ -85,7 +85,8 @@ import Testing
                 guard compact.count <= Card.maximumFileSize, let card = try? Card.decode(compact) else { continue }
                 #expect(
                     card.encoded().count <= Card.maximumFileSize,
-                    "\(fields) fields of \(characters) control characters: accepted, \(card.encoded().count) bytes written")
+                    "\(fields) fields of \(characters) control characters: accepted, \(card.encoded().count) bytes written"
+                )
             }
         }
     }
