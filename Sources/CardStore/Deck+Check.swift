@@ -157,7 +157,7 @@ extension Deck {
         var problems: [String] = []
         try repository.walkHistory(from: head) { commit in
             let parentTree = try commit.parents.first.map { try repository.commit($0).tree }
-            let changes = try TreeDiff.changes(in: repository, from: parentTree, to: commit.tree)
+            let changes = try TreeDiff.changes(in: repository, from: parentTree, to: commit.tree, verified: true)
             for change in changes {
                 guard let entry = change.new, entry.kind == .blob, seen.insert(entry.id).inserted else { continue }
                 do {

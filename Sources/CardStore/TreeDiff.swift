@@ -15,10 +15,11 @@ public struct PathChange: Sendable, Hashable {
 /// (`Repository.changedLeaves`: equal entries are compared in place, never copied).
 public enum TreeDiff {
     /// The paths (files, links, submodules) that differ between `old` and `new` (nil: the empty tree).
-    public static func changes(in repository: Repository, from old: ObjectID?, to new: ObjectID?) throws(GitError)
-        -> [PathChange]
-    {
-        try repository.changedLeaves([old, new], comparing: (0, 1)).map { change in
+    /// `verified`: every tree read is hash-checked (see `Repository.changedLeaves`).
+    public static func changes(
+        in repository: Repository, from old: ObjectID?, to new: ObjectID?, verified: Bool = false
+    ) throws(GitError) -> [PathChange] {
+        try repository.changedLeaves([old, new], comparing: (0, 1), verified: verified).map { change in
             PathChange(path: change.path, old: change.entries[0], new: change.entries[1])
         }
     }

@@ -25,11 +25,13 @@ extension Repository {
     /// walk to libgit2's tree objects, which read it by their own rules (`RawTree`).
     ///
     /// - Complexity: O(entries of the folders that differ), no allocation per equal entry.
-    public func changedLeaves(_ trees: [ObjectID?], comparing pair: (Int, Int), cache: RawTreeCache? = nil)
-        throws(GitError) -> [TreeWalkChange]
-    {
+    /// `verified`: read every tree through libgit2, which checks each one's hash (`cards fsck`); the
+    /// raw path reads canonical trees straight from the backends without that check.
+    public func changedLeaves(
+        _ trees: [ObjectID?], comparing pair: (Int, Int), cache: RawTreeCache? = nil, verified: Bool = false
+    ) throws(GitError) -> [TreeWalkChange] {
         precondition(trees.count <= 3 && pair.0 < trees.count && pair.1 < trees.count)
-        if let changes = try? rawChangedLeaves(trees, comparing: pair, cache: cache ?? RawTreeCache()) {
+        if !verified, let changes = try? rawChangedLeaves(trees, comparing: pair, cache: cache ?? RawTreeCache()) {
             return changes
         }
         return try libgit2ChangedLeaves(trees, comparing: pair)

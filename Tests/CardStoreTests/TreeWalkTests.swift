@@ -54,6 +54,22 @@ struct TreeWalkTests {
         }
     }
 
+    @Test("a tree whose bytes no longer match its id: a verified diff (cards fsck) refuses it")
+    func verifiedDiffChecksTreeHashes() throws {
+        let trees = try Trees()
+        let x = try trees.blob("x")
+        let y = try trees.blob("y")
+        let sub = try trees.tree([("f", "100644", x)])
+        let other = try trees.tree([("f", "100644", y)])
+        let root = try trees.tree([("sub", "040000", sub.hex)])
+        // Damage: the loose object of `sub` now holds `other`'s (valid, canonical) bytes.
+        let path = { (id: ObjectID) in "\(trees.directory)/objects/\(id.hex.prefix(2))/\(id.hex.dropFirst(2))" }
+        try FileManager.default.removeItem(atPath: path(sub))
+        try FileManager.default.copyItem(atPath: path(other), toPath: path(sub))
+        let repository = try Repository.open(at: trees.directory)
+        #expect(throws: GitError.self) { try TreeDiff.changes(in: repository, from: nil, to: root, verified: true) }
+    }
+
     @Test("a file that becomes a folder of the same name, next to a folder whose name sorts around it")
     func fileBecomesFolder() throws {
         let trees = try Trees()
