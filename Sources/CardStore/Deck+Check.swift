@@ -133,7 +133,8 @@ extension Deck {
     /// `pack_git2_*`, git's `tmp_pack_*`/`tmp_idx_*`, our `tmp_cards_pack_*`/`tmp_cards_obj_*`): garbage that nothing refers to. One a live
     /// process still has open is a write in progress, never touched.
     private func checkObjectTempFiles(_ report: inout CheckReport, repair: Bool) {
-        let objects = "\(gitDirectory)/objects"
+        // The common folder: a linked worktree's git folder has no objects of its own.
+        let objects = repository.commonDirectory + "objects"
         let prefixes = ["tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", "tmp_cards_pack_", "tmp_cards_obj_"]
         var candidates: [String] = []
         for folder in FileSystem.list(objects) where folder.count == 2 || folder == "pack" {

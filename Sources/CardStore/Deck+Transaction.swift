@@ -103,7 +103,7 @@ extension Deck {
             }
             if let packer {
                 try git("writing the pack") { () throws(GitError) in
-                    try packer.finish(commit: commit, parent: snapshot.commit, durable: durable)
+                    try packer.finish(commit: commit, durable: durable)
                 }
             }
             try objectsFlush.flush(gitDirectory)

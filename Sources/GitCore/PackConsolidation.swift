@@ -30,10 +30,13 @@ public enum PackConsolidation {
     public static func consolidate(_ repository: Repository, limit: Int = 16) throws(GitError) -> Int {
         let folder = repository.commonDirectory + "objects/pack"
         // A multi-pack index lists packs by name; removing some would leave it stale for git.
-        guard access(folder + "/multi-pack-index", F_OK) != 0, packNames(in: folder).count > limit else { return 0 }
-        let lock = try PackFolderLock.acquire(packFolder: folder)
+        guard access(folder + "/multi-pack-index", F_OK) != 0 else { return 0 }
+        var names = packNames(in: folder)
+        guard names.count > limit else { return 0 }
+        // Tidying after a commit that is already made: another worktree writing packs is no reason to wait.
+        guard let lock = PackFolderLock.acquireIfFree(packFolder: folder) else { return 0 }
         defer { withExtendedLifetime(lock) {} }
-        let names = packNames(in: folder)
+        names = packNames(in: folder)
         guard names.count > limit else { return 0 }
         var packs = names.compactMap { name in
             objectCount(ofIndex: "\(folder)/\(name).idx").map { Pack(base: "\(folder)/\(name)", objects: $0) }
@@ -44,7 +47,7 @@ public enum PackConsolidation {
         let chosen = Array(packs.prefix(count))
         var ids: [git_oid] = []
         for pack in chosen {
-            guard let listed = objectIDs(ofIndex: pack.base + ".idx") else { return 0 }
+            guard let listed = objectIDs(ofIndex: pack.base + ".idx", count: pack.objects) else { return 0 }
             ids += listed
         }
         ids = PackFile.sortedUnique(ids)
@@ -117,10 +120,10 @@ public enum PackConsolidation {
         return Int(bigEndian32(header, at: 8 + 255 * 4))
     }
 
-    /// The object ids a version-2 pack index lists, or nil when it is unreadable or inconsistent.
-    static func objectIDs(ofIndex path: String) -> [git_oid]? {
-        guard let count = objectCount(ofIndex: path), count <= 1 << 26,
-            let bytes = readBytes(path, count: 8 + 256 * 4 + count * 20)
+    /// The `count` object ids (as `objectCount` read them) a version-2 pack index lists, or nil when
+    /// it is unreadable or shorter.
+    static func objectIDs(ofIndex path: String, count: Int) -> [git_oid]? {
+        guard count <= 1 << 26, let bytes = readBytes(path, count: 8 + 256 * 4 + count * 20)
         else { return nil }
         var ids: [git_oid] = []
         ids.reserveCapacity(count)

@@ -40,9 +40,6 @@ struct PackFile {
         return unique
     }
 
-    /// Number of objects appended so far.
-    var count: Int { entries.count }
-
     /// Appends one object, zlib-compressed, after its type-and-size header. Trees are stored (zlib
     /// level 0): a folder tree is mostly random object ids and barely compresses, and a merge reads
     /// hundreds of them, each inflated in a copy instead of decoded.
@@ -72,7 +69,7 @@ struct PackFile {
         pack.removeLast(pack.count - start - Int(compressedSize))
         let crc = pack.withUnsafeBufferPointer { buffer -> uLong in
             guard let base = buffer.baseAddress else { return 0 }
-            return crc32(0, base + offset, uInt(buffer.count - offset))
+            return crc32_z(0, base + offset, buffer.count - offset)
         }
         entries.append((id, UInt32(truncatingIfNeeded: crc), offset))
     }
@@ -94,7 +91,7 @@ struct PackFile {
         let packChecksum = pack.withUnsafeBytes { SHA1.digest($0) }
         pack += packChecksum
         let index = Self.index(entries, packChecksum: packChecksum)
-        let name = packFolder + "/pack-" + packChecksum.map { Self.hexDigits($0) }.joined()
+        let name = packFolder + "/pack-" + ObjectID(bytes: packChecksum).hex
         let temporaryPack = try Self.writeTemporary(pack, in: packFolder, flush: durable)
         let temporaryIndex: String
         do {
@@ -126,8 +123,9 @@ struct PackFile {
             throw error
         }
         guard rename(temporaryPack, name + ".pack") == 0 else {
+            let error = failure("cannot move into place")  // before `clear` changes errno
             marker.clear()
-            throw failure("cannot move into place")
+            throw error
         }
         guard rename(temporaryIndex, name + ".idx") == 0 else {
             // The pack stays named in the marker: the next command removes it.
@@ -212,8 +210,4 @@ struct PackFile {
         return temporary
     }
 
-    private static func hexDigits(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-    }
 }

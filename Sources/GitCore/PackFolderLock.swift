@@ -42,7 +42,8 @@ public final class PackFolderLock {
                 close(descriptor)
                 throw GitError(
                     code: .locked,
-                    message: "\(lockPath) has been held for \(Int(timeout)) s by another process writing packs; "
+                    message: "\(lockPath) has been held for \(Int(timeout)) s by "
+                        + "\(LockFiles.flockHolder(of: lockPath)?.description ?? "another process") writing packs; "
                         + "try again once it has finished", function: "flock")
             }
             usleep(2_000)

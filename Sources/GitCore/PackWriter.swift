@@ -49,7 +49,7 @@ public final class PackWriter {
     /// Packs the objects of the new commit that are in memory (the blobs written through `writeBlob`,
     /// the new trees and the commit) into one pack in the repository's `objects/pack`, with its
     /// index, both flushed to disk before they are named (unless `durable` is false).
-    public func finish(commit: ObjectID, parent: ObjectID?, durable: Bool = true) throws(GitError) {
+    public func finish(commit: ObjectID, durable: Bool = true) throws(GitError) {
         defer { _ = git_mempack_reset(backend) }
         var ids = blobs
         // Written again, an object already stored (the same merge made twice in one second) is not in
