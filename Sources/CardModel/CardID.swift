@@ -38,10 +38,8 @@ public enum CardID {
     /// (wrong folder, fan-out, extension or id).
     public static func id(fromPath path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "cards", parts[2].hasSuffix(".json") else { return nil }
-        let id = String(parts[2].dropLast(5))
-        guard isValid(id), parts[1] == id.prefix(2) else { return nil }
-        return id
+        guard parts.count == 3, parts[0] == "cards" else { return nil }
+        return id(folder: String(parts[1]), fileName: String(parts[2]))
     }
 
     /// The id of the card file `fileName` in the folder `folder` of `cards/`, or `nil`: the answer of

@@ -203,7 +203,8 @@ extension Deck {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
             }
-            if let id = cardIDs[path] ?? CardID.id(fromPath: path), Deck.isCardEntry(entries) {
+            // Every changed path was seen by the loop above: no entry is no card path.
+            if let id = cardIDs[path], Deck.isCardEntry(entries) {
                 // A side that did not change the card has the base's blob: read it once.
                 let base = try readVersion(entries.base, path: path, id: id, ahead: ahead)
                 let mine =
@@ -331,6 +332,11 @@ extension Deck {
             if error.code == .notFound { throw StoreError.git(error, while: "reading \(path)") }
             return .invalid(error.message)
         }
+        return Deck.version(bytes, id: id)
+    }
+
+    /// A card file's bytes decoded as the version of a card, or the reason they are not one.
+    static func version(_ bytes: [UInt8], id: String) -> Version {
         do {
             return .card(try Card.decode(bytes, expectedID: id))
         } catch {

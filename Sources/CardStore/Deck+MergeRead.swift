@@ -33,18 +33,12 @@ extension Deck {
         let halves = wanted.count >= Deck.parallelVersions && processors > 1 ? 2 : 1
         decoded.withUnsafeMutableBufferPointer { buffer in
             // Each half writes only its own range of the buffer; `concurrentPerform` returns after both.
-            let slots = VersionSlots(buffer: buffer)
+            let slots = UncheckedSendable(buffer)
             let input = (keys: wanted, blobs: blobs)
             DispatchQueue.concurrentPerform(iterations: halves) { half in
                 let range = half == 0 ? 0..<(input.keys.count / halves) : (input.keys.count / halves)..<input.keys.count
                 for index in range {
-                    let version: Version
-                    do {
-                        version = .card(try Card.decode(input.blobs[index], expectedID: input.keys[index].id))
-                    } catch {
-                        version = .invalid("\(error)")
-                    }
-                    slots.set(index, version)
+                    slots.value[index] = Deck.version(input.blobs[index], id: input.keys[index].id)
                 }
             }
         }
@@ -54,15 +48,5 @@ extension Deck {
             if let version = decoded[index] { result[key] = version }
         }
         return result
-    }
-}
-
-/// The decoded versions' buffer, shared by the two halves of `readVersionsAhead`: each writes its
-/// own indices only, and the buffer outlives `concurrentPerform`, which waits for both.
-private struct VersionSlots: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Deck.Version?>
-
-    func set(_ index: Int, _ version: Deck.Version) {
-        buffer[index] = version
     }
 }

@@ -282,7 +282,7 @@ extension Deck {
 
     private func cardCount(at commit: ObjectID) throws(StoreError) -> Int {
         var count = 0
-        try snapshot(at: commit).forEachCardFile { (_, _) throws(StoreError) in count += 1 }
+        try snapshot(at: commit).forEachCardEntry { (_) throws(StoreError) in count += 1 }
         return count
     }
 

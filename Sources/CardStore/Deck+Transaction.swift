@@ -8,9 +8,10 @@ public struct DeckChange {
     public var files: [(path: String, content: [UInt8]?)]
     /// The message of the commit.
     public var message: CommitMessage
-    /// Whether a change of many files may go into one pack built by a walk from the new commit (an
-    /// import). A merge says no: its files are mostly objects already stored (their side's), and
-    /// the walk would repack their side and mark every entry of ours (~2 s at 100,000 cards).
+    /// Whether the change's objects go into a pack of their own, found by a walk from the new commit
+    /// (every commit does). A merge says no: its files are mostly objects already stored (their
+    /// side's), the walk would repack their side and mark every entry of ours (~2 s at 100,000
+    /// cards), and it writes its new trees itself (`trees`).
     public var packable = true
     /// Trees the change was planned from, kept as raw bytes (a merge's walk): the new tree is then
     /// spliced from them instead of being rebuilt through libgit2 (`Repository.splicedTree`).

@@ -8,8 +8,9 @@ extension DeckSnapshot {
     /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
     ///
     /// Problems come in tree order. Reading and checking the card files is most of `cards list` of a
-    /// big deck, so it runs on every core for big decks, each worker with its own repository handle
-    /// (a libgit2 handle is never shared between threads); the result is the same as one by one.
+    /// big deck, so it runs on every core for big decks: one worker at a time reads a batch of blobs
+    /// through the one handle (libgit2's pack locks are global) while the others decode; the result
+    /// is the same as one by one.
     public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
         try allCards(transforming: { $0 })
     }
@@ -180,7 +181,8 @@ extension DeckSnapshot {
         let pipeline = Pipeline(count: files.count, batchSize: DeckSnapshot.batchSize)
         results.withUnsafeMutableBufferPointer { resultBuffer in
             blobs.withUnsafeMutableBufferPointer { blobBuffer in
-                let results = ResultSlots(buffer: resultBuffer)
+                // Each index is written by exactly one worker, and read only after all have finished.
+                let results = UncheckedSendable(resultBuffer)
                 let blobs = UncheckedSendable(blobBuffer)
                 DispatchQueue.concurrentPerform(iterations: processors) { _ in
                     while true {
@@ -194,7 +196,7 @@ extension DeckSnapshot {
                         case .decode(let batch):
                             for index in batch {
                                 guard let blob = blobs.value[index] else { continue }
-                                results.set(index, DeckSnapshot.decode(files[index], blob, transform))
+                                results.value[index] = DeckSnapshot.decode(files[index], blob, transform)
                                 blobs.value[index] = nil
                             }
                         case .wait:
@@ -228,8 +230,8 @@ extension DeckSnapshot {
     }
 }
 
-/// A value handed to the workers whose safety the code around it ensures (said where it is made).
-private struct UncheckedSendable<Value>: @unchecked Sendable {
+/// A value handed to worker threads whose safety the code around it ensures (said where it is made).
+struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
 
     init(_ value: Value) {
@@ -282,15 +284,5 @@ private final class Pipeline: Sendable {
             state.reading = false
             state.readyToDecode.append(batch)
         }
-    }
-}
-
-/// The result array shared by the workers; each index is written by exactly one of them, and read
-/// only after all have finished.
-private struct ResultSlots<T>: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<DeckSnapshot.DecodedFile<T>?>
-
-    func set(_ index: Int, _ value: DeckSnapshot.DecodedFile<T>) {
-        buffer[index] = value
     }
 }

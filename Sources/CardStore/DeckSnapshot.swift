@@ -57,7 +57,8 @@ public struct DeckSnapshot {
 
     func decodeCard(blob: ObjectID, path: String, id: String?) throws(StoreError) -> Card {
         do {
-            return try DeckSnapshot.decodeCard(blob: blob, id: id, in: repository)
+            return try DeckSnapshot.decodeCard(
+                DeckSnapshot.readCardBytes(blob: blob, in: repository, reader: nil), id: id)
         } catch {
             throw StoreError(.invalidCard, "\(path): \(error.reason)")
         }
@@ -66,11 +67,6 @@ public struct DeckSnapshot {
     /// Why a card file could not be read as a card, without its path.
     struct CardFileError: Error {
         var reason: String
-    }
-
-    /// Reads and decodes one card blob through `repository` (any handle on this deck's objects).
-    static func decodeCard(blob: ObjectID, id: String?, in repository: Repository) throws(CardFileError) -> Card {
-        try decodeCard(readCardBytes(blob: blob, in: repository, reader: nil), id: id)
     }
 
     /// The bytes of a card blob, through `reader` when it can, else through `readBlob`, which says
@@ -146,11 +142,6 @@ public struct DeckSnapshot {
         }
         return card
     }
-
-    /// Visits every entry under `cards/` (two levels), in tree order, with its path.
-    func forEachCardFile(_ body: (String, TreeEntry) throws(StoreError) -> Void) throws(StoreError) {
-        try forEachCardEntry { (entry) throws(StoreError) in try body(entry.path, entry.entry) }
-    }
 }
 
 extension Deck {
@@ -183,10 +174,7 @@ extension Deck {
 
     /// Deck order: by rank, then by id, so the order is total even when two ranks are equal.
     public static func deckOrder(_ lhs: Card, _ rhs: Card) -> Bool {
-        let left = Array(lhs.rank.utf8)
-        let right = Array(rhs.rank.utf8)
-        if left != right { return left.lexicographicallyPrecedes(right) }
-        return Array(lhs.id.utf8).lexicographicallyPrecedes(Array(rhs.id.utf8))
+        DeckSortKey(lhs).precedes(DeckSortKey(rhs))
     }
 
     static func describe(kind: TreeEntry.Kind) -> String {

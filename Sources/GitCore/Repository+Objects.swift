@@ -25,12 +25,6 @@ extension Repository {
         String(cString: git_repository_commondir(pointer))
     }
 
-    /// Where the object would be stored as a loose file (it may be packed instead, or missing).
-    public func looseObjectPath(_ id: ObjectID) -> String {
-        let hex = id.hex
-        return "\(commonDirectory)objects/\(hex.prefix(2))/\(hex.dropFirst(2))"
-    }
-
     /// The size of an object in bytes, read from its header without inflating the whole object.
     public func objectSize(_ id: ObjectID) throws(GitError) -> Int {
         var odb: OpaquePointer?
