@@ -1,42 +1,43 @@
+import CGit2
 extension SHA1 {
     /// A SHA-1 digest computed over bytes given in pieces, so a file written from several buffers
     /// (the index patch's pieces) is hashed without first being copied into one.
     ///
-    /// Native (OpenSSL's `SHA1_Init`/`SHA1_Update`/`SHA1_Final`) when libcrypto is loaded, like
-    /// `SHA1.digest`, else portable. Noncopyable, and `finalize()` consumes it, so a context is never
-    /// shared, reused after its digest, or leaked.
+    /// Through OpenSSL's `SHA1_Init`/`SHA1_Update`/`SHA1_Final`, like `SHA1.digest`, or portable
+    /// code for tests. Noncopyable, and `finalize()` consumes it, so a context is never shared,
+    /// reused after its digest, or leaked.
     ///
     ///     var hasher = SHA1.Hasher()
     ///     hasher.update(header)
     ///     hasher.update(body)
     ///     let digest = hasher.finalize()  // == SHA1.digest(header + body)
     public struct Hasher: ~Copyable {
-        /// The native functions and their `SHA_CTX`, or nil for the portable state.
-        private let native: (functions: NativeSHA1, context: UnsafeMutableRawPointer)?
+        /// libcrypto's `SHA_CTX`, or nil for the portable state.
+        private let context: UnsafeMutableRawPointer?
         private var portable = PortableSHA1()
 
         /// A hasher over no bytes yet; `portable`: never use libcrypto (tests compare the two).
         public init(portable: Bool = false) {
-            guard !portable, let functions = SHA1.native else {
-                native = nil
+            guard !portable else {
+                context = nil
                 return
             }
-            let context = UnsafeMutableRawPointer.allocate(byteCount: NativeSHA1.contextSize, alignment: 16)
-            context.initializeMemory(as: UInt8.self, repeating: 0, count: NativeSHA1.contextSize)
+            let context = UnsafeMutableRawPointer.allocate(byteCount: SHA1.contextSize, alignment: 16)
+            context.initializeMemory(as: UInt8.self, repeating: 0, count: SHA1.contextSize)
             // SHA1_Init only fails on a NULL context.
-            _ = functions.initialize(context)
-            native = (functions, context)
+            _ = SHA1_Init(context)
+            self.context = context
         }
 
         deinit {
-            native?.context.deallocate()
+            context?.deallocate()
         }
 
         /// Adds `bytes` to the hashed data.
         public mutating func update(_ bytes: UnsafeRawBufferPointer) {
             guard !bytes.isEmpty else { return }
-            if let native {
-                _ = native.functions.update(native.context, bytes.baseAddress, bytes.count)
+            if let context {
+                _ = SHA1_Update(context, bytes.baseAddress, bytes.count)
             } else {
                 portable.update(bytes)
             }
@@ -44,9 +45,9 @@ extension SHA1 {
 
         /// The 20-byte digest of everything added.
         public consuming func finalize() -> [UInt8] {
-            guard let native else { return portable.finalize() }
+            guard let context else { return portable.finalize() }
             var out = [UInt8](repeating: 0, count: 20)
-            out.withUnsafeMutableBufferPointer { _ = native.functions.finalize($0.baseAddress, native.context) }
+            out.withUnsafeMutableBufferPointer { _ = SHA1_Final($0.baseAddress, context) }
             return out
         }
     }
