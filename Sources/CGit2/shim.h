@@ -30,6 +30,20 @@ static inline int cgit2_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
 }
 
+/* statfs's f_type (the Glibc module shows only statvfs, which has no file-system type); -1 when
+   statfs fails. */
+#include <sys/vfs.h>
+static inline long cgit2_filesystem_type(const char *path) {
+    struct statfs info;
+    return statfs(path, &info) == 0 ? (long)info.f_type : -1;
+}
+
+/* sync_file_range(2), a GNU extension the Glibc module does not show, over a whole file. */
+extern int sync_file_range(int fd, long offset, long count, unsigned int flags);
+static inline int cgit2_sync_file_range(int fd, unsigned int flags) {
+    return sync_file_range(fd, 0, 0, flags);
+}
+
 /* syncfs(2) is a GNU extension the Glibc module does not show: one flush for a bulk write. */
 extern int syncfs(int fd);
 static inline int cgit2_syncfs(int fd) {

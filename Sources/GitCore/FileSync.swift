@@ -44,11 +44,7 @@ public enum FileSync {
     /// (`/proc/fs/jbd2/<device>-<n>`, the device named by `/sys/dev/block/<major>:<minor>/uevent`).
     /// Every folder given must be on that same device (a working tree apart from its git folder is not).
     public static func hasOrderedJournal(_ folder: String, alsoHolding others: [String] = []) -> Bool {
-        guard let fileSystemInfo else { return false }
-        // `struct statfs` (120 bytes on 64-bit Linux) starts with `f_type` as a `long`.
-        var buffer = [Int](repeating: 0, count: 64)
-        let result = buffer.withUnsafeMutableBytes { raw in fileSystemInfo(folder, raw.baseAddress) }
-        guard result == 0 && buffer[0] == ext4Magic else { return false }
+        guard cgit2_filesystem_type(folder) == ext4Magic else { return false }
         var info = stat()
         guard stat(folder, &info) == 0 else { return false }
         for other in others {
@@ -80,37 +76,17 @@ public enum FileSync {
         return journals.contains { $0.hasPrefix(name + "-") }
     }
 
-    typealias InfoFunction = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Int32
-
-    /// `statfs`, which the Glibc module does not show (only `statvfs`, which has no file-system type).
-    static let fileSystemInfo: InfoFunction? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statfs") else { return nil }
-        return unsafeBitCast(symbol, to: InfoFunction.self)
-    }()
-
-    typealias RangeFunction = @convention(c) (Int32, Int, Int, UInt32) -> Int32
-
-    /// `sync_file_range`, a GNU extension the Glibc module does not show, found once in libc.
-    static let syncFileRange: RangeFunction? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: RangeFunction.self)
-    }()
-
     /// Writes a file's dirty pages to the device and waits for them, without a journal commit or a
-    /// cache flush (`SYNC_FILE_RANGE_WAIT_BEFORE | WRITE | WAIT_AFTER`); without `sync_file_range`,
-    /// an `fdatasync`. Returns errno on failure, 0 on success.
+    /// cache flush (`SYNC_FILE_RANGE_WAIT_BEFORE | WRITE | WAIT_AFTER`). Returns errno on failure, 0
+    /// on success.
     public static func writeOut(_ fd: Int32) -> Int32 {
-        if let syncFileRange {
-            return syncFileRange(fd, 0, 0, 1 | 2 | 4) == 0 ? 0 : errno
-        }
-        return fdatasync(fd) == 0 ? 0 : errno
+        cgit2_sync_file_range(fd, 1 | 2 | 4) == 0 ? 0 : errno
     }
 
     /// Starts writing a file's dirty pages to the device without waiting (`SYNC_FILE_RANGE_WRITE`),
     /// so that several files' writes overlap; `writeOut` then waits for them. Returns errno or 0.
     public static func startWriteOut(_ fd: Int32) -> Int32 {
-        guard let syncFileRange else { return 0 }
-        return syncFileRange(fd, 0, 0, 2) == 0 ? 0 : errno
+        cgit2_sync_file_range(fd, 2) == 0 ? 0 : errno
     }
 
     /// `writeOut` of the files at `paths`, their writes started together and then waited for (one
