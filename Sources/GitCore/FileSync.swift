@@ -63,17 +63,7 @@ public enum FileSync {
         guard let line = lines.first(where: { $0.hasPrefix("DEVNAME=") }) else { return false }
         // A device in a subfolder of /dev (mapper/x) is named with "!" for "/" in /proc/fs/jbd2.
         let name = String(line.dropFirst("DEVNAME=".count).map { $0 == "/" ? "!" : $0 })
-        var journals: [String] = []
-        if let folder = opendir("/proc/fs/jbd2") {
-            defer { closedir(folder) }
-            while let entry = readdir(folder) {
-                let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                journals.append(entryName)
-            }
-        }
-        return journals.contains { $0.hasPrefix(name + "-") }
+        return LockFiles.list("/proc/fs/jbd2").contains { $0.hasPrefix(name + "-") }
     }
 
     /// Writes a file's dirty pages to the device and waits for them, without a journal commit or a

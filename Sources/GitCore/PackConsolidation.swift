@@ -92,16 +92,10 @@ public enum PackConsolidation {
     /// that give a pack a meaning of its own to git: `.keep`, `.promisor` (a partial clone's),
     /// `.mtimes` (a cruft pack's).
     static func packNames(in folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
         var indexes: Set<String> = []
         var packs: [String] = []
         var kept: Set<String> = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.hasPrefix("pack-") else { continue }
+        for name in LockFiles.list(folder) where name.hasPrefix("pack-") {
             if name.hasSuffix(".pack") {
                 packs.append(String(name.dropLast(5)))
             } else if name.hasSuffix(".idx") {

@@ -145,23 +145,15 @@ public struct PackInstallMarker {
     /// Call under `PackFolderLock`.
     public func packsWithoutIndex() -> [(path: String, named: Bool, age: Double)] {
         let named = namedBases()
-        guard let directory = opendir(packFolder) else { return [] }
-        defer { closedir(directory) }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        let names = LockFiles.list(packFolder)
+        let indexed = Set(names.filter { $0.hasSuffix(".idx") }.map { $0.dropLast(4) })
+        let now = LockFiles.wallClock()
         var found: [(path: String, named: Bool, age: Double)] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.hasPrefix("pack-"), name.hasSuffix(".pack") else { continue }
-            let stem = String(name.dropLast(5))
-            let base = packFolder + "/" + stem
-            guard access(base + ".idx", F_OK) != 0 else { continue }
-            var info = stat()
-            guard lstat(base + ".pack", &info) == 0 else { continue }
-            let age = Double(now.tv_sec - info.st_mtim.tv_sec)
-            found.append((base + ".pack", named.contains(stem), age))
+        for name in names where name.hasPrefix("pack-") && name.hasSuffix(".pack") {
+            let stem = name.dropLast(5)
+            let path = packFolder + "/" + name
+            guard !indexed.contains(stem), let written = LockFiles.modificationTime(path) else { continue }
+            found.append((path, named.contains(String(stem)), now - written))
         }
         return found
     }
