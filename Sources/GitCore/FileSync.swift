@@ -177,16 +177,38 @@ public enum FileSync {
         return fsync(fd) == 0 ? 0 : errno
     }
 
-    /// A new file with a unique name (`<folder>/<prefix>XXXXXX`, by `mkstemp`), open for writing and
-    /// closed on exec: its descriptor (-1 with `errno` set on failure) and path.
-    static func createTemporary(in folder: String, prefix: String) -> (descriptor: Int32, path: String) {
+    /// Writes `bytes` to a new read-only file with a unique name (`<folder>/<prefix>XXXXXX`, by
+    /// `mkstemp`: a crashed writer's leftover or a second writer never collides), fsynced with
+    /// `flush`; returns its path, for the caller to rename into place. Git's objects and packs are
+    /// read-only files; nothing is left behind on failure.
+    static func writeTemporary(_ bytes: [UInt8], in folder: String, prefix: String, flush: Bool) throws(GitError)
+        -> String
+    {
         var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
-            let descriptor = mkstemp(base)
-            if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-            return descriptor
+            let fd = mkstemp(base)
+            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            return fd
         }
-        return (descriptor, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        guard fd >= 0 else {
+            throw GitError(
+                code: .other(-1),
+                message: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))",
+                function: "mkstemp")
+        }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        _ = fchmod(fd, 0o444)
+        var failure = writeAll(fd, bytes)
+        if failure == 0 && flush && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        guard failure == 0 else {
+            unlink(temporary)
+            throw GitError(
+                code: .other(-1), message: "cannot write \(temporary): \(String(cString: strerror(failure)))",
+                function: "write")
+        }
+        return temporary
     }
+
 }

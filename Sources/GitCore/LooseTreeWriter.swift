@@ -50,17 +50,7 @@ public final class LooseTreeWriter {
         let object = Array("tree \(bytes.count)".utf8) + [0] + bytes
         let compressed = try deflated(object)
         if mkdir(folder, 0o777) != 0 && errno != EEXIST { throw failure("cannot create \(folder)") }
-        let (fd, temporary) = FileSync.createTemporary(in: folder, prefix: "tmp_cards_obj_")
-        guard fd >= 0 else { throw failure("cannot create a temporary file in \(folder)") }
-        // Read-only, as git and libgit2 leave loose objects.
-        _ = fchmod(fd, 0o444)
-        let written = FileSync.writeAll(fd, compressed)
-        close(fd)
-        guard written == 0 else {
-            unlink(temporary)
-            errno = written
-            throw failure("cannot write the tree \(id.short)")
-        }
+        let temporary = try FileSync.writeTemporary(compressed, in: folder, prefix: "tmp_cards_obj_", flush: false)
         guard rename(temporary, path) == 0 else {
             let error = failure("cannot move the tree \(id.short) into place")
             unlink(temporary)

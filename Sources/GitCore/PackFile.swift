@@ -92,10 +92,11 @@ struct PackFile {
         pack += packChecksum
         let index = Self.index(entries, packChecksum: packChecksum)
         let name = packFolder + "/pack-" + ObjectID(bytes: packChecksum).hex
-        let temporaryPack = try Self.writeTemporary(pack, in: packFolder, flush: durable)
+        let temporaryPack = try FileSync.writeTemporary(pack, in: packFolder, prefix: "tmp_cards_pack_", flush: durable)
         let temporaryIndex: String
         do {
-            temporaryIndex = try Self.writeTemporary(index, in: packFolder, flush: durable)
+            temporaryIndex = try FileSync.writeTemporary(
+                index, in: packFolder, prefix: "tmp_cards_pack_", flush: durable)
         } catch {
             unlink(temporaryPack)
             throw error
@@ -186,28 +187,4 @@ struct PackFile {
         out += out.withUnsafeBytes { SHA1.digest($0) }
         return out
     }
-
-    /// Writes `bytes` to a new temp file in `folder` (a unique name: a crashed import's leftover or a
-    /// second writer never collides), read-only as git leaves its packs, flushed unless `flush` is
-    /// false; returns its path.
-    private static func writeTemporary(_ bytes: [UInt8], in folder: String, flush: Bool) throws(GitError) -> String {
-        let (fd, temporary) = FileSync.createTemporary(in: folder, prefix: "tmp_cards_pack_")
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw GitError(
-                code: .other(-1), message: "cannot create a temporary file in \(folder): \(reason)", function: "pack")
-        }
-        _ = fchmod(fd, 0o444)
-        var failure = FileSync.writeAll(fd, bytes)
-        if failure == 0 && flush && fsync(fd) != 0 { failure = errno }
-        close(fd)
-        guard failure == 0 else {
-            unlink(temporary)
-            throw GitError(
-                code: .other(-1), message: "cannot write \(temporary): \(String(cString: strerror(failure)))",
-                function: "pack")
-        }
-        return temporary
-    }
-
 }
