@@ -145,19 +145,15 @@ extension IndexPatch {
     private static func appendEntry(_ change: (path: [UInt8], update: IndexUpdate), to image: inout IndexImage) -> Bool
     {
         guard let file = change.update.file else { return false }
-        var entry: [UInt8] = []
+        // Straight into the image: it merges adjacent added bytes into one piece.
         let length = change.path.count
-        let total = (62 + length + 8) & ~7
-        entry.reserveCapacity(total)
-        for field in file.stat.fields {
-            entry += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: field >> $0) }
-        }
-        entry += file.blob.bytes
-        entry.append(UInt8(truncatingIfNeeded: min(length, 0xfff) >> 8))
-        entry.append(UInt8(truncatingIfNeeded: min(length, 0xfff)))
-        entry += change.path
-        entry += repeatElement(0, count: total - 62 - length)
-        image.append(contentsOf: entry)
+        for field in file.stat.fields { image.append32(field) }
+        image.append(contentsOf: file.blob.bytes)
+        image.append(contentsOf: [
+            UInt8(truncatingIfNeeded: min(length, 0xfff) >> 8), UInt8(truncatingIfNeeded: min(length, 0xfff)),
+        ])
+        image.append(contentsOf: change.path)
+        image.append(contentsOf: repeatElement(0, count: ((62 + length + 8) & ~7) - 62 - length))
         return true
     }
 
@@ -168,11 +164,8 @@ extension IndexPatch {
         _ bytes: UnsafeRawBufferPointer, end: Int, changes: [(path: [UInt8], update: IndexUpdate)],
         position: inout Int, into image: inout IndexImage
     ) -> Reason? {
-        var invalid: Set<[UInt8]> = [[]]
-        for change in changes {
-            invalid.insert(Array("cards".utf8))
-            invalid.insert(Array(change.path[0..<8]))
-        }
+        var invalid: Set<[UInt8]> = changes.isEmpty ? [[]] : [[], Array("cards".utf8)]
+        for change in changes { invalid.insert(Array(change.path[0..<8])) }
         while position + 8 <= end {
             let signature = Array(bytes[position..<position + 4])
             let size = Int(be32(bytes, position + 4))

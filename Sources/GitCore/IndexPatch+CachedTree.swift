@@ -1,6 +1,6 @@
 extension IndexPatch {
     /// Cached-tree nodes nested deeper than this decline the patch: no path that deep can be checked
-    /// out (PATH_MAX), and the bound keeps a hostile extension from growing the walk's stack at will.
+    /// out (PATH_MAX), and the bound keeps a hostile extension from growing the walk's memory at will.
     static let cachedTreeDepthLimit = 4096
 
     /// The TREE extension's body `bytes[body..<limit]` rewritten: every node copied, the nodes whose
@@ -14,7 +14,7 @@ extension IndexPatch {
         let longest = invalid.map(\.count).max() ?? 0
         var out: [UInt8] = []
         var cursor = body
-        guard let root = rewriteTreeNode(bytes, &cursor, limit: limit, prefix: nil, invalid: invalid, into: &out)
+        guard let root = rewriteTreeNode(bytes, &cursor, limit: limit, prefix: [], invalid: invalid, into: &out)
         else { return nil }
         var open: [(path: [UInt8]?, subtreesLeft: Int)] = [
             (root.path.count <= longest ? root.path : nil, root.subtrees)
@@ -39,7 +39,7 @@ extension IndexPatch {
     /// Copies one cached-tree node (not its subtrees) at `cursor` into `out`, invalidated when its
     /// path is in `invalid`; returns its path and subtree count, or nil when it does not parse.
     private static func rewriteTreeNode(
-        _ bytes: UnsafeRawBufferPointer, _ cursor: inout Int, limit: Int, prefix: [UInt8]?, invalid: Set<[UInt8]>,
+        _ bytes: UnsafeRawBufferPointer, _ cursor: inout Int, limit: Int, prefix: [UInt8], invalid: Set<[UInt8]>,
         into out: inout [UInt8]
     ) -> (path: [UInt8], subtrees: Int)? {
         let nameStart = cursor
@@ -50,7 +50,7 @@ extension IndexPatch {
         guard let entries = number(bytes, &cursor, limit: limit, until: 0x20),
             let subtrees = number(bytes, &cursor, limit: limit, until: 0x0a), subtrees >= 0
         else { return nil }
-        let path: [UInt8] = prefix.map { $0.isEmpty ? name : $0 + [UInt8(ascii: "/")] + name } ?? name
+        let path: [UInt8] = prefix.isEmpty ? name : prefix + [UInt8(ascii: "/")] + name
         out += name
         out.append(0)
         if entries >= 0 && !invalid.contains(path) {
