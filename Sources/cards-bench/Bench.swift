@@ -122,14 +122,12 @@ final class Bench {
                 git: gitImport, peak: importedBare.peakKilobytes, note: "one run"))
 
         try oneCardOperations(size: size, ours: ours, bare: bare, twin: twin)
-        if onlyOps {
-            FileSystem.removeTree(folder)
-            return
+        if !onlyOps {
+            reads(size: size, ours: ours, twin: twin)
+            try merges(size: size, bare: bare)
+            try sync(size: size, folder: folder, ours: ours, twin: twin)
         }
-        reads(size: size, ours: ours, twin: twin)
-        try merges(size: size, bare: bare)
-        try sync(size: size, folder: folder, ours: ours, twin: twin)
-        FileSystem.removeTree(folder)
+        if !keep { FileSystem.removeTree(folder) }
     }
 
     // MARK: add, edit, delete of one card
