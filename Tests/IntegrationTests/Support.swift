@@ -156,12 +156,19 @@ final class Scratch: @unchecked Sendable {
 /// Writes a file through a close-on-exec descriptor. Foundation's writes are not close-on-exec, so a
 /// program another test spawns at that moment inherits the file and holds it open for its lifetime:
 /// fatal for a test that then asks which process holds a lock file, or frees space by unlinking.
-func writeFileCloseOnExec(_ path: String, _ text: String) {
+/// A failure is recorded as an issue here, not left to show up later as a puzzling one.
+func writeFileCloseOnExec(_ path: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return }
+    guard fd >= 0 else {
+        Issue.record("cannot create \(path): \(String(cString: strerror(errno)))", sourceLocation: sourceLocation)
+        return
+    }
     defer { close(fd) }
     let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if written != bytes.count {
+        Issue.record("wrote \(written) of \(bytes.count) bytes to \(path)", sourceLocation: sourceLocation)
+    }
 }
 
 /// Runs a program with posix_spawn and waitpid, output to a file: for programs that leave a daemon
