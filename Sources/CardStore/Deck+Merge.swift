@@ -246,11 +246,15 @@ extension Deck {
         }
         let result = DeckMerger.merge(versions, ours: oursSide, theirs: theirsSide, policy: policy)
         report.decisions = result.decisions
+        var storedBlobs: [String: ObjectID] = [:]
         for (id, card) in result.cards {
             let path = CardID.path(for: id)
             let newBytes = card?.encoded()
-            let current = paths[path]?.ours
-            if current?.id == newBytes.map(ObjectID.blobHash(of:)) && (current == nil) == (newBytes == nil) { continue }
+            let newID = newBytes.map(ObjectID.blobHash(of:))
+            let entries = paths[path]
+            if entries?.ours?.id == newID && (entries?.ours == nil) == (newBytes == nil) { continue }
+            // Their version (or the base's) taken as it is: already stored, not written again.
+            if let newID, newID == entries?.theirs?.id || newID == entries?.base?.id { storedBlobs[path] = newID }
             files.append((path, newBytes))
         }
         for (path, entry) in rawPicks where entry?.id != paths[path]?.ours?.id || entry?.kind != paths[path]?.ours?.kind
@@ -266,6 +270,7 @@ extension Deck {
             let bytes = try git("reading \(path)") { () throws(GitError) in
                 try repository.readBlob(entry.id, limit: Deck.maximumIncomingFileSize)
             }
+            storedBlobs[path] = entry.id
             files.append((path, bytes))
         }
         files.sort { $0.path < $1.path }
@@ -281,8 +286,8 @@ extension Deck {
         body += conflicts > 0 ? ", \(conflicts) with conflicts recorded (see `cards conflicts`)." : ", no conflicts."
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
         var change = DeckChange(files: files, message: message)
-        change.packable = false
         change.trees = trees
+        change.storedBlobs = storedBlobs
         return MergePlan(change: change, report: report)
     }
 

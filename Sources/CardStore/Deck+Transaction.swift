@@ -8,14 +8,15 @@ public struct DeckChange {
     public var files: [(path: String, content: [UInt8]?)]
     /// The message of the commit.
     public var message: CommitMessage
-    /// Whether the change's objects go into a pack of their own, found by a walk from the new commit
-    /// (every commit does). A merge says no: its files are mostly objects already stored (their
-    /// side's), the walk would repack their side and mark every entry of ours (~2 s at 100,000
-    /// cards), and it writes its new trees itself (`trees`).
+    /// Whether the change's objects go into a pack of their own (every commit of this package does;
+    /// false writes loose objects through libgit2, flushed together when there are many).
     public var packable = true
     /// Trees the change was planned from, kept as raw bytes (a merge's walk): the new tree is then
     /// spliced from them instead of being rebuilt through libgit2 (`Repository.splicedTree`).
     public var trees: RawTreeCache?
+    /// Blob ids of files in `files` whose content is already in the object database (a merge taking
+    /// one side's version): not written again. Each must be the blob id of that file's content.
+    public var storedBlobs: [String: ObjectID] = [:]
 
     /// Creates a change.
     public init(files: [(path: String, content: [UInt8]?)], message: CommitMessage) {
@@ -67,19 +68,20 @@ extension Deck {
                     snapshot: snapshot)
             }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
-            // Many new objects are written without an fsync each and flushed together before publishing.
-            // A few are fsynced by libgit2 in every mode: it renames each object into place itself, so
-            // an object written out only after that rename could survive a crash empty under its final
+            // The new objects go into one pack (flushed before it is named). Without a pack, many loose
+            // objects are written without an fsync each and flushed together before publishing; a few
+            // are fsynced by libgit2 in every mode: it renames each object into place itself, so an
+            // object written out only after that rename could survive a crash empty under its final
             // name, and libgit2 would then take it as stored and never write it again.
-            let objectsFlush = ObjectsFlush(durable: durable, files: change.files.count)
-            defer { objectsFlush.restore() }
-            // A big change (an import) goes into one pack instead of thousands of loose objects.
             let packer = try packWriter(for: change)
+            let objectsFlush = ObjectsFlush(durable: durable, files: packer == nil ? change.files.count : 0)
+            defer { objectsFlush.restore() }
             let writer = packer?.repository ?? repository
             var updates: [TreeUpdate] = []
             for file in change.files {
                 if let content = file.content {
                     let blob = try git("writing \(file.path)") { () throws(GitError) in
+                        if let stored = change.storedBlobs[file.path] { return stored }
                         if let packer { return try packer.writeBlob(content) }
                         return try writer.writeBlob(content)
                     }
@@ -89,11 +91,8 @@ extension Deck {
                 }
             }
             let tree = try git("building the new tree") { () throws(GitError) in
-                if let trees = change.trees, packer == nil {
-                    // New trees as loose files of our own only when libgit2 would not fsync them either.
-                    let treeWriter = objectsFlush.fsyncsEachObject ? nil : LooseTreeWriter(writer)
-                    return try writer.splicedTree(
-                        base: snapshot.tree, updates: updates, cache: trees, writer: treeWriter)
+                if let trees = change.trees {
+                    return try writer.splicedTree(base: snapshot.tree, updates: updates, cache: trees, writer: packer)
                 }
                 return try writer.updatedTree(base: snapshot.tree, updates: updates)
             }

@@ -6,9 +6,9 @@ extension Deck {
     /// of one fsync per file.
     static let bulkThreshold = 256
 
-    /// A pack writer for the objects of a change, or nil for a change that writes its objects itself
-    /// (a merge). Every commit is one pack, however small: three fsyncs (pack, index, folder) where
-    /// the five loose objects of a one-card commit take ten; `PackConsolidation` keeps the count down.
+    /// A pack writer for the objects of a change, or nil for a change that is not `packable`. Every
+    /// commit is one pack, however small: three fsyncs (pack, index, folder) where the five loose
+    /// objects of a one-card commit take ten; `PackConsolidation` keeps the count down.
     func packWriter(for change: DeckChange) throws(StoreError) -> PackWriter? {
         guard change.packable else { return nil }
         return try git("opening the object database for a pack") { () throws(GitError) in
@@ -165,10 +165,6 @@ final class ObjectsFlush {
         normal = durable
         Libgit2.setDurable(self.durable ? false : durable)
     }
-
-    /// Whether libgit2 fsyncs each object of this write (a small durable change); else nothing is
-    /// flushed per object, and a writer of our own may write objects the same way.
-    var fsyncsEachObject: Bool { normal && !durable }
 
     /// Makes the objects written so far durable, and turns libgit2's fsync back on.
     func flush(_ gitDirectory: String) throws(StoreError) {

@@ -1,18 +1,21 @@
 import CGit2
 
-/// Writes the objects of one big commit (an import of thousands of cards) as a single pack instead of
-/// one loose file (and, when durable, one fsync) per object.
+/// Writes the new objects of one commit (one card, a merge, an import of thousands of cards) as a
+/// single pack instead of one loose file (and, when durable, one fsync) per object.
 ///
 /// It opens a second handle on the repository whose object database has an in-memory backend in
 /// front: blobs, trees and the commit written through `repository` land in memory; `finish` packs
 /// the new ones into `objects/pack` (see `PackFile`: whole objects, pack and index flushed before
 /// they are named). The handle is then dropped, so no other write ever goes to memory.
-public final class PackWriter {
+public final class PackWriter: TreeObjectWriter {
     /// Write objects through this handle; they are kept in memory until `finish`.
     public let repository: Repository
     private let backend: UnsafeMutablePointer<git_odb_backend>
     /// The blobs written so far, to pack in `finish`.
     private var blobs: [git_oid] = []
+    /// The trees written through `write(tree:)` (a splice), to pack in `finish` without a walk.
+    private var splicedTrees: [git_oid] = []
+    private var splicedTreeSet: Set<ObjectID> = []
 
     /// Opens a second handle on the repository at `gitDirectory` with an in-memory object store in front.
     public init(gitDirectory: String) throws(GitError) {
@@ -35,15 +38,30 @@ public final class PackWriter {
     /// freshen): ~20 µs of directory reads per card. A blob already on disk is written again and
     /// packed twice at worst, which is harmless.
     public func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
-        var oid = git_oid()
-        let result = bytes.withUnsafeBytes { buffer -> Int32 in
-            let hashed = git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
-            guard hashed == 0, let write = backend.pointee.write else { return hashed == 0 ? -1 : hashed }
-            return write(backend, &oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
-        }
-        try check(result, "git_mempack write")
+        let oid = try writeToMemory(bytes, type: GIT_OBJECT_BLOB)
         blobs.append(oid)
         return ObjectID(oid)
+    }
+
+    /// Writes a tree (its entries, no header) straight into the in-memory store, as `writeBlob` does
+    /// a blob, and remembers it: when the commit's root tree is one of these, `finish` packs them
+    /// without walking the new trees (a splice writes every new tree of the commit through here).
+    public func write(tree bytes: [UInt8]) throws(GitError) -> ObjectID {
+        let oid = try writeToMemory(bytes, type: GIT_OBJECT_TREE)
+        let id = ObjectID(oid)
+        if splicedTreeSet.insert(id).inserted { splicedTrees.append(oid) }
+        return id
+    }
+
+    private func writeToMemory(_ bytes: [UInt8], type: git_object_t) throws(GitError) -> git_oid {
+        var oid = git_oid()
+        let result = bytes.withUnsafeBytes { buffer -> Int32 in
+            let hashed = git_odb_hash(&oid, buffer.baseAddress, buffer.count, type)
+            guard hashed == 0, let write = backend.pointee.write else { return hashed == 0 ? -1 : hashed }
+            return write(backend, &oid, buffer.baseAddress, buffer.count, type)
+        }
+        try check(result, "git_mempack write")
+        return oid
     }
 
     /// Packs the objects of the new commit that are in memory (the blobs written through `writeBlob`,
@@ -66,6 +84,8 @@ public final class PackWriter {
         // The common folder: a linked worktree's git folder has no objects of its own.
         try pack.install(in: repository.commonDirectory + "objects/pack", durable: durable)
         blobs.removeAll()
+        splicedTrees.removeAll()
+        splicedTreeSet.removeAll()
     }
 
     /// The trees under `commit` that were written in memory: a tree already on disk, and everything
@@ -76,6 +96,12 @@ public final class PackWriter {
         try check(git_commit_lookup(&object, repository.pointer, &raw), "git_commit_lookup")
         defer { git_commit_free(object) }
         guard let root = git_commit_tree_id(object)?.pointee else { return }
+        // A spliced root: every new tree under it was written through `write(tree:)` (a splice that
+        // fell back to libgit2 does not reach the root, so its trees are found by the walk below).
+        if splicedTreeSet.contains(ObjectID(root)) {
+            ids += splicedTrees
+            return
+        }
         var pending = [root]
         while var tree = pending.popLast() {
             guard let exists = backend.pointee.exists, exists(backend, &tree) != 0 else { continue }

@@ -93,6 +93,8 @@ extension Repository {
     static let readAheadThreshold = 24
     /// Trees smaller than this are read on one thread (see `readAhead`).
     static let readAheadTreeSize = 8_192
+    /// The processors online, asked once: glibc reads a file in /sys for each `sysconf` of it.
+    static let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
 
     /// Reads the trees `ids` into `cache` ahead of the walk that needs them, half of them on a second
     /// thread through a handle of its own (a repository is not for two threads; the odb under two
@@ -101,10 +103,11 @@ extension Repository {
     /// reads it itself and decides. `concurrentPerform` runs both halves on the calling thread when no
     /// other is free, so nothing ever waits on a queue.
     func readAhead(_ ids: [ObjectID], cache: RawTreeCache) {
+        // Most calls are for a card folder, with no folders under it.
+        guard ids.count >= Repository.readAheadThreshold, Repository.processors > 1 else { return }
         var seen = Set<ObjectID>()
         let missing = ids.filter { cache.trees[$0] == nil && seen.insert($0).inserted }
-        let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        guard missing.count >= Repository.readAheadThreshold, processors > 1 else { return }
+        guard missing.count >= Repository.readAheadThreshold else { return }
         // Small folders (a deck of 10,000 cards has ~40 per folder, ~3 KB) read faster on one thread
         // than a second handle and thread cost: judge by the first.
         guard let first = try? rawTree(missing[0], cache: cache), first.bytes.count >= Repository.readAheadTreeSize

@@ -1,6 +1,12 @@
 import CGit2
 import Glibc
 
+/// Where `Repository.splicedTree` writes the trees it makes (a `PackWriter`), instead of `git_odb_write`.
+public protocol TreeObjectWriter: AnyObject {
+    /// Stores a tree with these bytes (its entries, no header) and returns its id.
+    func write(tree bytes: [UInt8]) throws(GitError) -> ObjectID
+}
+
 extension Repository {
     /// `updatedTree(base:updates:)` built from raw tree bytes: each folder on an updated path is
     /// copied entry run by entry run from its raw bytes (read through `cache`, where a walk left
@@ -13,16 +19,18 @@ extension Repository {
     /// might refuse, a file where a folder is needed or the other way round, a path given both as a
     /// file and as a folder.
     ///
-    /// New trees go through `writer` when given (a bulk write flushed afterwards), else `git_odb_write`.
+    /// New trees go through `writer` when given (a pack in the making), else `git_odb_write`.
     public func splicedTree(
-        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: LooseTreeWriter? = nil
+        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: (any TreeObjectWriter)? = nil
     ) throws(GitError) -> ObjectID {
         if let id = try? splice(base: base, updates: updates, cache: cache, writer: writer) { return id }
         return try updatedTree(base: base, updates: updates)
     }
 
     /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it.
-    private func splice(base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: LooseTreeWriter?) throws
+    private func splice(
+        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: (any TreeObjectWriter)?
+    ) throws
         -> ObjectID
     {
         // The last update of a path counts, as in `updatedTree`.
@@ -72,7 +80,7 @@ extension Repository {
     /// The folder `id` (nil: absent) at `prefix` with `updates` (paths relative to it) applied.
     private func rebuild(
         _ id: ObjectID?, prefix: String, updates: [(components: ArraySlice<Substring>, blob: ObjectID?)],
-        cache: RawTreeCache, writer: LooseTreeWriter?
+        cache: RawTreeCache, writer: (any TreeObjectWriter)?
     ) throws -> Rebuilt {
         let tree = try id.map { (id) throws(RawTreeFallback) in try rawTree(id, cache: cache) } ?? RawTree.empty
         // What replaces each touched name: an entry (mode, id) or nothing.
