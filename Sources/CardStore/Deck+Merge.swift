@@ -187,7 +187,7 @@ extension Deck {
                 if let entry { wanted.append(VersionKey(blob: entry.id, id: id)) }
             }
         }
-        let ahead = readVersionsAhead(wanted)
+        let ahead = readVersionsAhead(wanted, packs: trees.reader(for: repository))
         var versions: [String: CardVersions] = [:]
         var files: [(path: String, content: [UInt8]?)] = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])

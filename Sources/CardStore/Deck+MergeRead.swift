@@ -13,18 +13,25 @@ extension Deck {
     /// Below this many versions one thread decodes them all: waking a second costs more than it saves.
     static let parallelVersions = 64
 
-    /// Reads and decodes the card versions a merge will ask `readVersion` for, ahead: the blobs through
-    /// one odb handle (`BlobReader`; libgit2 reading does not scale over threads, see
-    /// `DeckSnapshot.decodeAll`), the decoding on two threads. A blob `BlobReader` does not hand back
+    /// Reads and decodes the card versions a merge will ask `readVersion` for, ahead: the blobs out of
+    /// the mapped packs (`PackReader`), else through one odb handle (`BlobReader`), the decoding on
+    /// two threads. A blob `BlobReader` does not hand back
     /// (missing, too big, not a blob) is left out, for `readVersion` to read and explain as before.
-    func readVersionsAhead(_ keys: [VersionKey]) -> [VersionKey: Version] {
+    func readVersionsAhead(_ keys: [VersionKey], packs: PackReader) -> [VersionKey: Version] {
         var seen = Set<VersionKey>()
         let unique = keys.filter { seen.insert($0).inserted }
-        guard !unique.isEmpty, let reader = try? BlobReader(repository) else { return [:] }
+        guard !unique.isEmpty else { return [:] }
+        var reader: BlobReader?
         var wanted: [VersionKey] = []
         var blobs: [[UInt8]] = []
         for key in unique {
-            guard let bytes = reader.read(key.blob, limit: Card.maximumFileSize) else { continue }
+            if let bytes = packs.readBlob(key.blob, limit: Card.maximumFileSize) {
+                wanted.append(key)
+                blobs.append(bytes)
+                continue
+            }
+            if reader == nil { reader = try? BlobReader(repository) }
+            guard let bytes = reader?.read(key.blob, limit: Card.maximumFileSize) else { continue }
             wanted.append(key)
             blobs.append(bytes)
         }

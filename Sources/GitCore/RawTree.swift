@@ -55,6 +55,72 @@ struct RawTree: Sendable {
         self.entries = entries
     }
 
+    /// How many entries at the start (`head`) and at the end (`tail`) are the same bytes in every tree
+    /// of `trees`, at the same place (from the end, for the tail): found by comparing the bytes whole
+    /// (memcmp), then counting the entries that lie within what is alike. Head and tail never overlap.
+    static func commonRuns(_ trees: [RawTree]) -> (head: Int, tail: Int) {
+        guard let first = trees.first, trees.count > 1 else { return (0, 0) }
+        var prefix = first.bytes.count
+        var suffix = first.bytes.count
+        first.bytes.withUnsafeBytes { left in
+            for tree in trees.dropFirst() {
+                tree.bytes.withUnsafeBytes { right in
+                    prefix = min(prefix, commonPrefix(left, right, limit: prefix))
+                    suffix = min(suffix, commonSuffix(left, right, limit: suffix))
+                }
+            }
+        }
+        // Alike bytes from the start parse alike: every entry ending within them is in every tree.
+        var head = 0
+        while head < first.entries.count && first.entries[head].end <= prefix { head += 1 }
+        // From the end, an entry counts when it starts at the same distance from the end in every tree.
+        var tail = 0
+        while first.entries.count - head - tail > 0 {
+            let distance = first.bytes.count - first.entries[first.entries.count - 1 - tail].start
+            guard distance <= suffix else { break }
+            let alike = trees.dropFirst().allSatisfy { tree in
+                tree.entries.count - head - tail > 0
+                    && tree.bytes.count - tree.entries[tree.entries.count - 1 - tail].start == distance
+            }
+            guard alike else { break }
+            tail += 1
+        }
+        return (head, tail)
+    }
+
+    /// The length of the common start of `left` and `right`, at most `limit`.
+    private static func commonPrefix(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer, limit: Int) -> Int
+    {
+        let count = min(limit, left.count, right.count)
+        guard count > 0, let a = left.baseAddress, let b = right.baseAddress else { return 0 }
+        if memcmp(a, b, count) == 0 { return count }
+        // Halve down to the first differing 64-byte block, then byte by byte.
+        var low = 0
+        var high = count
+        while high - low > 64 {
+            let middle = (low + high) / 2
+            if memcmp(a + low, b + low, middle - low) == 0 { low = middle } else { high = middle }
+        }
+        while low < high && left[low] == right[low] { low += 1 }
+        return low
+    }
+
+    /// The length of the common end of `left` and `right`, at most `limit`.
+    private static func commonSuffix(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer, limit: Int) -> Int
+    {
+        let count = min(limit, left.count, right.count)
+        guard count > 0, let a = left.baseAddress, let b = right.baseAddress else { return 0 }
+        // 64-byte blocks back from the end, then byte by byte within the first that differs.
+        var length = 0
+        while count - length >= 64
+            && memcmp(a + left.count - length - 64, b + right.count - length - 64, 64) == 0
+        {
+            length += 64
+        }
+        while length < count && left[left.count - 1 - length] == right[right.count - 1 - length] { length += 1 }
+        return length
+    }
+
     /// Parses `bytes`; nil when the tree is not in canonical form (see the type's summary).
     init?(canonical bytes: [UInt8]) {
         // Offsets are kept in 32 bits; no real tree comes near.

@@ -11,8 +11,19 @@ public final class RawTreeCache {
     /// rebuilt folder equal to one of them is that tree, known without hashing or writing it.
     var versions: [String: [ObjectID]] = [:]
 
+    /// The packs, mapped on the first read through this cache (`PackReader`).
+    private var packReader: PackReader?
+
     /// An empty cache.
     public init() {}
+
+    /// The reader of `repository`'s packs for this cache's operation, mapped on first use.
+    public func reader(for repository: Repository) -> PackReader {
+        if let packReader { return packReader }
+        let reader = PackReader(objectsDirectory: repository.commonDirectory + "objects/", counting: repository)
+        packReader = reader
+        return reader
+    }
 
     func remember(_ id: ObjectID, at path: String) {
         if versions[path]?.contains(id) == true { return }
@@ -43,7 +54,11 @@ extension Repository {
         if let known = cache?.trees[id] { return known }
         // libgit2 knows the empty tree without storing it.
         if id == Repository.emptyTreeID { return RawTree.empty }
-        guard let bytes = readRawObject(id, type: GIT_OBJECT_TREE), let tree = RawTree(canonical: bytes) else {
+        guard
+            let bytes = cache?.reader(for: self).read(id, type: GIT_OBJECT_TREE)
+                ?? readRawObject(id, type: GIT_OBJECT_TREE),
+            let tree = RawTree(canonical: bytes)
+        else {
             throw RawTreeFallback()
         }
         cache?.trees[id] = tree
@@ -97,9 +112,9 @@ extension Repository {
     static let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
 
     /// Reads the trees `ids` into `cache` ahead of the walk that needs them, half of them on a second
-    /// thread through a handle of its own (a repository is not for two threads; the odb under two
-    /// handles is). Inflating ~27 KB card folders scales over two threads, unlike reading small blobs
-    /// (`DeckSnapshot.decodeAll`). A tree either half cannot read or parse is left out: the walk
+    /// thread (a repository is not for two threads: it reads the packs through a `PackReader` of its
+    /// own and anything else through a handle of its own). Inflating ~27 KB card folders scales over
+    /// two threads, unlike reading small blobs (`DeckSnapshot.decodeAll`). A tree either half cannot read or parse is left out: the walk
     /// reads it itself and decides. `concurrentPerform` runs both halves on the calling thread when no
     /// other is free, so nothing ever waits on a queue.
     func readAhead(_ ids: [ObjectID], cache: RawTreeCache) {
@@ -117,17 +132,25 @@ extension Repository {
         let other = Array(missing[middle...])
         let path = gitDirectory
         let helper = ReadAhead()
-        // This handle and the cache are used by the first half only, on whichever thread runs it.
+        // This handle and the cache are used by the first half only, on whichever thread runs it; the
+        // second reads the same mapped packs through a reader of its own, and what is not in them
+        // (loose, a delta) through a handle of its own, opened only then.
         let own = UncheckedSendable(value: (repository: self, cache: cache))
+        let packs = UncheckedSendable(value: cache.reader(for: self).sibling())
         DispatchQueue.concurrentPerform(iterations: 2) { half in
             if half == 0 {
                 for id in mine { _ = try? own.value.repository.rawTree(id, cache: own.value.cache) }
                 return
             }
-            guard let repository = try? Repository.open(at: path) else { return }
+            var repository: Repository?
             var trees: [(ObjectID, RawTree)] = []
             for id in other {
-                if let tree = try? repository.rawTree(id, cache: nil) { trees.append((id, tree)) }
+                if let bytes = packs.value.read(id, type: GIT_OBJECT_TREE), let tree = RawTree(canonical: bytes) {
+                    trees.append((id, tree))
+                    continue
+                }
+                if repository == nil { repository = try? Repository.open(at: path) }
+                if let tree = try? repository?.rawTree(id, cache: nil) { trees.append((id, tree)) }
             }
             helper.trees = trees
         }

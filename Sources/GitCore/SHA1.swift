@@ -42,3 +42,25 @@ extension SHA1 {
         return digest(block.map { $0 ^ 0x5c } + inner)
     }
 }
+
+extension ObjectID {
+    /// The id git gives an object of `type` with these bytes (SHA-1 of "<type> <size>\0" and the
+    /// bytes) through libcrypto's SHA-1 in hardware, ~5x faster than `git_odb_hash`, which also looks
+    /// for the patterns of a SHA-1 collision attack. For trees this package builds (entry names and
+    /// object ids, nothing an attacker lays out freely) and for checking bytes against an id already
+    /// stored; an object from elsewhere is hashed by libgit2 when it is written.
+    public static func hardwareHash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
+        let name =
+            type == GIT_OBJECT_TREE
+            ? "tree" : type == GIT_OBJECT_BLOB ? "blob" : type == GIT_OBJECT_COMMIT ? "commit" : "tag"
+        let header = Array("\(name) \(buffer.count)".utf8) + [0]
+        var digest = [UInt8](repeating: 0, count: 20)
+        withUnsafeTemporaryAllocation(byteCount: SHA1.contextSize, alignment: 16) { context in
+            _ = SHA1_Init(context.baseAddress)
+            _ = header.withUnsafeBytes { SHA1_Update(context.baseAddress, $0.baseAddress, $0.count) }
+            if buffer.count > 0 { _ = SHA1_Update(context.baseAddress, buffer.baseAddress, buffer.count) }
+            _ = digest.withUnsafeMutableBufferPointer { SHA1_Final($0.baseAddress, context.baseAddress) }
+        }
+        return ObjectID(bytes: digest)
+    }
+}

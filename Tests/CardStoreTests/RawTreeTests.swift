@@ -116,6 +116,12 @@ struct RawTreeTests {
                 base: base,
                 updates: Self.randomUpdates(store, count: Int.random(in: 0...6, using: &random), using: &random))
             let context = "seed \(seed), round \(round)"
+            // Loose objects, then packed whole (read by `PackReader`), then packed with deltas (left to libgit2).
+            if round % 3 > 0 {
+                try store.scratch.git(
+                    ["repack", "-a", "-d", "-f", "-q", round % 3 == 1 ? "--window=0" : "--window=10"],
+                    in: store.directory)
+            }
 
             let cache = RawTreeCache()
             let walked = try repository.changedLeaves([base, ours, theirs], comparing: (1, 2), cache: cache)

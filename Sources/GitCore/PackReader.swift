@@ -1,0 +1,252 @@
+import CGit2
+import Glibc
+
+/// Reads whole (undeltified) objects straight out of the packs in `objects/pack`, mapped into
+/// memory once per operation, for the bulk reads of a merge (hundreds of ~27 KB card folders and
+/// thousands of card blobs).
+///
+/// Through libgit2 each object is found again in each pack, inflated into a buffer of its own, checked
+/// by zlib's Adler-32, hashed again (strict verification), then copied into a Swift array; here it is
+/// inflated once, straight into the array. A tree is not checked against its id or zlib's checksum
+/// (git does not check on read either; it still has to parse as a canonical tree, see `RawTree`); a
+/// blob is hashed (SHA-1 in hardware, a fraction of a microsecond for a card) and refused unless it
+/// is the blob asked for.
+///
+/// Anything this does not read (a loose object, a delta, a pack added since, a damaged entry, a
+/// version-1 index) gives nil, and the caller reads it through libgit2, which reads or explains it.
+/// Every offset read from a file is checked against the mapping first: a damaged pack gives nil,
+/// never a trap. One reader is for one thread (and, like its repository, not for two at once);
+/// `sibling()` gives another thread one that shares the mappings.
+public final class PackReader {
+    private let packs: MappedPacks
+    /// On the heap: zlib keeps a pointer back to the stream and refuses one that moved.
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var ready = false
+    /// The pack the last object came from, asked first next time (objects of one commit sit together).
+    private var lastPack = 0
+    /// Counts the blobs read here in its `blobsRead`, as its own reads do.
+    private let counting: Repository?
+
+    /// Maps the packs (each with its index) in `objectsDirectory`/pack; blobs read are counted in
+    /// `counting`'s `blobsRead` when given.
+    public convenience init(objectsDirectory: String, counting: Repository? = nil) {
+        self.init(packs: MappedPacks(folder: objectsDirectory + "pack"), counting: counting)
+    }
+
+    private init(packs: MappedPacks, counting: Repository?) {
+        self.packs = packs
+        self.counting = counting
+        stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+    }
+
+    deinit {
+        if ready { inflateEnd(stream) }
+        stream.deallocate()
+    }
+
+    /// A reader over the same mappings, for another thread.
+    public func sibling() -> PackReader { PackReader(packs: packs, counting: nil) }
+
+    /// How many packs are mapped.
+    public var packCount: Int { packs.all.count }
+
+    /// The content of blob `id` if it is stored whole in a mapped pack, at most `limit` bytes long,
+    /// and hashes to `id`; nil otherwise.
+    public func readBlob(_ id: ObjectID, limit: Int) -> [UInt8]? {
+        let bytes = read(id, type: GIT_OBJECT_BLOB, limit: limit)
+        if bytes != nil { counting?.blobsRead += 1 }
+        return bytes
+    }
+
+    /// The content of object `id` if it is stored whole in a mapped pack, is of `type` and at most
+    /// `limit` bytes long, and (for a blob) hashes to `id`; nil otherwise.
+    func read(_ id: ObjectID, type: git_object_t, limit: Int = Int.max) -> [UInt8]? {
+        let count = packs.all.count
+        guard count > 0 else { return nil }
+        let key = id.raw
+        for step in 0..<count {
+            let position = (lastPack + step) % count
+            guard let offset = packs.all[position].offset(of: key) else { continue }
+            lastPack = position
+            guard let bytes = inflateObject(in: packs.all[position], at: offset, type: type, limit: limit) else {
+                return nil
+            }
+            if type == GIT_OBJECT_BLOB
+                && bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_BLOB) }) != id
+            {
+                return nil
+            }
+            return bytes
+        }
+        return nil
+    }
+
+    /// The object at `offset` in `pack`, inflated, when its header says `type` and at most `limit` bytes.
+    private func inflateObject(in pack: MappedPack, at offset: Int, type: git_object_t, limit: Int) -> [UInt8]? {
+        let data = pack.pack
+        // The last 20 bytes are the pack's checksum, no object's.
+        let end = data.count - 20
+        guard offset >= 12, offset < end else { return nil }
+        var position = offset
+        var byte = data[position]
+        position += 1
+        guard Int32((byte >> 4) & 0x7) == type.rawValue else { return nil }
+        var size = Int(byte & 0x0F)
+        var shift = 4
+        while byte & 0x80 != 0 {
+            guard position < end, shift <= 56 else { return nil }
+            byte = data[position]
+            position += 1
+            size |= Int(byte & 0x7F) << shift
+            shift += 7
+        }
+        guard size >= 0, size <= limit, size <= Int(UInt32.max) else { return nil }
+        // The zlib header (deflate, no preset dictionary); the stream after it is inflated raw, which
+        // leaves zlib's Adler-32 trailer unread.
+        guard end - position >= 2 else { return nil }
+        let method = data[position]
+        let flags = data[position + 1]
+        guard method & 0x0F == 8, method >> 4 <= 7, (Int(method) << 8 | Int(flags)) % 31 == 0, flags & 0x20 == 0
+        else { return nil }
+        position += 2
+        if !ready {
+            guard inflateInit2_(stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                return nil
+            }
+            ready = true
+        } else if inflateReset(stream) != Z_OK {
+            return nil
+        }
+        guard size > 0 else {
+            // An empty object: the stream must still be a complete, empty one.
+            var sink: UInt8 = 0
+            return inflateInto(&sink, capacity: 0, from: data, at: position, end: end) == 0 ? [] : nil
+        }
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            complete = inflateInto(base, capacity: size, from: data, at: position, end: end) == size
+            // Whatever was written is initialised; the array is dropped unless complete.
+            initialized = complete ? size : 0
+        }
+        return complete ? bytes : nil
+    }
+
+    /// Inflates the raw deflate stream at `position` into `out`; returns `capacity` when the stream
+    /// ends exactly there (a stream longer than the header says fills `out` without ending), else -1.
+    private func inflateInto(
+        _ out: UnsafeMutablePointer<UInt8>, capacity: Int, from data: UnsafeRawBufferPointer, at position: Int,
+        end: Int
+    ) -> Int {
+        guard let base = data.baseAddress else { return -1 }
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self) + position)
+        stream.pointee.avail_in = uInt(min(end - position, Int(UInt32.max)))
+        stream.pointee.next_out = out
+        stream.pointee.avail_out = uInt(capacity)
+        guard inflate(stream, Z_FINISH) == Z_STREAM_END, stream.pointee.avail_out == 0 else { return -1 }
+        return capacity
+    }
+}
+
+/// The mapped packs of one folder, shared by the readers of one operation; unmapped with the last.
+private final class MappedPacks {
+    let all: [MappedPack]
+
+    init(folder: String) {
+        var packs: [MappedPack] = []
+        for name in LockFiles.list(folder) where name.hasPrefix("pack-") && name.hasSuffix(".idx") {
+            let stem = folder + "/" + name.dropLast(4)
+            if let pack = MappedPack(index: stem + ".idx", pack: stem + ".pack") { packs.append(pack) }
+        }
+        // The biggest first: most objects of a deck sit in its import or its combined packs.
+        all = packs.sorted { $0.objectCount > $1.objectCount }
+    }
+}
+
+/// One pack and its version-2 index, mapped read-only.
+private final class MappedPack {
+    let index: UnsafeRawBufferPointer
+    let pack: UnsafeRawBufferPointer
+    let objectCount: Int
+
+    /// Nil when either file is missing, unreadable, or not a version-2 index and a pack of the size
+    /// the index needs.
+    init?(index indexPath: String, pack packPath: String) {
+        guard let index = MappedPack.map(indexPath) else { return nil }
+        guard let pack = MappedPack.map(packPath) else {
+            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+            return nil
+        }
+        self.index = index
+        self.pack = pack
+        let header = 8 + 256 * 4
+        var valid = index.count >= header + 40 && pack.count >= 32
+        if valid {
+            valid =
+                index[0] == 0xFF && index[1] == 0x74 && index[2] == 0x4F && index[3] == 0x63
+                && MappedPack.bigEndian32(index, at: 4) == 2
+                && pack[0] == 0x50 && pack[1] == 0x41 && pack[2] == 0x43 && pack[3] == 0x4B
+        }
+        let count = valid ? Int(MappedPack.bigEndian32(index, at: header - 4)) : 0
+        // Names, CRCs and 32-bit offsets, then the two checksums (the 64-bit offsets checked on use).
+        if valid && index.count < header + count * 28 + 40 { valid = false }
+        objectCount = valid ? count : 0
+    }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+        munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+    }
+
+    /// The offset in the pack of object `id`, or nil when the index does not list it.
+    func offset(of id: git_oid) -> Int? {
+        guard objectCount > 0, let base = index.baseAddress else { return nil }
+        var key = id
+        return withUnsafeBytes(of: &key.id) { raw -> Int? in
+            guard let keyBase = raw.baseAddress else { return nil }
+            let first = Int(raw[0])
+            let fanout = 8
+            var low = first == 0 ? 0 : Int(MappedPack.bigEndian32(index, at: fanout + (first - 1) * 4))
+            var high = Int(MappedPack.bigEndian32(index, at: fanout + first * 4))
+            guard low <= high, high <= objectCount else { return nil }
+            let names = fanout + 256 * 4
+            while low < high {
+                let middle = (low + high) / 2
+                let order = memcmp(base + names + middle * 20, keyBase, 20)
+                if order == 0 { return entryOffset(middle) }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+    }
+
+    private func entryOffset(_ position: Int) -> Int? {
+        let offsets = 8 + 256 * 4 + objectCount * 24
+        let small = MappedPack.bigEndian32(index, at: offsets + position * 4)
+        guard small & 0x8000_0000 != 0 else { return Int(small) }
+        let large = offsets + objectCount * 4 + Int(small & 0x7FFF_FFFF) * 8
+        guard large + 8 <= index.count - 40 else { return nil }
+        let value =
+            UInt64(MappedPack.bigEndian32(index, at: large)) << 32
+            | UInt64(MappedPack.bigEndian32(index, at: large + 4))
+        return value < UInt64(pack.count) ? Int(value) : nil
+    }
+
+    private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
+    }
+
+    /// The whole file at `path`, mapped read-only (private: a pack is never written in place).
+    private static func map(_ path: String) -> UnsafeRawBufferPointer? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else { return nil }
+        let size = Int(status.st_size)
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return nil }
+        return UnsafeRawBufferPointer(start: mapped, count: size)
+    }
+}

@@ -1,0 +1,181 @@
+import CGit2
+import CardModel
+import CardStore
+import Foundation
+@testable import GitCore
+import TestSupport
+import Testing
+
+/// `PackReader` against libgit2 on packs written by git (whole objects, and with deltas) and by a
+/// deck, and on damaged packs: the same bytes or nil, never other bytes for a blob, never a trap.
+/// Seeded; the seed is in every failure message.
+@Suite("Pack reader: whole objects as libgit2 reads them, nil for the rest")
+struct PackReaderTests {
+    /// Every object in `directory`'s packs with its type, from `git cat-file`.
+    static func objects(in directory: String, scratch: StoreScratch) throws -> [(id: ObjectID, type: git_object_t)] {
+        let listing = try scratch.git(
+            ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"], in: directory)
+        return listing.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let id = ObjectID(hex: String(parts[0])) else { return nil }
+            let types: [Substring: git_object_t] = [
+                "blob": GIT_OBJECT_BLOB, "tree": GIT_OBJECT_TREE, "commit": GIT_OBJECT_COMMIT, "tag": GIT_OBJECT_TAG,
+            ]
+            guard let type = types[parts[1]] else { return nil }
+            return (id, type)
+        }
+    }
+
+    /// A bare repository with random files in random folders over a few commits, then packed by git.
+    static func packedRepository(seed: UInt64, scratch: StoreScratch, deltas: Bool) throws -> String {
+        var random = SplitMix64(seed: seed)
+        let work = scratch.path("work")
+        try scratch.git(["init", "-q", "-b", "main", work], in: scratch.root)
+        for commit in 0..<4 {
+            for _ in 0..<Int.random(in: 5...25, using: &random) {
+                let folder = "\(work)/d\(Int.random(in: 0..<4, using: &random))"
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                let size = Int.random(in: 0...3000, using: &random)
+                // Text that compresses and bytes that do not; some files empty.
+                var bytes: [UInt8] = []
+                for index in 0..<size {
+                    let letter = UInt8(97 + index % 26)
+                    bytes.append(index % 7 == 0 ? UInt8.random(in: 0...255, using: &random) : letter)
+                }
+                try Data(bytes).write(to: URL(fileURLWithPath: "\(folder)/f\(Int.random(in: 0..<30, using: &random))"))
+            }
+            try scratch.git(["add", "-A"], in: work)
+            try scratch.git(["commit", "-q", "-m", "commit \(commit)"], in: work)
+        }
+        let bare = scratch.path("bare.git")
+        try scratch.git(["clone", "-q", "--bare", work, bare], in: scratch.root)
+        try scratch.git(
+            ["repack", "-a", "-d", "-f", "-q", deltas ? "--window=10" : "--window=0"], in: bare)
+        return bare
+    }
+
+    @Test(
+        "reads every whole object of git's packs as libgit2 does; deltas are left to libgit2",
+        arguments: [
+            (UInt64(31), false), (32, false), (33, true), (34, true),
+        ])
+    func matchesLibgit2(seed: UInt64, deltas: Bool) throws {
+        let scratch = try StoreScratch()
+        let directory = try Self.packedRepository(seed: seed, scratch: scratch, deltas: deltas)
+        let repository = try Repository.open(at: directory)
+        let reader = PackReader(objectsDirectory: directory + "/objects/")
+        #expect(reader.packCount == 1, "seed \(seed): one pack after git repack -a -d")
+        var read = 0
+        for object in try Self.objects(in: directory, scratch: scratch) {
+            let expected = try repository.readRawObjectThroughLibgit2(object.id)
+            if let bytes = reader.read(object.id, type: object.type) {
+                read += 1
+                #expect(bytes == expected, "seed \(seed): \(object.id.short) reads other bytes than libgit2's")
+            }
+            // Asked as another type: nil.
+            let other = object.type == GIT_OBJECT_BLOB ? GIT_OBJECT_TREE : GIT_OBJECT_BLOB
+            #expect(reader.read(object.id, type: other) == nil, "seed \(seed): \(object.id.short) read as another type")
+            if object.type == GIT_OBJECT_BLOB, !expected.isEmpty {
+                #expect(
+                    reader.readBlob(object.id, limit: expected.count - 1) == nil,
+                    "seed \(seed): \(object.id.short) read over the limit")
+            }
+        }
+        let all = try Self.objects(in: directory, scratch: scratch).count
+        // Without deltas every object is whole; with them git keeps at least the newest of each chain whole.
+        if deltas {
+            #expect(read > 0 && read < all, "seed \(seed): \(read) of \(all) read with deltas")
+        } else {
+            #expect(read == all, "seed \(seed): only \(read) of \(all) whole objects read")
+        }
+        #expect(reader.read(ObjectID(bytes: [UInt8](repeating: 0xAB, count: 20)), type: GIT_OBJECT_BLOB) == nil)
+    }
+
+    @Test("reads a deck's own packs (trees stored uncompressed) as libgit2 does")
+    func deckPacks() throws {
+        let scratch = try StoreScratch()
+        let path = scratch.path("deck.git")
+        let deck = try Deck.create(at: path, name: "P", bare: true)
+        try deck.importCards(makeCards(300), source: "test")
+        for card in makeCards(300).prefix(5) { try deck.edit(card.id, CardEdit(title: "Edited \(card.title)")) }
+        let repository = try Repository.open(at: path)
+        let reader = PackReader(objectsDirectory: path + "/objects/")
+        let objects = try Self.objects(in: path, scratch: scratch)
+        #expect(objects.count > 300)
+        for object in objects {
+            #expect(
+                reader.read(object.id, type: object.type) == (try repository.readRawObjectThroughLibgit2(object.id)),
+                "\(object.id.short) reads differently from libgit2")
+        }
+    }
+
+    @Test(
+        "damaged packs and indexes: a blob reads right or not at all, and nothing traps",
+        arguments: [
+            UInt64(41), 42, 43,
+        ])
+    func damaged(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let scratch = try StoreScratch()
+        let directory = try Self.packedRepository(seed: seed, scratch: scratch, deltas: false)
+        let repository = try Repository.open(at: directory)
+        let objects = try Self.objects(in: directory, scratch: scratch)
+        var expected: [ObjectID: [UInt8]] = [:]
+        for object in objects { expected[object.id] = try repository.readRawObjectThroughLibgit2(object.id) }
+        let packFolder = directory + "/objects/pack"
+        let names = try FileManager.default.contentsOfDirectory(atPath: packFolder)
+        guard let stem = names.first(where: { $0.hasSuffix(".idx") }).map({ String($0.dropLast(4)) }) else {
+            Issue.record("seed \(seed): no pack index")
+            return
+        }
+        let originalPack = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(packFolder)/\(stem).pack")))
+        let originalIndex = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(packFolder)/\(stem).idx")))
+        for round in 0..<60 {
+            var pack = originalPack
+            var index = originalIndex
+            switch round % 4 {
+            case 0:
+                for _ in 0..<Int.random(in: 1...20, using: &random) {
+                    pack[Int.random(in: 0..<pack.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+                }
+            case 1:
+                // Offsets and fan-out pointing anywhere.
+                for _ in 0..<Int.random(in: 1...20, using: &random) {
+                    let position = Int.random(in: 8..<index.count, using: &random)
+                    index[position] = UInt8.random(in: 0...255, using: &random)
+                }
+            case 2: pack.removeLast(Int.random(in: 1...pack.count, using: &random))
+            default: index.removeLast(Int.random(in: 1...index.count, using: &random))
+            }
+            let copy = scratch.path("damaged-\(round)")
+            try FileManager.default.createDirectory(atPath: copy + "/pack", withIntermediateDirectories: true)
+            try Data(pack).write(to: URL(fileURLWithPath: "\(copy)/pack/\(stem).pack"))
+            try Data(index).write(to: URL(fileURLWithPath: "\(copy)/pack/\(stem).idx"))
+            let reader = PackReader(objectsDirectory: copy + "/")
+            for object in objects {
+                let bytes = reader.read(object.id, type: object.type)
+                if object.type == GIT_OBJECT_BLOB, let bytes {
+                    #expect(
+                        bytes == expected[object.id], "seed \(seed), round \(round): a damaged blob read as another")
+                }
+            }
+            try FileManager.default.removeItem(atPath: copy)
+        }
+    }
+}
+
+extension Repository {
+    /// The content of any object through libgit2's `git_odb_read` (strict: hash-checked).
+    func readRawObjectThroughLibgit2(_ id: ObjectID) throws -> [UInt8] {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "git_repository_odb")
+        defer { git_odb_free(odb) }
+        var object: OpaquePointer?
+        var raw = id.raw
+        try check(git_odb_read(&object, odb, &raw), "git_odb_read")
+        defer { git_odb_object_free(object) }
+        let count = git_odb_object_size(object)
+        guard count > 0, let data = git_odb_object_data(object) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: count))
+    }
+}
