@@ -62,28 +62,73 @@ public final class PackReader {
     /// The content of object `id` if it is stored whole in a mapped pack, is of `type` and at most
     /// `limit` bytes long, and (for a blob) hashes to `id`; nil otherwise.
     func read(_ id: ObjectID, type: git_object_t, limit: Int = Int.max) -> [UInt8]? {
+        guard let found = locate(id, type: type, limit: limit) else { return nil }
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: found.size) { buffer, initialized in
+            if found.size == 0 {
+                complete = isEmptyStream(found)
+                return
+            }
+            guard let base = buffer.baseAddress else { return }
+            let written = inflateInto(base, capacity: found.size, from: found.pack.pack, at: found.data, end: found.end)
+            complete = written == found.size
+            // Whatever was written is initialised; the array is dropped unless complete.
+            initialized = complete ? found.size : 0
+        }
+        guard complete else { return nil }
+        if type == GIT_OBJECT_BLOB && bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: type) }) != id {
+            return nil
+        }
+        return bytes
+    }
+
+    /// The content of tree `id` if it is stored whole in a mapped pack, without a copy when it is
+    /// stored uncompressed in one block (a deck's own packs, `PackFile`): the bytes as they lie in the
+    /// mapped pack, kept mapped by `owner`. Otherwise inflated into a buffer of its own; nil as `read`.
+    func readTree(_ id: ObjectID) -> (bytes: UnsafeBufferPointer<UInt8>, owner: AnyObject)? {
+        guard let found = locate(id, type: GIT_OBJECT_TREE, limit: Int.max) else { return nil }
+        let data = found.pack.pack
+        // One final stored block: BFINAL 1, BTYPE 00 (then padding to the byte), LEN and its complement.
+        if found.size > 0, found.end - found.data >= 5 + found.size, data[found.data] == 0x01,
+            Int(data[found.data + 1]) | Int(data[found.data + 2]) << 8 == found.size,
+            Int(data[found.data + 3]) | Int(data[found.data + 4]) << 8 == found.size ^ 0xFFFF,
+            let base = data.baseAddress
+        {
+            let start = (base + found.data + 5).assumingMemoryBound(to: UInt8.self)
+            return (UnsafeBufferPointer(start: start, count: found.size), found.pack)
+        }
+        let owned = OwnedBytes(uninitializedCount: found.size)
+        if found.size == 0 {
+            return isEmptyStream(found) ? (UnsafeBufferPointer(owned.bytes), owned) : nil
+        }
+        guard let out = owned.bytes.baseAddress,
+            inflateInto(out, capacity: found.size, from: data, at: found.data, end: found.end) == found.size
+        else { return nil }
+        return (UnsafeBufferPointer(owned.bytes), owned)
+    }
+
+    /// Where object `id` lies: its pack, where its raw deflate data starts (after the zlib header)
+    /// and where the pack's objects end, and its size; nil unless it is stored whole as `type`, at
+    /// most `limit` bytes, in a mapped pack. Readies the stream for `inflateInto`.
+    private func locate(_ id: ObjectID, type: git_object_t, limit: Int)
+        -> (pack: MappedPack, data: Int, end: Int, size: Int)?
+    {
         let count = packs.all.count
         guard count > 0 else { return nil }
         let key = id.raw
         for step in 0..<count {
-            let position = (lastPack + step) % count
-            guard let offset = packs.all[position].offset(of: key) else { continue }
-            lastPack = position
-            guard let bytes = inflateObject(in: packs.all[position], at: offset, type: type, limit: limit) else {
-                return nil
-            }
-            if type == GIT_OBJECT_BLOB
-                && bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_BLOB) }) != id
-            {
-                return nil
-            }
-            return bytes
+            let index = (lastPack + step) % count
+            guard let offset = packs.all[index].offset(of: key) else { continue }
+            lastPack = index
+            return header(in: packs.all[index], at: offset, type: type, limit: limit)
         }
         return nil
     }
 
-    /// The object at `offset` in `pack`, inflated, when its header says `type` and at most `limit` bytes.
-    private func inflateObject(in pack: MappedPack, at offset: Int, type: git_object_t, limit: Int) -> [UInt8]? {
+    /// The object header at `offset` in `pack`, checked as `locate` says.
+    private func header(in pack: MappedPack, at offset: Int, type: git_object_t, limit: Int)
+        -> (pack: MappedPack, data: Int, end: Int, size: Int)?
+    {
         let data = pack.pack
         // The last 20 bytes are the pack's checksum, no object's.
         let end = data.count - 20
@@ -118,19 +163,14 @@ public final class PackReader {
         } else if inflateReset(stream) != Z_OK {
             return nil
         }
-        guard size > 0 else {
-            // An empty object: the stream must still be a complete, empty one.
-            var sink: UInt8 = 0
-            return inflateInto(&sink, capacity: 0, from: data, at: position, end: end) == 0 ? [] : nil
-        }
-        var complete = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            complete = inflateInto(base, capacity: size, from: data, at: position, end: end) == size
-            // Whatever was written is initialised; the array is dropped unless complete.
-            initialized = complete ? size : 0
-        }
-        return complete ? bytes : nil
+        return (pack, position, end, size)
+    }
+
+    /// Whether an empty object's stream is a complete, empty one.
+    private func isEmptyStream(_ found: (pack: MappedPack, data: Int, end: Int, size: Int)) -> Bool {
+        var sink: UInt8 = 0
+        return found.size == 0
+            && inflateInto(&sink, capacity: 0, from: found.pack.pack, at: found.data, end: found.end) == 0
     }
 
     /// Inflates the raw deflate stream at `position` into `out`; returns `capacity` when the stream

@@ -7,7 +7,7 @@ import Glibc
 /// empty nor holding a slash, entries strictly in git's order, no name twice. Anything else (an old
 /// tree with `100664`, a hand-made or hostile one) gives nil, and the caller takes libgit2's path,
 /// which has its own rules for such trees; so both paths agree on every tree this one accepts.
-struct RawTree: Sendable {
+struct RawTree: @unchecked Sendable {
     /// One entry: where its name lies in `bytes` (its id follows the name's NUL) and its mode.
     /// 16 bytes: the walk of a big merge keeps ~800 folders of ~400 entries each.
     struct Entry: Sendable {
@@ -42,17 +42,28 @@ struct RawTree: Sendable {
     static let linkMode: UInt32 = 0o120000
     static let submoduleMode: UInt32 = 0o160000
 
-    /// The object's content (no "tree <size>" header).
-    let bytes: [UInt8]
+    /// The object's content (no "tree <size>" header), in memory that `owner` keeps: a stretch of a
+    /// mapped pack (a tree stored uncompressed is used where it lies, `PackReader.readTree`) or a
+    /// buffer of its own. Never written, so a tree is shared between threads as it is.
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Keeps `bytes` alive.
+    private let owner: AnyObject?
     /// The entries, in the tree's (git's) order.
     let entries: [Entry]
 
     /// The tree with no entries.
-    static let empty = RawTree(bytes: [], entries: [])
+    static let empty = RawTree(bytes: UnsafeBufferPointer(start: nil, count: 0), owner: nil, entries: [])
 
-    private init(bytes: [UInt8], entries: [Entry]) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, owner: AnyObject?, entries: [Entry]) {
         self.bytes = bytes
+        self.owner = owner
         self.entries = entries
+    }
+
+    /// Parses a copy of `bytes`; nil when the tree is not in canonical form (see the type's summary).
+    init?(canonical bytes: [UInt8]) {
+        let copy = OwnedBytes(bytes)
+        self.init(canonical: UnsafeBufferPointer(copy.bytes), owner: copy)
     }
 
     /// How many entries at the start (`head`) and at the end (`tail`) are the same bytes in every tree
@@ -62,13 +73,11 @@ struct RawTree: Sendable {
         guard let first = trees.first, trees.count > 1 else { return (0, 0) }
         var prefix = first.bytes.count
         var suffix = first.bytes.count
-        first.bytes.withUnsafeBytes { left in
-            for tree in trees.dropFirst() {
-                tree.bytes.withUnsafeBytes { right in
-                    prefix = min(prefix, commonPrefix(left, right, limit: prefix))
-                    suffix = min(suffix, commonSuffix(left, right, limit: suffix))
-                }
-            }
+        let left = UnsafeRawBufferPointer(first.bytes)
+        for tree in trees.dropFirst() {
+            let right = UnsafeRawBufferPointer(tree.bytes)
+            prefix = min(prefix, commonPrefix(left, right, limit: prefix))
+            suffix = min(suffix, commonSuffix(left, right, limit: suffix))
         }
         // Alike bytes from the start parse alike: every entry ending within them is in every tree.
         var head = 0
@@ -121,8 +130,9 @@ struct RawTree: Sendable {
         return length
     }
 
-    /// Parses `bytes`; nil when the tree is not in canonical form (see the type's summary).
-    init?(canonical bytes: [UInt8]) {
+    /// Parses `bytes` in place (kept alive by `owner`); nil when the tree is not in canonical form
+    /// (see the type's summary).
+    init?(canonical bytes: UnsafeBufferPointer<UInt8>, owner: AnyObject) {
         // Offsets are kept in 32 bits; no real tree comes near.
         guard bytes.count < Int(UInt32.max) else { return nil }
         var entries: [Entry] = []
@@ -130,7 +140,7 @@ struct RawTree: Sendable {
         entries.reserveCapacity(bytes.count / 60 + 1)
         var hasTree = false
         var hasOther = false
-        let parsed = bytes.withUnsafeBufferPointer { buffer -> Bool in
+        let parsed = { (buffer: UnsafeBufferPointer<UInt8>) -> Bool in
             guard let base = buffer.baseAddress else { return true }
             var position = 0
             while position < buffer.count {
@@ -147,17 +157,19 @@ struct RawTree: Sendable {
                 position = entry.end
             }
             return true
-        }
+        }(bytes)
         guard parsed else { return nil }
         // Strict order leaves one case: a file and a folder of the same name ("a" and "a/" sort apart).
         if hasTree && hasOther {
-            var folders = Set<ArraySlice<UInt8>>()
-            for entry in entries where entry.isTree { folders.insert(bytes[entry.nameStart..<entry.nameEnd]) }
-            for entry in entries where !entry.isTree && folders.contains(bytes[entry.nameStart..<entry.nameEnd]) {
+            var folders = Set<[UInt8]>()
+            for entry in entries where entry.isTree { folders.insert(Array(bytes[entry.nameStart..<entry.nameEnd])) }
+            for entry in entries where !entry.isTree && folders.contains(Array(bytes[entry.nameStart..<entry.nameEnd]))
+            {
                 return nil
             }
         }
         self.bytes = bytes
+        self.owner = owner
         self.entries = entries
     }
 
@@ -185,13 +197,11 @@ struct RawTree: Sendable {
 
     /// git's order of two entries (of the same or different trees): names byte by byte, a folder's
     /// name as if it ended with "/". Names hold no "/" and no NUL (checked when parsed).
-    static func order(_ left: [UInt8], _ a: Entry, _ right: [UInt8], _ b: Entry) -> Int {
-        left.withUnsafeBufferPointer { x in
-            right.withUnsafeBufferPointer { y in
-                guard let x = x.baseAddress, let y = y.baseAddress else { return 0 }
-                return order(x, a, y, b)
-            }
-        }
+    static func order(_ left: UnsafeBufferPointer<UInt8>, _ a: Entry, _ right: UnsafeBufferPointer<UInt8>, _ b: Entry)
+        -> Int
+    {
+        guard let x = left.baseAddress, let y = right.baseAddress else { return 0 }
+        return order(x, a, y, b)
     }
 
     /// `order` on the trees' bytes in place.
@@ -211,20 +221,18 @@ struct RawTree: Sendable {
     /// The entry named `name` that is a folder (`isTree`) or not, found by bisection.
     func find(_ name: [UInt8], isTree: Bool) -> Entry? {
         name.withUnsafeBufferPointer { probeBuffer in
-            bytes.withUnsafeBufferPointer { treeBuffer in
-                guard let probe = probeBuffer.baseAddress, let tree = treeBuffer.baseAddress else { return nil }
-                let key = Entry(
-                    start: 0, nameStart: 0, nameEnd: name.count, mode: isTree ? RawTree.treeMode : RawTree.blobMode)
-                var low = 0
-                var high = entries.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    let compared = RawTree.order(tree, entries[middle], probe, key)
-                    if compared == 0 { return entries[middle] }
-                    if compared < 0 { low = middle + 1 } else { high = middle }
-                }
-                return nil
+            guard let probe = probeBuffer.baseAddress, let tree = bytes.baseAddress else { return nil }
+            let key = Entry(
+                start: 0, nameStart: 0, nameEnd: name.count, mode: isTree ? RawTree.treeMode : RawTree.blobMode)
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                let compared = RawTree.order(tree, entries[middle], probe, key)
+                if compared == 0 { return entries[middle] }
+                if compared < 0 { low = middle + 1 } else { high = middle }
             }
+            return nil
         }
     }
 
@@ -232,23 +240,15 @@ struct RawTree: Sendable {
     static func same(_ left: RawTree, _ a: Entry, _ right: RawTree, _ b: Entry) -> Bool {
         let count = a.end - a.nameStart
         guard b.end - b.nameStart == count, a.mode == b.mode else { return false }
-        return left.bytes.withUnsafeBytes { x in
-            right.bytes.withUnsafeBytes { y in
-                guard let x = x.baseAddress, let y = y.baseAddress else { return false }
-                return memcmp(x + a.nameStart, y + b.nameStart, count) == 0
-            }
-        }
+        guard let x = left.bytes.baseAddress, let y = right.bytes.baseAddress else { return false }
+        return memcmp(x + a.nameStart, y + b.nameStart, count) == 0
     }
 
     /// Whether two entries point to the same object with the same kind (as the walk compares them).
     static func sameTarget(_ left: RawTree, _ a: Entry, _ right: RawTree, _ b: Entry) -> Bool {
         guard kind(a) == kind(b) else { return false }
-        return left.bytes.withUnsafeBytes { x in
-            right.bytes.withUnsafeBytes { y in
-                guard let x = x.baseAddress, let y = y.baseAddress else { return false }
-                return memcmp(x + a.idStart, y + b.idStart, 20) == 0
-            }
-        }
+        guard let x = left.bytes.baseAddress, let y = right.bytes.baseAddress else { return false }
+        return memcmp(x + a.idStart, y + b.idStart, 20) == 0
     }
 
     /// The entry's name.
@@ -276,5 +276,28 @@ struct RawTree: Sendable {
     /// The mode as the walk compares it: an executable file counts as a file (as `TreeEntry.kind`).
     static func kind(_ entry: Entry) -> UInt32 {
         entry.mode == executableMode ? blobMode : entry.mode
+    }
+}
+
+/// A buffer of bytes of its own, freed with the last tree that uses it.
+final class OwnedBytes {
+    private let storage: UnsafeMutableBufferPointer<UInt8>
+    /// The bytes (as many as asked for; the allocation is never empty).
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+
+    /// A copy of `source`.
+    convenience init(_ source: [UInt8]) {
+        self.init(uninitializedCount: source.count)
+        _ = bytes.initialize(from: source)
+    }
+
+    /// `count` bytes to fill in (the caller initialises them all before any is read).
+    init(uninitializedCount count: Int) {
+        storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))
+        bytes = UnsafeMutableBufferPointer(rebasing: storage[0..<count])
+    }
+
+    deinit {
+        storage.deallocate()
     }
 }

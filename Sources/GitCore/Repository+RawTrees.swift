@@ -54,13 +54,13 @@ extension Repository {
         if let known = cache?.trees[id] { return known }
         // libgit2 knows the empty tree without storing it.
         if id == Repository.emptyTreeID { return RawTree.empty }
-        guard
-            let bytes = cache?.reader(for: self).read(id, type: GIT_OBJECT_TREE)
-                ?? readRawObject(id, type: GIT_OBJECT_TREE),
-            let tree = RawTree(canonical: bytes)
-        else {
-            throw RawTreeFallback()
+        let parsed: RawTree?
+        if let view = cache?.reader(for: self).readTree(id) {
+            parsed = RawTree(canonical: view.bytes, owner: view.owner)
+        } else {
+            parsed = readRawObject(id, type: GIT_OBJECT_TREE).flatMap { RawTree(canonical: $0) }
         }
+        guard let tree = parsed else { throw RawTreeFallback() }
         cache?.trees[id] = tree
         return tree
     }
@@ -145,7 +145,7 @@ extension Repository {
             var repository: Repository?
             var trees: [(ObjectID, RawTree)] = []
             for id in other {
-                if let bytes = packs.value.read(id, type: GIT_OBJECT_TREE), let tree = RawTree(canonical: bytes) {
+                if let view = packs.value.readTree(id), let tree = RawTree(canonical: view.bytes, owner: view.owner) {
                     trees.append((id, tree))
                     continue
                 }

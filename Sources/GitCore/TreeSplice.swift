@@ -174,7 +174,9 @@ extension Repository {
             added.append(0)
             added += replacement.id.bytes
         }
-        guard let additions = RawTree(canonical: added)?.entries else { throw RawTreeFallback() }
+        guard let addedTree = RawTree(canonical: added) else { throw RawTreeFallback() }
+        let additions = addedTree.entries
+        let newBytes = addedTree.bytes
         var out: [UInt8] = []
         out.reserveCapacity(tree.bytes.count + added.count)
         // Where the run of old entries not yet copied starts.
@@ -182,23 +184,24 @@ extension Repository {
         var nextAddition = 0
         var nextLeftOut = 0
         for entry in tree.entries {
-            if nextAddition < additions.count && RawTree.order(added, additions[nextAddition], tree.bytes, entry) < 0 {
-                out += tree.bytes[run..<entry.start]
+            if nextAddition < additions.count && RawTree.order(newBytes, additions[nextAddition], tree.bytes, entry) < 0
+            {
+                out += UnsafeBufferPointer(rebasing: tree.bytes[run..<entry.start])
                 run = entry.start
                 while nextAddition < additions.count
-                    && RawTree.order(added, additions[nextAddition], tree.bytes, entry) < 0
+                    && RawTree.order(newBytes, additions[nextAddition], tree.bytes, entry) < 0
                 {
                     out += added[additions[nextAddition].start..<additions[nextAddition].end]
                     nextAddition += 1
                 }
             }
             if nextLeftOut < leftOut.count && leftOut[nextLeftOut] == entry.start {
-                out += tree.bytes[run..<entry.start]
+                out += UnsafeBufferPointer(rebasing: tree.bytes[run..<entry.start])
                 run = entry.end
                 nextLeftOut += 1
             }
         }
-        out += tree.bytes[run...]
+        out += UnsafeBufferPointer(rebasing: tree.bytes[run...])
         while nextAddition < additions.count {
             out += added[additions[nextAddition].start..<additions[nextAddition].end]
             nextAddition += 1
@@ -206,14 +209,12 @@ extension Repository {
         return out
     }
 
-    /// Whether two byte arrays hold the same bytes (memcmp: a card folder is ~27 KB).
-    private func same(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+    /// Whether a tree's bytes and a byte array are the same bytes (memcmp: a card folder is ~27 KB).
+    private func same(_ left: UnsafeBufferPointer<UInt8>, _ right: [UInt8]) -> Bool {
         guard left.count == right.count else { return false }
-        return left.withUnsafeBytes { x in
-            right.withUnsafeBytes { y in
-                guard let a = x.baseAddress, let b = y.baseAddress else { return true }
-                return memcmp(a, b, x.count) == 0
-            }
+        return right.withUnsafeBufferPointer { y in
+            guard let a = left.baseAddress, let b = y.baseAddress else { return true }
+            return memcmp(a, b, left.count) == 0
         }
     }
 
