@@ -38,8 +38,15 @@ public struct CommitMessage: Sendable, Hashable {
         return clean.count > 60 ? String(clean.prefix(57)) + "..." : clean
     }
 
+    /// `text` with each line feed and carriage return turned into a space (a "\r\n" pair into two:
+    /// as one Character it escaped a per-Character test). A text without either is returned as it is
+    /// (a merge's message has thousands of trailers).
     static func oneLine(_ text: String) -> String {
-        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        let newline = UInt8(ascii: "\n")
+        let carriageReturn = UInt8(ascii: "\r")
+        guard text.utf8.contains(where: { $0 == newline || $0 == carriageReturn }) else { return text }
+        return String(
+            decoding: text.utf8.map { $0 == newline || $0 == carriageReturn ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 
     /// Equal when their texts are.

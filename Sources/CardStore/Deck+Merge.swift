@@ -134,10 +134,18 @@ extension Deck {
     /// Whether a path from a tree may be written into the working tree: no absolute paths, no `..`,
     /// nothing inside `.git`. (libgit2 refuses such trees too; this is the second lock on the door.)
     static func isSafeWorkingPath(_ path: String) -> Bool {
-        if path.isEmpty || path.hasPrefix("/") { return false }
-        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if component.isEmpty || component == "." || component == ".." || component.lowercased() == ".git" {
+        let bytes = path.utf8
+        if bytes.isEmpty || bytes.first == UInt8(ascii: "/") { return false }
+        // Byte by byte (a merge asks for every changed path): only ASCII letters lowercase to
+        // "g", "i" or "t", so ".git" in any case is these four bytes.
+        let dot = UInt8(ascii: ".")
+        for component in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if component.isEmpty || component.elementsEqual([dot]) || component.elementsEqual([dot, dot]) {
                 return false
+            }
+            if component.count == 4 {
+                let lowered = component.map { $0 | 0x20 }
+                if component.first == dot && lowered.dropFirst().elementsEqual("git".utf8) { return false }
             }
         }
         return true
@@ -227,7 +235,11 @@ extension Deck {
                     rawPicks.append((path, Deck.pickInvalid(entries, mine: mine, other: other, theirsWins: theirsWins)))
                     continue
                 }
-                versions[id] = CardVersions(base: base.card, ours: mine.card, theirs: other.card)
+                var cardVersions = CardVersions(base: base.card, ours: mine.card, theirs: other.card)
+                // The same blob as the base's: the same bytes, no need to compare the decoded cards.
+                cardVersions.oursIsBase = entries.base != nil && entries.ours == entries.base
+                cardVersions.theirsIsBase = entries.base != nil && entries.theirs == entries.base
+                versions[id] = cardVersions
             } else {
                 // Not a card: one side's change wins; both changed differently: the later tip's version.
                 let pick: TreeEntry?

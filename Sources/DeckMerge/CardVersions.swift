@@ -12,6 +12,11 @@ public struct CardVersions: Hashable, Sendable {
     public var oursSide: MergeSide?
     /// Their newest commit touching this card, if the store knows it; else the deck-level side is used.
     public var theirsSide: MergeSide?
+    /// Whether `ours` is known to be the very bytes of `base` (the store saw the same blob): the merge
+    /// then takes them as the same without comparing the decoded values.
+    public var oursIsBase = false
+    /// Whether `theirs` is known to be the very bytes of `base`, as `oursIsBase`.
+    public var theirsIsBase = false
 
     /// Creates the versions of one card.
     public init(
@@ -26,6 +31,9 @@ public struct CardVersions: Hashable, Sendable {
 
     /// The same versions seen from the other side.
     public var swapped: CardVersions {
-        CardVersions(base: base, ours: theirs, theirs: ours, oursSide: theirsSide, theirsSide: oursSide)
+        var versions = CardVersions(base: base, ours: theirs, theirs: ours, oursSide: theirsSide, theirsSide: oursSide)
+        versions.oursIsBase = theirsIsBase
+        versions.theirsIsBase = oursIsBase
+        return versions
     }
 }

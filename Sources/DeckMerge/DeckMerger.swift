@@ -53,16 +53,18 @@ public enum DeckMerger {
             return (nil, DecisionText.deletedOnBoth(id: id, label: label), [])
 
         case (let o?, let t?):
-            if same(o, t) {
-                if same(o, base) {
+            let oursIsBase = versions.oursIsBase && base != nil
+            let theirsIsBase = versions.theirsIsBase && base != nil
+            if (oursIsBase && theirsIsBase) || same(o, t) {
+                if oursIsBase || same(o, base) {
                     return (o, DecisionText.unchanged(id: id, label: label, absent: false), [])
                 }
                 return (o, DecisionText.sameOnBoth(id: id, label: label, added: base == nil), [])
             }
-            if same(o, base) {
+            if oursIsBase || same(o, base) {
                 return (t, DecisionText.tookSide(id: id, label: label, ours: false, what: "edited"), [])
             }
-            if same(t, base) {
+            if theirsIsBase || same(t, base) {
                 return (o, DecisionText.tookSide(id: id, label: label, ours: true, what: "edited"), [])
             }
             let merged = FieldMerge(
@@ -74,12 +76,12 @@ public enum DeckMerger {
         case (let o?, nil):
             return oneSideMissing(
                 id: id, label: label, base: base, present: o, presentIsOurs: true,
-                presentSide: oursSide, deletingSide: theirsSide, policy: policy)
+                presentIsBase: versions.oursIsBase, presentSide: oursSide, deletingSide: theirsSide, policy: policy)
 
         case (nil, let t?):
             return oneSideMissing(
                 id: id, label: label, base: base, present: t, presentIsOurs: false,
-                presentSide: theirsSide, deletingSide: oursSide, policy: policy)
+                presentIsBase: versions.theirsIsBase, presentSide: theirsSide, deletingSide: oursSide, policy: policy)
         }
     }
 
@@ -93,13 +95,13 @@ public enum DeckMerger {
 
     /// One side has the card, the other has not: added, deleted, or delete versus edit.
     private static func oneSideMissing(
-        id: String, label: String, base: Card?, present: Card, presentIsOurs: Bool,
+        id: String, label: String, base: Card?, present: Card, presentIsOurs: Bool, presentIsBase: Bool,
         presentSide: MergeSide, deletingSide: MergeSide, policy: MergePolicy
     ) -> (card: Card?, decision: CardDecision, newConflicts: [ConflictRecord]) {
         guard let base else {
             return (present, DecisionText.tookSide(id: id, label: label, ours: presentIsOurs, what: "added"), [])
         }
-        if same(present, base) {
+        if presentIsBase || same(present, base) {
             // Deleted on the missing side, untouched on the other: a plain delete.
             return (nil, DecisionText.tookSide(id: id, label: label, ours: !presentIsOurs, what: "deleted"), [])
         }

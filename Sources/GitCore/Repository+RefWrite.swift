@@ -109,11 +109,13 @@ extension Repository {
         let hours = abs(offset) / 60
         let minutes = abs(offset) % 60
         let zone = sign + (hours < 10 ? "0" : "") + "\(hours)" + (minutes < 10 ? "0" : "") + "\(minutes)"
-        let oneLine = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
         let oldHex = old?.hex ?? String(repeating: "0", count: 40)
-        return Array(
-            "\(oldHex) \(new.hex) \(committer.name) <\(committer.email)> \(committer.time) \(zone)\t\(String(oneLine))\n"
-                .utf8)
+        var line = Array("\(oldHex) \(new.hex) \(committer.name) <\(committer.email)> \(committer.time) \(zone)\t".utf8)
+        // The message on one line: every line feed and carriage return a space (a "\r\n" pair is one
+        // Character, which a per-Character test let through and split the reflog line).
+        line += message.utf8.map { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") ? UInt8(ascii: " ") : $0 }
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
 
     /// fsync of the folder holding `path`: errno, or 0.
