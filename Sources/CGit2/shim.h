@@ -65,5 +65,8 @@ static inline unsigned char *cgit2_sha1(const unsigned char *data, size_t count,
 /* mbedTLS's own CA loading, reached through the linker's --wrap (see Libgit2+Certificates.swift). */
 extern int __real_mbedtls_x509_crt_parse_file(void *chain, const char *path);
 extern int __real_mbedtls_x509_crt_parse_path(void *chain, const char *path);
+/* libgit2's TLS (mbedTLS) and SSH (libssh2, OpenSSL) set-up inside git_libgit2_init, likewise. */
+extern int __real_git_mbedtls_stream_global_init(void);
+extern int __real_git_transport_ssh_global_init(void);
 
 #endif

@@ -121,6 +121,8 @@ extension Repository {
 
     /// A configured remote by name, else an anonymous one for a URL or path.
     func openRemote(_ remote: String) throws(GitError) -> (OpaquePointer, String) {
+        // Every connection starts here or in `clone`: the network set-up a local command skipped.
+        Libgit2.loadDeferredCertificates()
         var handle: OpaquePointer?
         let result = git_remote_lookup(&handle, pointer, remote)
         if result == 0, let handle {
