@@ -11,9 +11,11 @@ extension Deck {
             throw StoreError(.invalidInput, "'\(path)' is not a path inside the deck; refused")
         }
         var prefix = workingDirectory
-        let parts = path.split(separator: "/")
+        // Split on the byte: "/" followed by a combining mark is one Character, and a Character split
+        // would skip the folder before it (a link there would then be written through).
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"))
         for part in parts.dropLast() {
-            prefix += "/\(part)"
+            prefix += "/" + String(decoding: part, as: UTF8.self)
             var info = stat()
             guard lstat(prefix, &info) == 0 else { break }
             if (info.st_mode & S_IFMT) != S_IFDIR {

@@ -12,8 +12,9 @@ struct PackFile {
     private var pack: [UInt8] = []
     private var entries: [(id: git_oid, crc: UInt32, offset: Int)] = []
 
-    /// Starts a pack; `expectedBytes` (the objects' total size, an upper bound for what they take
-    /// compressed) is reserved up front so the buffer never doubles, which would briefly hold it twice.
+    /// Starts a pack; `expectedBytes` (the objects' total size) and the stored blocks' framing (~11
+    /// bytes an object, 5 more every 64 KB) are reserved up front so the buffer never doubles, which
+    /// would briefly hold it twice.
     init(expectedBytes: Int, objects: Int) {
         pack.reserveCapacity(12 + expectedBytes + expectedBytes / 2048 + 24 * objects + 20)
         entries.reserveCapacity(objects)

@@ -56,6 +56,12 @@ public final class PackWriter: TreeObjectWriter {
         return id
     }
 
+    /// Forgets the trees written through `write(tree:)`: `finish` then walks the commit's new trees.
+    public func forgetWrittenTrees() {
+        splicedTrees.removeAll()
+        splicedTreeSet.removeAll()
+    }
+
     /// Hashes `bytes` with libgit2 unless `id` is given, and stores them in memory under that id.
     @discardableResult
     private func writeToMemory(_ bytes: [UInt8], type: git_object_t, id: git_oid? = nil) throws(GitError) -> git_oid {

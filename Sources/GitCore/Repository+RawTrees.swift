@@ -45,11 +45,14 @@ extension Repository {
     /// The canonical tree `id` as raw bytes, from `cache` or read; throws `RawTreeFallback` for a
     /// tree that is not in canonical form, or that cannot be read this way.
     ///
-    /// Read from the object database's backends directly: `git_odb_read` would hash the ~27 KB of
-    /// each card folder again to check it (strict verification, on in this process), which cost as
-    /// much as inflating it. git does not check on read either. What that trades: a tree object whose
-    /// bytes no longer match its id (damaged on disk in a way zlib's own checksum did not catch) is
-    /// used as it reads instead of refused; it still has to parse as a canonical tree.
+    /// Read out of the mapped packs (`PackReader`, each entry checked against the CRC-32 its pack
+    /// index records), else from the object database's backends directly (zlib's checksum checked):
+    /// `git_odb_read` would hash the ~27 KB of each card folder again to check it (strict
+    /// verification, on in this process), which cost as much as inflating it; git does not hash on
+    /// read either. What that trades: a tree whose bytes no longer match its id although its entry's
+    /// checksum does (written wrong, not damaged since) is used as it reads instead of refused; it
+    /// still has to parse as a canonical tree. Damage on disk fails the checksum, and then libgit2's
+    /// own read reports it.
     func rawTree(_ id: ObjectID, cache: RawTreeCache?) throws(RawTreeFallback) -> RawTree {
         if let known = cache?.trees[id] { return known }
         // libgit2 knows the empty tree without storing it.
@@ -113,8 +116,8 @@ extension Repository {
 
     /// Reads the trees `ids` into `cache` ahead of the walk that needs them, half of them on a second
     /// thread (a repository is not for two threads: it reads the packs through a `PackReader` of its
-    /// own and anything else through a handle of its own). Inflating ~27 KB card folders scales over
-    /// two threads, unlike reading small blobs (`DeckSnapshot.decodeAll`). A tree either half cannot read or parse is left out: the walk
+    /// own and anything else through a handle of its own). Checking and parsing ~27 KB card folders
+    /// scales over two threads, unlike reading small blobs (`DeckSnapshot.decodeAll`). A tree either half cannot read or parse is left out: the walk
     /// reads it itself and decides. `concurrentPerform` runs both halves on the calling thread when no
     /// other is free, so nothing ever waits on a queue.
     func readAhead(_ ids: [ObjectID], cache: RawTreeCache) {

@@ -5,6 +5,9 @@ import Glibc
 public protocol TreeObjectWriter: AnyObject {
     /// Stores a tree with these bytes (its entries, no header) and returns its id.
     func write(tree bytes: [UInt8]) throws(GitError) -> ObjectID
+    /// Forgets the trees written so far as trees of the commit in the making (a splice that gave
+    /// way to libgit2 midway); what was stored may stay, unreferenced.
+    func forgetWrittenTrees()
 }
 
 extension Repository {
@@ -24,6 +27,8 @@ extension Repository {
         base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: (any TreeObjectWriter)? = nil
     ) throws(GitError) -> ObjectID {
         if let id = try? splice(base: base, updates: updates, cache: cache, writer: writer) { return id }
+        // What the splice wrote before it gave way is no part of the tree libgit2 builds now.
+        writer?.forgetWrittenTrees()
         return try updatedTree(base: base, updates: updates)
     }
 
@@ -175,6 +180,8 @@ extension Repository {
             added += replacement.id.bytes
         }
         guard let addedTree = RawTree(canonical: added) else { throw RawTreeFallback() }
+        // `newBytes` lives in `addedTree`'s buffer: kept to the end of this function.
+        defer { withExtendedLifetime(addedTree) {} }
         let additions = addedTree.entries
         let newBytes = addedTree.bytes
         var out: [UInt8] = []

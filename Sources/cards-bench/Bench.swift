@@ -289,7 +289,8 @@ final class Bench {
             var samples: [Double] = []
             var cpuSamples: [Double] = []
             var gitSamples: [Double] = []
-            for _ in 0..<repeats {
+            var unflushedSamples: [Double] = []
+            for run in 0..<repeats {
                 let current = try deck.headCommit()
                 try deck.repository.updateReference(Deck.branch, to: sideA, expected: current, logMessage: "bench")
                 // A deck opened for each run: libgit2's object cache starts cold, as in a `cards merge`
@@ -298,11 +299,28 @@ final class Bench {
                 let cpuBefore = Measure.cpuMilliseconds()
                 samples.append(
                     try Measure.time {
-                        let report = try fresh.merge(theirs: sideB, theirsName: "B", policy: .keep, dryRun: false)
+                        // A name of its own per run: two runs in the same second would otherwise make the
+                        // very same merge commit, and the second would find everything stored and write
+                        // nothing. (git merge-tree's later runs find their trees stored and skip them.)
+                        let report = try fresh.merge(
+                            theirs: sideB, theirsName: "B\(run)", policy: .keep, dryRun: false)
                         if report.kind != .merged { fail("the merge did not merge") }
                     })
                 cpuSamples.append(Measure.cpuMilliseconds() - cpuBefore)
                 gitSamples.append(git(bare, ["merge-tree", "--write-tree", sideA.hex, sideB.hex]).milliseconds)
+                // The same merge with nothing flushed (`CARDS_FSYNC=0`), as git merge-tree writes its
+                // loose trees (git flushes no loose object by default, and merge-tree moves no ref).
+                let merged = try deck.headCommit()
+                try deck.repository.updateReference(Deck.branch, to: sideA, expected: merged, logMessage: "bench")
+                setenv("CARDS_FSYNC", "0", 1)
+                let unflushed = try Deck.open(at: bare, searchUpward: false)
+                unsetenv("CARDS_FSYNC")
+                unflushedSamples.append(
+                    try Measure.time {
+                        let report = try unflushed.merge(
+                            theirs: sideB, theirsName: "B\(run) unflushed", policy: .keep, dryRun: false)
+                        if report.kind != .merged { fail("the merge did not merge") }
+                    })
             }
             // Peak memory from a `cards merge` process of the same two commits: the in-process figure
             // would be this benchmark's own high-water mark (it holds decks of its own).
@@ -319,6 +337,11 @@ final class Bench {
                     ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peak,
                     note: "git: git merge-tree --write-tree; our CPU \(Report.ms(Measure.median(cpuSamples))); "
                         + "peak: a `cards merge` process"))
+            record(
+                Row(
+                    operation: "merge, \(changed) changed each side, nothing flushed (in-process)", cards: size,
+                    ours: Measure.median(unflushedSamples), git: Measure.median(gitSamples), peak: nil,
+                    note: "CARDS_FSYNC=0; git merge-tree flushes none of its loose trees either"))
         }
     }
 

@@ -83,8 +83,17 @@ enum Report {
             "merge 100+100 at 100000: ≤ 10 ms and ≥ 3x git merge-tree",
             merge100?.ours.map { ours in ours <= 10 && (speedup(merge100) ?? 0) >= 3 },
             "\(merge100?.ours.map(ms) ?? "-"), \(speedup(merge100).map { format($0, digits: 1) } ?? "-")x")
+        let unflushed100 = find("merge, 100 changed each side, nothing flushed (in-process)", 100_000)
+        check(
+            "merge 100+100 at 100000, nothing flushed (as git merge-tree): ≤ 10 ms and ≥ 3x git merge-tree",
+            unflushed100?.ours.map { ours in ours <= 10 && (speedup(unflushed100) ?? 0) >= 3 },
+            "\(unflushed100?.ours.map(ms) ?? "-"), \(speedup(unflushed100).map { format($0, digits: 1) } ?? "-")x")
         let merge1000 = find("merge, 1000 changed each side (in-process)", 100_000)?.ours
         check("merge 1000+1000 at 100000: ≤ 60 ms", merge1000.map { $0 <= 60 }, merge1000.map(ms) ?? "-")
+        let unflushed1000 = find("merge, 1000 changed each side, nothing flushed (in-process)", 100_000)?.ours
+        check(
+            "merge 1000+1000 at 100000, nothing flushed: ≤ 60 ms", unflushed1000.map { $0 <= 60 },
+            unflushed1000.map(ms) ?? "-")
         let importRow = find("import N cards (process)", 100_000)
         check("import of 100000 cards: ≤ 10 s", importRow?.ours.map { $0 <= 10_000 }, importRow?.ours.map(ms) ?? "-")
         let list = find("cards list of the deck (process)", 100_000)?.ours

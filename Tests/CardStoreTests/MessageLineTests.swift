@@ -1,3 +1,4 @@
+import Foundation
 @testable import CardStore
 @testable import GitCore
 import TestSupport
@@ -28,15 +29,24 @@ struct MessageLineTests {
     }
 }
 
-/// The byte-level path check against the component-by-component one it replaced, on random paths
-/// over an alphabet rich in what it looks for (dots, slashes, "git" in any case, a non-ASCII capital
-/// I with a dot). Seeded; the seed and path are in every failure message.
-@Suite("Safe working paths: the byte-level check agrees with the plain one")
+/// The path check works on bytes: "/" ends a part even when a combining mark follows it (as one
+/// Character the pair escaped a split on Characters, so ".git/\u{301}config" passed). Checked against
+/// a plain byte-level statement of the rule on random paths over an alphabet rich in what it looks for
+/// (dots, slashes, "git" in any case, combining marks, a non-ASCII capital I with a dot). Seeded; the
+/// seed and path are in every failure message.
+@Suite("Safe working paths: parts split on the byte, checked as the rule says")
 struct SafePathTests {
+    /// The rule, stated plainly: not empty, not absolute; no part empty, ".", ".." or ".git" in any
+    /// ASCII case, parts being what lies between "/" bytes.
     static func reference(_ path: String) -> Bool {
-        if path.isEmpty || path.hasPrefix("/") { return false }
-        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if component.isEmpty || component == "." || component == ".." || component.lowercased() == ".git" {
+        let bytes = Array(path.utf8)
+        if bytes.isEmpty || bytes[0] == UInt8(ascii: "/") { return false }
+        for part in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            let text = String(decoding: part, as: UTF8.self)
+            if part.isEmpty || text == "." || text == ".." { return false }
+            if part.count == 4
+                && String(decoding: part.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self) == ".git"
+            {
                 return false
             }
         }
@@ -46,16 +56,31 @@ struct SafePathTests {
     @Test("random paths", arguments: [UInt64(1), 2, 3, 4])
     func randomPaths(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        let alphabet = [".", "/", "g", "G", "i", "I", "t", "T", "İ", "x", ".git", ".GIT", "..", "é"]
+        let alphabet = [
+            ".", "/", "g", "G", "i", "I", "t", "T", "İ", "x", ".git", ".GIT", "..", "é", "\u{301}", "/\u{301}",
+        ]
         for _ in 0..<5_000 {
             let path = (0..<Int.random(in: 0...9, using: &random)).map { _ in
                 alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
             }.joined()
-            #expect(
-                Deck.isSafeWorkingPath(path) == Self.reference(path), "seed \(seed): \(path.debugDescription)")
+            #expect(Deck.isSafeWorkingPath(path) == Self.reference(path), "seed \(seed): \(path.debugDescription)")
         }
-        for path in ["cards/ab/x.json", ".git/config", "a/.GiT/b", "a/..", "./a", "/a", "", "a//b", ".gitx", ".gi"] {
-            #expect(Deck.isSafeWorkingPath(path) == Self.reference(path), "\(path.debugDescription)")
+    }
+
+    @Test("a combining mark after a slash does not hide the part before it")
+    func combiningMarks() throws {
+        for path in [".git/\u{301}config", "/\u{301}etc/passwd", "../\u{301}x", "cards/../\u{301}x"] {
+            #expect(!Deck.isSafeWorkingPath(path), "\(path.debugDescription) passed")
         }
+        for path in ["cards/ab/x.json", "notes/\u{301}a.txt"] {
+            #expect(Deck.isSafeWorkingPath(path), "\(path.debugDescription) refused")
+        }
+        // The folder before such a slash is still checked for a link out of the deck.
+        let scratch = try StoreScratch()
+        let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: false)
+        let outside = scratch.path("outside")
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("deck/x"), withDestinationPath: outside)
+        #expect(throws: StoreError.self) { try deck.workingFile("x/\u{301}y") }
     }
 }

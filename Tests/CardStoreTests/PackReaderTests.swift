@@ -119,21 +119,36 @@ struct PackReaderTests {
     }
 
     @Test(
-        "damaged packs and indexes: a blob reads right or not at all, and nothing traps",
+        "damaged packs and indexes: an object reads right or not at all, and nothing traps",
         arguments: [
-            UInt64(41), 42, 43,
+            (UInt64(41), false), (42, false), (43, true), (44, true),
         ])
-    func damaged(seed: UInt64) throws {
+    func damaged(seed: UInt64, deckPack: Bool) throws {
         var random = SplitMix64(seed: seed)
         let scratch = try StoreScratch()
-        let directory = try Self.packedRepository(seed: seed, scratch: scratch, deltas: false)
+        // git's pack (compressed objects), or a deck's one pack (stored objects, trees read in place).
+        let directory: String
+        if deckPack {
+            directory = scratch.path("deck.git")
+            let deck = try Deck.create(at: directory, name: "D", bare: true)
+            try deck.importCards(makeCards(200, seed: seed), source: "test")
+        } else {
+            directory = try Self.packedRepository(seed: seed, scratch: scratch, deltas: false)
+        }
         let repository = try Repository.open(at: directory)
         let objects = try Self.objects(in: directory, scratch: scratch)
         var expected: [ObjectID: [UInt8]] = [:]
         for object in objects { expected[object.id] = try repository.readRawObjectThroughLibgit2(object.id) }
         let packFolder = directory + "/objects/pack"
         let names = try FileManager.default.contentsOfDirectory(atPath: packFolder)
-        guard let stem = names.first(where: { $0.hasSuffix(".idx") }).map({ String($0.dropLast(4)) }) else {
+        // The biggest pack (a deck's import).
+        let packs = names.filter { $0.hasSuffix(".pack") }.sorted { left, right in
+            let size = { (name: String) in
+                (try? FileManager.default.attributesOfItem(atPath: "\(packFolder)/\(name)")[.size] as? Int) ?? 0
+            }
+            return size(left) > size(right)
+        }
+        guard let stem = packs.first.map({ String($0.dropLast(5)) }) else {
             Issue.record("seed \(seed): no pack index")
             return
         }
@@ -162,16 +177,55 @@ struct PackReaderTests {
             try Data(index).write(to: URL(fileURLWithPath: "\(copy)/pack/\(stem).idx"))
             let reader = PackReader(objectsDirectory: copy + "/")
             for object in objects {
-                // Trees are not checked against their id (see `PackReader`): only that nothing traps.
-                if object.type == GIT_OBJECT_TREE { _ = reader.readTree(object.id).map { Array($0.bytes) } }
+                // Every entry is checked against its CRC-32 in the index: damaged, it reads as nil.
+                if object.type == GIT_OBJECT_TREE, let view = reader.readTree(object.id) {
+                    #expect(
+                        Array(view.bytes) == expected[object.id], "seed \(seed), round \(round): a damaged tree read")
+                }
                 let bytes = reader.read(object.id, type: object.type)
-                if object.type == GIT_OBJECT_BLOB, let bytes {
+                if let bytes {
                     #expect(
                         bytes == expected[object.id], "seed \(seed), round \(round): a damaged blob read as another")
                 }
             }
             try FileManager.default.removeItem(atPath: copy)
         }
+    }
+}
+
+extension PackReaderTests {
+    @Test("a header that claims a huge object is refused before anything is allocated")
+    func hugeClaimedSize() throws {
+        let scratch = try StoreScratch()
+        let folder = scratch.path("objects/pack")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // One tree whose header says 0xFFFFFFFF bytes, then an empty stored zlib stream.
+        var pack: [UInt8] = Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 1]
+        let header: [UInt8] = [0x20 | 0x80 | 0x0F, 0xFF, 0xFF, 0xFF, 0x7F]
+        let stream: [UInt8] = [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01]
+        pack += header + stream
+        let entryCRC = UInt32(
+            truncatingIfNeeded: (header + stream).withUnsafeBufferPointer {
+                crc32_z(0, $0.baseAddress, $0.count)
+            })
+        pack += SHA1.digest(pack)
+        let id = ObjectID(bytes: [UInt8](repeating: 0x5A, count: 20))
+        var index: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
+        for bucket in 0..<256 { index += bigEndian(bucket >= 0x5A ? 1 : 0) }
+        index += id.bytes + bigEndian(entryCRC) + bigEndian(12) + Array(pack.suffix(20))
+        index += SHA1.digest(index)
+        try Data(pack).write(to: URL(fileURLWithPath: folder + "/pack-huge.pack"))
+        try Data(index).write(to: URL(fileURLWithPath: folder + "/pack-huge.idx"))
+        let reader = PackReader(objectsDirectory: scratch.path("objects/"))
+        #expect(reader.packCount == 1)
+        #expect(reader.readTree(id) == nil)
+        #expect(reader.read(id, type: GIT_OBJECT_TREE) == nil)
+    }
+
+    private func bigEndian(_ value: Int) -> [UInt8] { bigEndian(UInt32(value)) }
+
+    private func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 }
 
