@@ -19,6 +19,11 @@ extension Repository {
     {
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
+        if let local = RemoteURL(url), local.transport == .local,
+            let fetched = try fetchLocal(path: local.path, refspecs: refspecs)
+        {
+            return fetched
+        }
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "git_fetch_options_init")

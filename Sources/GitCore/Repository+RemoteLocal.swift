@@ -36,7 +36,8 @@ extension Repository {
                         function: "push")
                 }
             }
-            try writePack(tip: local, excluding: current, into: remote.gitDirectory + "objects/pack")
+            _ = try writePack(
+                tip: local, excluding: current.map { [$0] } ?? [], into: remote.gitDirectory + "objects/pack")
             do {
                 do {
                     try remote.updateReference(parts[1], to: local, expected: current, logMessage: "push")
@@ -56,15 +57,76 @@ extension Repository {
         }
     }
 
-    /// Writes the objects reachable from `tip` but not from `excluding` as a pack (and its index) into `folder`.
-    private func writePack(tip: ObjectID, excluding: ObjectID?, into folder: String) throws(GitError) {
+    /// Writes the objects reachable from `tip` but not from `excluding` as a pack (and its index) into
+    /// `folder`: whole objects found by `newObjects` (only the folders that changed are read) and
+    /// written as `PackFile` writes a commit's, flushed before they are named. libgit2's packbuilder,
+    /// used when a tree is not canonical, walks every tree of `excluding` to mark it and searches
+    /// deltas among the card folders it sends: ~0.6 s for a 100-card push at 100,000 cards.
+    func writePack(tip: ObjectID, excluding: [ObjectID], into folder: String) throws(GitError) -> Int {
+        guard let objects = try newObjects(tip: tip, excluding: excluding) else {
+            try writePackThroughLibgit2(tip: tip, excluding: excluding, into: folder)
+            return 0
+        }
+        guard !objects.isEmpty else { return 0 }
+        let reader = PackReader(objectsDirectory: commonDirectory + "objects/")
+        var contents: [(id: git_oid, type: git_object_t, bytes: [UInt8])] = []
+        contents.reserveCapacity(objects.count)
+        var total = 0
+        for object in objects {
+            let id = ObjectID(object.id)
+            let bytes: [UInt8]
+            if let read = reader.read(id, type: object.type) {
+                bytes = read
+            } else {
+                bytes = try readObject(id, type: object.type)
+            }
+            total += bytes.count
+            contents.append((object.id, object.type, bytes))
+        }
+        var pack = PackFile(expectedBytes: total, objects: contents.count)
+        let order = PackFile.sortedUnique(contents.map(\.id))
+        var byID: [ObjectID: Int] = [:]
+        for (index, content) in contents.enumerated() { byID[ObjectID(content.id)] = index }
+        for id in order {
+            guard let index = byID[ObjectID(id)] else { continue }
+            let content = contents[index]
+            let appended = content.bytes.withUnsafeBytes { buffer in
+                Result { () throws(GitError) in try pack.append(id: content.id, type: content.type, data: buffer) }
+            }
+            try appended.get()
+        }
+        try pack.install(in: folder, durable: true)
+        return contents.count
+    }
+
+    /// The content of object `id` of `type` through libgit2 (strict: hash-checked); an error if it is
+    /// missing or of another type.
+    private func readObject(_ id: ObjectID, type: git_object_t) throws(GitError) -> [UInt8] {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "git_repository_odb")
+        defer { git_odb_free(odb) }
+        var object: OpaquePointer?
+        var raw = id.raw
+        try check(git_odb_read(&object, odb, &raw), "git_odb_read")
+        defer { git_odb_object_free(object) }
+        guard git_odb_object_type(object) == type else {
+            throw GitError(
+                code: .other(-1), message: "object \(id.short) is not of the expected type", function: "push")
+        }
+        let count = git_odb_object_size(object)
+        guard count > 0, let data = git_odb_object_data(object) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: count))
+    }
+
+    /// `writePack` through libgit2's packbuilder (deltas searched, objects compressed).
+    private func writePackThroughLibgit2(tip: ObjectID, excluding: [ObjectID], into folder: String) throws(GitError) {
         var walk: OpaquePointer?
         try check(git_revwalk_new(&walk, pointer), "git_revwalk_new")
         defer { git_revwalk_free(walk) }
         var tipOID = tip.raw
         try check(git_revwalk_push(walk, &tipOID), "git_revwalk_push")
-        if let excluding {
-            var hidden = excluding.raw
+        for hiddenID in excluding {
+            var hidden = hiddenID.raw
             try check(git_revwalk_hide(walk, &hidden), "git_revwalk_hide")
         }
         var builder: OpaquePointer?
@@ -73,6 +135,69 @@ extension Repository {
         try check(git_packbuilder_insert_walk(builder, walk), "git_packbuilder_insert_walk")
         guard git_packbuilder_object_count(builder) > 0 else { return }
         try check(git_packbuilder_write(builder, folder, 0, nil, nil), "git_packbuilder_write")
+    }
+
+    /// Fetches from a repository on this machine (a path or `file://`) with refspecs of one branch
+    /// each ("[+]refs/heads/x:refs/remotes/o/x"): the objects our branches and remote-tracking refs
+    /// lack, found and packed as `writePack` does for a push, then the tracking refs moved. Nil, having
+    /// changed nothing, where it does not apply (no repository there, a glob refspec): libgit2's
+    /// fetch then does it, or says why not. libgit2's local transport packs with its packbuilder:
+    /// ~0.4 s for a 100-card fetch at 100,000 cards (deltas searched among the card folders).
+    func fetchLocal(path: String, refspecs: [String]) throws(GitError) -> FetchResult? {
+        var pairs: [(source: String, destination: String)] = []
+        for spec in refspecs {
+            let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
+                .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, parts[0].hasPrefix("refs/heads/"), parts[1].hasPrefix("refs/"),
+                !(parts[0] + parts[1]).contains("*")
+            else { return nil }
+            pairs.append((parts[0], parts[1]))
+        }
+        guard let source = try? Repository.open(at: path) else { return nil }
+        let heads = try source.branchHeads()
+        // What we have and the source has too: hidden, with everything under it.
+        var haves: [ObjectID] = []
+        for name in try branchAndTrackingTargets() where source.hasObject(name) { haves.append(name) }
+        var result = FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
+        for pair in pairs {
+            guard let tip = heads[pair.source] else { continue }
+            if !hasObject(tip) {
+                result.receivedObjects += try source.writePack(
+                    tip: tip, excluding: haves, into: commonDirectory + "objects/pack")
+            }
+            try setReference(pair.destination, to: tip, logMessage: "fetch: \(path)")
+        }
+        return result
+    }
+
+    /// The branches of this repository, by full name.
+    func branchHeads() throws(GitError) -> [String: ObjectID] {
+        try referenceTargets(glob: "refs/heads/*")
+    }
+
+    /// The commits our branches and remote-tracking refs point to.
+    private func branchAndTrackingTargets() throws(GitError) -> [ObjectID] {
+        Array(
+            Set(try referenceTargets(glob: "refs/heads/*").values).union(
+                try referenceTargets(glob: "refs/remotes/*").values))
+    }
+
+    /// The direct references matching `glob`, by full name, with their targets.
+    private func referenceTargets(glob: String) throws(GitError) -> [String: ObjectID] {
+        var iterator: OpaquePointer?
+        try check(git_reference_iterator_glob_new(&iterator, pointer, glob), "git_reference_iterator_glob_new")
+        defer { git_reference_iterator_free(iterator) }
+        var result: [String: ObjectID] = [:]
+        var reference: OpaquePointer?
+        while git_reference_next(&reference, iterator) == 0 {
+            defer { git_reference_free(reference) }
+            guard git_reference_type(reference) == GIT_REFERENCE_DIRECT, let name = git_reference_name(reference),
+                let target = git_reference_target(reference)
+            else { continue }
+            result[String(cString: name)] = ObjectID(target.pointee)
+        }
+        git_error_clear()
+        return result
     }
 
     static func notBare(_ url: String) -> GitError {
