@@ -155,9 +155,10 @@ extension Repository {
         }
         guard let source = try? Repository.open(at: path) else { return nil }
         let heads = try source.branchHeads()
-        // What we have and the source has too: hidden, with everything under it.
+        // The commits we have and the source has too: hidden, with everything under them. (A ref
+        // to anything but a commit is no help to a revision walk, which refuses it.)
         var haves: [ObjectID] = []
-        for name in try branchAndTrackingTargets() where source.hasObject(name) { haves.append(name) }
+        for id in try branchAndTrackingTargets() where source.isCommit(id) { haves.append(id) }
         var result = FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
         for pair in pairs {
             guard let tip = heads[pair.source] else { continue }
@@ -168,6 +169,24 @@ extension Repository {
             try setReference(pair.destination, to: tip, logMessage: "fetch: \(path)")
         }
         return result
+    }
+
+    /// Whether `id` is a commit in this repository's object database.
+    private func isCommit(_ id: ObjectID) -> Bool {
+        var odb: OpaquePointer?
+        guard git_repository_odb(&odb, pointer) == 0 else {
+            git_error_clear()
+            return false
+        }
+        defer { git_odb_free(odb) }
+        var size = 0
+        var type = GIT_OBJECT_ANY
+        var oid = id.raw
+        guard git_odb_read_header(&size, &type, odb, &oid) == 0 else {
+            git_error_clear()
+            return false
+        }
+        return type == GIT_OBJECT_COMMIT
     }
 
     /// The branches of this repository, by full name.

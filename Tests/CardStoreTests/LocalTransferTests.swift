@@ -61,6 +61,10 @@ struct LocalTransferTests {
         let pushed = try Self.objectCount(scratch, server) - serverBefore
         // Per edit commit: a blob, its folder, cards/, the root and the commit.
         #expect(pushed >= 3 && pushed <= 15, "A's push sent \(pushed) objects for three edits")
+        // A branch that points to a tree, not a commit: no help to the fetch, and no hindrance.
+        let treeHex = try scratch.git(["rev-parse", "refs/remotes/origin/main^{tree}"], in: scratch.path("b"))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try scratch.git(["update-ref", "refs/heads/odd", treeHex], in: scratch.path("b"))
         let bBefore = try Self.objectCount(scratch, scratch.path("b"))
         _ = try b.sync(SyncOptions())
         let fetched = try Self.objectCount(scratch, scratch.path("b")) - bBefore
