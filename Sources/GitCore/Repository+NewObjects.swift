@@ -14,15 +14,8 @@ extension Repository {
     /// Nil for a tree that is not in canonical form (the caller then asks libgit2's packbuilder, which
     /// has its own rules for such trees).
     func newObjects(tip: ObjectID, excluding: [ObjectID]) throws(GitError) -> [(id: git_oid, type: git_object_t)]? {
-        var walk: OpaquePointer?
-        try check(git_revwalk_new(&walk, pointer), "git_revwalk_new")
+        let walk = try revisionWalk(from: tip, hiding: excluding)
         defer { git_revwalk_free(walk) }
-        var tipOID = tip.raw
-        try check(git_revwalk_push(walk, &tipOID), "git_revwalk_push")
-        for hiddenID in excluding {
-            var hidden = hiddenID.raw
-            try check(git_revwalk_hide(walk, &hidden), "git_revwalk_hide")
-        }
         var objects: [(id: git_oid, type: git_object_t)] = []
         var seen = NewObjectsSeen()
         let cache = RawTreeCache()
@@ -41,6 +34,27 @@ extension Repository {
             }
         }
         return objects
+    }
+
+    /// A revision walk of the commits reachable from `tip` and from none of `hiding`; the caller frees it.
+    func revisionWalk(from tip: ObjectID, hiding: [ObjectID]) throws(GitError) -> OpaquePointer {
+        var out: OpaquePointer?
+        try check(git_revwalk_new(&out, pointer), "git_revwalk_new")
+        guard let walk = out else {
+            throw GitError(code: .other(-1), message: "no revision walk", function: "git_revwalk_new")
+        }
+        var tipOID = tip.raw
+        var result = git_revwalk_push(walk, &tipOID)
+        for hiddenID in hiding where result == 0 {
+            var hidden = hiddenID.raw
+            result = git_revwalk_hide(walk, &hidden)
+        }
+        if result != 0 {
+            let error = GitError.last(result, function: "git_revwalk")
+            git_revwalk_free(walk)
+            throw error
+        }
+        return walk
     }
 
     /// The tree `tree` and what under it differs from `old` (nil: everything), each object once.

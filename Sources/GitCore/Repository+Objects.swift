@@ -27,6 +27,11 @@ extension Repository {
 
     /// The size of an object in bytes, read from its header without inflating the whole object.
     public func objectSize(_ id: ObjectID) throws(GitError) -> Int {
+        try objectHeader(id).size
+    }
+
+    /// An object's size and type, read from its header without inflating the whole object.
+    func objectHeader(_ id: ObjectID) throws(GitError) -> (size: Int, type: git_object_t) {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
@@ -34,7 +39,7 @@ extension Repository {
         var type = GIT_OBJECT_ANY
         var oid = id.raw
         try check(git_odb_read_header(&size, &type, odb, &oid), "git_odb_read_header")
-        return size
+        return (size, type)
     }
 
     /// Whether the object exists in the object database.

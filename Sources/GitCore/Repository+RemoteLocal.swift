@@ -99,9 +99,9 @@ extension Repository {
         return contents.count
     }
 
-    /// The content of object `id` of `type` through libgit2 (strict: hash-checked); an error if it is
-    /// missing or of another type.
-    private func readObject(_ id: ObjectID, type: git_object_t) throws(GitError) -> [UInt8] {
+    /// The content of object `id` through libgit2 (strict: hash-checked); an error if it is missing
+    /// or (when `type` is given) of another type.
+    func readObject(_ id: ObjectID, type: git_object_t? = nil) throws(GitError) -> [UInt8] {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
@@ -109,7 +109,7 @@ extension Repository {
         var raw = id.raw
         try check(git_odb_read(&object, odb, &raw), "git_odb_read")
         defer { git_odb_object_free(object) }
-        guard git_odb_object_type(object) == type else {
+        if let type, git_odb_object_type(object) != type {
             throw GitError(
                 code: .other(-1), message: "object \(id.short) is not of the expected type", function: "push")
         }
@@ -120,15 +120,8 @@ extension Repository {
 
     /// `writePack` through libgit2's packbuilder (deltas searched, objects compressed).
     private func writePackThroughLibgit2(tip: ObjectID, excluding: [ObjectID], into folder: String) throws(GitError) {
-        var walk: OpaquePointer?
-        try check(git_revwalk_new(&walk, pointer), "git_revwalk_new")
+        let walk = try revisionWalk(from: tip, hiding: excluding)
         defer { git_revwalk_free(walk) }
-        var tipOID = tip.raw
-        try check(git_revwalk_push(walk, &tipOID), "git_revwalk_push")
-        for hiddenID in excluding {
-            var hidden = hiddenID.raw
-            try check(git_revwalk_hide(walk, &hidden), "git_revwalk_hide")
-        }
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, pointer), "git_packbuilder_new")
         defer { git_packbuilder_free(builder) }
@@ -173,20 +166,7 @@ extension Repository {
 
     /// Whether `id` is a commit in this repository's object database.
     private func isCommit(_ id: ObjectID) -> Bool {
-        var odb: OpaquePointer?
-        guard git_repository_odb(&odb, pointer) == 0 else {
-            git_error_clear()
-            return false
-        }
-        defer { git_odb_free(odb) }
-        var size = 0
-        var type = GIT_OBJECT_ANY
-        var oid = id.raw
-        guard git_odb_read_header(&size, &type, odb, &oid) == 0 else {
-            git_error_clear()
-            return false
-        }
-        return type == GIT_OBJECT_COMMIT
+        (try? objectHeader(id).type) == GIT_OBJECT_COMMIT
     }
 
     /// The branches of this repository, by full name.

@@ -24,20 +24,8 @@ struct LocalTransferTests {
         return total
     }
 
-    /// `git fsck`'s exit status in `path` (`--strict` also refuses git's old file modes).
     static func fsckStatus(_ path: String, strict: Bool = true) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = ["fsck", "--no-dangling", "--no-progress"] + (strict ? ["--strict"] : [])
-        process.currentDirectoryURL = URL(fileURLWithPath: path)
-        var environment = ProcessInfo.processInfo.environment
-        environment["GIT_CONFIG_NOSYSTEM"] = "1"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try RawTreeTests.fsckStatus(path, strict: strict)
     }
 
     @Test("sync through a path remote: the first push sends the deck, later syncs only what changed")

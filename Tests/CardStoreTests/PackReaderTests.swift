@@ -67,7 +67,7 @@ struct PackReaderTests {
         #expect(reader.packCount == 1, "seed \(seed): one pack after git repack -a -d")
         var read = 0
         for object in try Self.objects(in: directory, scratch: scratch) {
-            let expected = try repository.readRawObjectThroughLibgit2(object.id)
+            let expected = try repository.readObject(object.id)
             if let bytes = reader.read(object.id, type: object.type) {
                 read += 1
                 #expect(bytes == expected, "seed \(seed): \(object.id.short) reads other bytes than libgit2's")
@@ -107,7 +107,7 @@ struct PackReaderTests {
         #expect(objects.count > 300)
         var inPlace = 0
         for object in objects {
-            let expected = try repository.readRawObjectThroughLibgit2(object.id)
+            let expected = try repository.readObject(object.id)
             #expect(reader.read(object.id, type: object.type) == expected, "\(object.id.short) reads differently")
             guard object.type == GIT_OBJECT_TREE else { continue }
             let view = reader.readTree(object.id)
@@ -138,7 +138,7 @@ struct PackReaderTests {
         let repository = try Repository.open(at: directory)
         let objects = try Self.objects(in: directory, scratch: scratch)
         var expected: [ObjectID: [UInt8]] = [:]
-        for object in objects { expected[object.id] = try repository.readRawObjectThroughLibgit2(object.id) }
+        for object in objects { expected[object.id] = try repository.readObject(object.id) }
         let packFolder = directory + "/objects/pack"
         let names = try FileManager.default.contentsOfDirectory(atPath: packFolder)
         // The biggest pack (a deck's import).
@@ -226,21 +226,5 @@ extension PackReaderTests {
 
     private func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-}
-
-extension Repository {
-    /// The content of any object through libgit2's `git_odb_read` (strict: hash-checked).
-    func readRawObjectThroughLibgit2(_ id: ObjectID) throws -> [UInt8] {
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, pointer), "git_repository_odb")
-        defer { git_odb_free(odb) }
-        var object: OpaquePointer?
-        var raw = id.raw
-        try check(git_odb_read(&object, odb, &raw), "git_odb_read")
-        defer { git_odb_object_free(object) }
-        let count = git_odb_object_size(object)
-        guard count > 0, let data = git_odb_object_data(object) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: data, count: count))
     }
 }
