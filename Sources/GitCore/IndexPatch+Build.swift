@@ -1,9 +1,11 @@
 extension IndexPatch {
     /// The new index, without its checksum, as pieces of the old one (`bytes`) and new bytes; or why
-    /// the fast path does not apply. `changes` are sorted by path; `indexSeconds` is the old index's
-    /// modification time, which decides which unchanged entries are racily clean.
+    /// the fast path does not apply. `changes` are sorted by path; `indexSeconds` and
+    /// `indexNanoseconds` are the old index's modification time, which decides which unchanged
+    /// entries are racily clean.
     static func build(
-        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32
+        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32,
+        indexNanoseconds: UInt32 = 0
     ) -> Result<IndexImage, Reason> {
         let end = bytes.count - 20
         guard end >= 12, bytes[0] == 0x44, bytes[1] == 0x49, bytes[2] == 0x52, bytes[3] == 0x43 else {
@@ -17,8 +19,8 @@ extension IndexPatch {
         var position = 12
         let written: Int
         switch placeEntries(
-            bytes, end: end, version: version, changes: changes, indexSeconds: indexSeconds,
-            position: &position, into: &image)
+            bytes, end: end, version: version, changes: changes,
+            indexTime: (indexSeconds, indexNanoseconds), position: &position, into: &image)
         {
         case .failure(let reason): return .failure(reason)
         case .success(let count): written = count
@@ -41,7 +43,7 @@ extension IndexPatch {
     /// places, removed ones left out. Leaves `position` after the last entry; returns the entry count.
     private static func placeEntries(
         _ bytes: UnsafeRawBufferPointer, end: Int, version: UInt32, changes: [(path: [UInt8], update: IndexUpdate)],
-        indexSeconds: UInt32, position: inout Int, into image: inout IndexImage
+        indexTime: (seconds: UInt32, nanoseconds: UInt32), position: inout Int, into image: inout IndexImage
     ) -> Result<Int, Reason> {
         let entryCount = Int(be32(bytes, 8))
         var written = 0
@@ -74,8 +76,10 @@ extension IndexPatch {
                 next += 1
                 runStart = position + entry.length
             } else {
-                if be32(bytes, position + 8) >= indexSeconds {
-                    // Racily clean (written in the same second as the old index): size 0 makes git re-check it.
+                if IndexPatch.isRacilyClean(
+                    seconds: be32(bytes, position + 8), nanoseconds: be32(bytes, position + 12), indexTime: indexTime)
+                {
+                    // Racily clean (not older than the old index): size 0 makes git re-check it.
                     image.copy(runStart..<position + 36)
                     image.append32(0)
                     runStart = position + 40
@@ -90,6 +94,16 @@ extension IndexPatch {
             next += 1
         }
         return .success(written)
+    }
+
+    /// Whether an entry whose file was modified at (`seconds`, `nanoseconds`) is racily clean against
+    /// an index written at `indexTime`: modified at or after it, to the nanosecond, as git and libgit2
+    /// decide. (To the second, every card an import wrote in the second of its index stayed smudged,
+    /// and each `cards status` read and hashed them all again: 0.4 s at 10,000 cards.)
+    static func isRacilyClean(seconds: UInt32, nanoseconds: UInt32, indexTime: (seconds: UInt32, nanoseconds: UInt32))
+        -> Bool
+    {
+        seconds > indexTime.seconds || (seconds == indexTime.seconds && nanoseconds >= indexTime.nanoseconds)
     }
 
     /// An entry of the old index, as far as the patch reads it.

@@ -77,13 +77,13 @@ public enum IndexPatch {
         case .failure(let reason): return .declined(reason.text)
         case .success(let sorted): changes = sorted
         }
-        let old: (bytes: UnsafeRawBufferPointer, seconds: UInt32)
+        let old: (bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32)
         switch map(indexPath) {
         case .failure(let reason): return .declined(reason.text)
         case .success(let mapped): old = mapped
         }
         defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
-        switch build(old.bytes, changes: changes, indexSeconds: old.seconds) {
+        switch build(old.bytes, changes: changes, indexSeconds: old.seconds, indexNanoseconds: old.nanoseconds) {
         case .failure(let reason): return .declined(reason.text)
         case .success(var image):
             image.append(contentsOf: image.digest(over: old.bytes))
@@ -105,9 +105,11 @@ public enum IndexPatch {
         return .success(sorted.compactMap { path in latest[path].map { (path: path, update: $0) } })
     }
 
-    /// The index file mapped read-only (the caller unmaps it) with its modification time in seconds.
+    /// The index file mapped read-only (the caller unmaps it) with its modification time.
     /// Mapped, not read: no zero-filled copy of a 12 MB file, and its pages are the page cache's own.
-    static func map(_ indexPath: String) -> Result<(bytes: UnsafeRawBufferPointer, seconds: UInt32), Reason> {
+    static func map(_ indexPath: String)
+        -> Result<(bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32), Reason>
+    {
         let fd = open(indexPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Reason(text: "no index file")) }
         defer { close(fd) }
@@ -120,7 +122,8 @@ public enum IndexPatch {
             return .failure(Reason(text: "cannot map the index"))
         }
         let seconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_sec)
-        return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds))
+        let nanoseconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec)
+        return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds, nanoseconds))
     }
 
     /// Writes `image` (its `.original` pieces from `old`) through `index.lock` (created exclusively, as

@@ -6,9 +6,12 @@
 enum LegacyIndexPatch {
     /// The whole new index file, or the reason the old builder declined.
     static func build(
-        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32
+        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32,
+        indexNanoseconds: UInt32 = 0
     ) -> Result<[UInt8], IndexPatch.Reason> {
-        buildWithoutChecksum(bytes, changes: changes, indexSeconds: indexSeconds).map { output in
+        buildWithoutChecksum(
+            bytes, changes: changes, indexSeconds: indexSeconds, indexNanoseconds: indexNanoseconds
+        ).map { output in
             output + output.withUnsafeBytes { SHA1.portableDigest($0) }
         }
     }
@@ -42,7 +45,8 @@ enum LegacyIndexPatch {
 
     /// The new index without its checksum, or why the fast path does not apply.
     static func buildWithoutChecksum(
-        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32
+        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32,
+        indexNanoseconds: UInt32 = 0
     ) -> Result<[UInt8], IndexPatch.Reason> {
         let end = bytes.count - 20
         guard end >= 12, bytes[0] == 0x44, bytes[1] == 0x49, bytes[2] == 0x52, bytes[3] == 0x43 else {
@@ -121,7 +125,11 @@ enum LegacyIndexPatch {
                 next += 1
                 runStart = position + entryLength
             } else {
-                if be32(bytes, position + 8) >= indexSeconds { smudges.append(position + 36) }
+                let seconds = be32(bytes, position + 8)
+                let nanoseconds = be32(bytes, position + 12)
+                if seconds > indexSeconds || (seconds == indexSeconds && nanoseconds >= indexNanoseconds) {
+                    smudges.append(position + 36)
+                }
                 written += 1
             }
             position += entryLength

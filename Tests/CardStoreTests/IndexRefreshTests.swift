@@ -1,0 +1,78 @@
+import CardModel
+import CardStore
+import Foundation
+import Testing
+
+/// The index keeps true file data for the cards: an import's entries are not left smudged (size 0,
+/// read and hashed again by every status), and `status` records the data of files it had to read
+/// and found unchanged, as `git status` does.
+@Suite("Index file data: not smudged for nothing, refreshed by status")
+struct IndexRefreshTests {
+    /// Each entry of `git ls-files --debug` in `deck`: path, mtime (seconds, nanoseconds), size.
+    static func entries(_ scratch: StoreScratch, _ deck: String) throws -> [(
+        path: String, mtime: (Int, Int), size: Int
+    )] {
+        let text = try scratch.git(["ls-files", "--debug"], in: deck)
+        var result: [(path: String, mtime: (Int, Int), size: Int)] = []
+        var path = ""
+        var mtime = (0, 0)
+        for line in text.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if !line.hasPrefix(" ") && !line.hasPrefix("\t") {
+                path = String(line)
+            } else if trimmed.hasPrefix("mtime:") {
+                let parts = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: ":")
+                mtime = (Int(parts.first ?? "") ?? 0, Int(parts.last ?? "") ?? 0)
+            } else if trimmed.hasPrefix("size:") {
+                let value = trimmed.dropFirst(5).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+                result.append((path, mtime, Int(value ?? "") ?? -1))
+            }
+        }
+        return result
+    }
+
+    /// The index file's modification time, seconds and nanoseconds.
+    static func indexTime(_ deck: String) throws -> (Int, Int) {
+        var info = stat()
+        guard stat(deck + "/.git/index", &info) == 0 else { throw CocoaError(.fileReadNoSuchFile) }
+        return (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+    }
+
+    @Test("after an import and an edit, no card older than the index is smudged")
+    func importNotSmudged() throws {
+        let scratch = try StoreScratch()
+        let path = scratch.path("deck")
+        let deck = try Deck.create(at: path, name: "I", bare: false)
+        let cards = makeCards(300)
+        try deck.importCards(cards, source: "test")
+        try deck.edit(cards[7].id, CardEdit(title: "Edited"))
+        let index = try Self.indexTime(path)
+        let entries = try Self.entries(scratch, path).filter { $0.path.hasPrefix("cards/") }
+        #expect(entries.count == 300)
+        let smudged = entries.filter { $0.size == 0 && ($0.mtime.0, $0.mtime.1) < index }
+        #expect(smudged.count == 0, "card entries older than the index are smudged")
+    }
+
+    @Test("status records the file data of cards it read and found unchanged")
+    func statusRefreshes() throws {
+        let scratch = try StoreScratch()
+        let path = scratch.path("deck")
+        let deck = try Deck.create(at: path, name: "R", bare: false)
+        let cards = makeCards(40)
+        try deck.importCards(cards, source: "test")
+        // Twenty card files touched (same content, a new time): their entries no longer match.
+        let touched = cards.prefix(20).map { "cards/\($0.id.prefix(2))/\($0.id).json" }
+        let stamp = timespec(tv_sec: Int(Date().timeIntervalSince1970) - 100, tv_nsec: 123_456_789)
+        for file in touched {
+            var times = [stamp, stamp]
+            #expect(utimensat(AT_FDCWD, path + "/" + file, &times, 0) == 0)
+        }
+        #expect(try deck.handEdits().isEmpty, "touched files are no hand edits")
+        let refreshed = try Self.entries(scratch, path).filter { touched.contains($0.path) }
+        #expect(refreshed.count == 20)
+        for entry in refreshed {
+            #expect(entry.mtime.0 == stamp.tv_sec && entry.mtime.1 == stamp.tv_nsec, "\(entry.path) not refreshed")
+            #expect(entry.size > 0, "\(entry.path) left smudged")
+        }
+    }
+}
