@@ -38,13 +38,19 @@ struct IndexRefreshTests {
         return (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
     }
 
+    /// A working-tree deck at `scratch`'s "deck" with `count` cards imported.
+    static func importedDeck(_ scratch: StoreScratch, count: Int) throws -> (path: String, deck: Deck, cards: [Card]) {
+        let path = scratch.path("deck")
+        let deck = try Deck.create(at: path, name: "I", bare: false)
+        let cards = makeCards(count)
+        try deck.importCards(cards, source: "test")
+        return (path, deck, cards)
+    }
+
     @Test("after an import and an edit, no card older than the index is smudged")
     func importNotSmudged() throws {
         let scratch = try StoreScratch()
-        let path = scratch.path("deck")
-        let deck = try Deck.create(at: path, name: "I", bare: false)
-        let cards = makeCards(300)
-        try deck.importCards(cards, source: "test")
+        let (path, deck, cards) = try Self.importedDeck(scratch, count: 300)
         try deck.edit(cards[7].id, CardEdit(title: "Edited"))
         let index = try Self.indexTime(path)
         let entries = try Self.entries(scratch, path).filter { $0.path.hasPrefix("cards/") }
@@ -56,10 +62,7 @@ struct IndexRefreshTests {
     @Test("status records the file data of cards it read and found unchanged")
     func statusRefreshes() throws {
         let scratch = try StoreScratch()
-        let path = scratch.path("deck")
-        let deck = try Deck.create(at: path, name: "R", bare: false)
-        let cards = makeCards(40)
-        try deck.importCards(cards, source: "test")
+        let (path, deck, cards) = try Self.importedDeck(scratch, count: 40)
         // Twenty card files touched (same content, a new time): their entries no longer match.
         let touched = cards.prefix(20).map { "cards/\($0.id.prefix(2))/\($0.id).json" }
         let stamp = timespec(tv_sec: Int(Date().timeIntervalSince1970) - 100, tv_nsec: 123_456_789)
