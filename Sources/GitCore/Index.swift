@@ -114,26 +114,17 @@ extension Repository {
     /// Working-tree changes against HEAD under a folder (untracked files included, recursively).
     /// This scans the folder: it is for `status` and `commit`, never for the per-card commands.
     ///
-    /// Like `git status`, it writes back the file data of entries whose content it had to read and
-    /// found unchanged (a racily clean entry, smudged to size 0, is read and hashed by every status
-    /// until then: 10,000 cards of a fresh import took 0.4 s a status); when the index is locked by
-    /// someone else, it only reads.
+    /// Read-only: it does not write refreshed file data back, as `git status` does. libgit2 1.5
+    /// writes its in-memory copy of the index without checking that the file is still the one it
+    /// read (git does), so an index written by another command during the scan (a card added) was
+    /// overwritten, the card then showing as deleted by hand.
     public func status(under folder: String) throws(GitError) -> [StatusEntry] {
-        do {
-            return try status(under: folder, updatingIndex: true)
-        } catch  where error.code == .locked {
-            return try status(under: folder, updatingIndex: false)
-        }
-    }
-
-    private func status(under folder: String, updatingIndex: Bool) throws(GitError) -> [StatusEntry] {
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "git_status_options_init")
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         options.flags =
             GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue
-        if updatingIndex { options.flags |= GIT_STATUS_OPT_UPDATE_INDEX.rawValue }
         let pattern = strdup(folder)
         defer { free(pattern) }
         var patterns: [UnsafeMutablePointer<CChar>?] = [pattern]

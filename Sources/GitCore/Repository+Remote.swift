@@ -20,7 +20,7 @@ extension Repository {
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
         if let local = RemoteURL(url), local.transport == .local,
-            let fetched = try fetchLocal(path: local.path, refspecs: refspecs)
+            let fetched = try fetchLocal(path: local.path, refspecs: refspecs, logMessage: "cards: fetch \(remote)")
         {
             return fetched
         }

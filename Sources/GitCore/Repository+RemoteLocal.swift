@@ -131,17 +131,18 @@ extension Repository {
     }
 
     /// Fetches from a repository on this machine (a path or `file://`) with refspecs of one branch
-    /// each ("[+]refs/heads/x:refs/remotes/o/x"): the objects our branches and remote-tracking refs
+    /// each into a remote-tracking ref ("[+]refs/heads/x:refs/remotes/o/x"): the objects our branches and remote-tracking refs
     /// lack, found and packed as `writePack` does for a push, then the tracking refs moved. Nil, having
     /// changed nothing, where it does not apply (no repository there, a glob refspec): libgit2's
     /// fetch then does it, or says why not. libgit2's local transport packs with its packbuilder:
     /// ~0.4 s for a 100-card fetch at 100,000 cards (deltas searched among the card folders).
-    func fetchLocal(path: String, refspecs: [String]) throws(GitError) -> FetchResult? {
+    func fetchLocal(path: String, refspecs: [String], logMessage: String) throws(GitError) -> FetchResult? {
         var pairs: [(source: String, destination: String)] = []
         for spec in refspecs {
             let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
                 .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, parts[0].hasPrefix("refs/heads/"), parts[1].hasPrefix("refs/"),
+            // Into remote-tracking refs only: a branch of ours is libgit2's to update (or refuse).
+            guard parts.count == 2, parts[0].hasPrefix("refs/heads/"), parts[1].hasPrefix("refs/remotes/"),
                 !(parts[0] + parts[1]).contains("*")
             else { return nil }
             pairs.append((parts[0], parts[1]))
@@ -159,7 +160,7 @@ extension Repository {
                 result.receivedObjects += try source.writePack(
                     tip: tip, excluding: haves, into: commonDirectory + "objects/pack")
             }
-            try setReference(pair.destination, to: tip, logMessage: "fetch: \(path)")
+            try setReference(pair.destination, to: tip, logMessage: logMessage)
         }
         return result
     }
