@@ -10,9 +10,8 @@ let staticLibgit2 = LinkerSetting.unsafeFlags(
     [
         "--push-state", "-Bstatic", "-lgit2", "-lmbedtls", "-lmbedx509", "-lmbedcrypto", "-lhttp_parser", "-lssh2",
         "-lcrypto", "-lpcre2-8", "-lz", "--pop-state",
-        // libgit2's CA-bundle parse, and its TLS and SSH set-up, go through our wrappers
-        // (GitCore/Libgit2+Certificates.swift): deferred for commands that never connect.
-        "--wrap=mbedtls_x509_crt_parse_file", "--wrap=mbedtls_x509_crt_parse_path",
+        // libgit2's TLS and SSH set-up go through our wrappers (GitCore/Libgit2+Certificates.swift):
+        // deferred until a connection needs them.
         "--wrap=git_mbedtls_stream_global_init", "--wrap=git_transport_ssh_global_init",
     ].flatMap { ["-Xlinker", $0] })
 

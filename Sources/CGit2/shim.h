@@ -22,10 +22,6 @@ static inline int cgit2_set_cache_object_limit(git_object_t type, size_t size) {
     return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, type, size);
 }
 
-static inline int cgit2_set_ssl_cert_locations(const char *file, const char *path) {
-    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
-}
-
 static inline int cgit2_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
 }
@@ -62,10 +58,8 @@ static inline unsigned char *cgit2_sha1(const unsigned char *data, size_t count,
     return digest;
 }
 
-/* mbedTLS's own CA loading, reached through the linker's --wrap (see Libgit2+Certificates.swift). */
-extern int __real_mbedtls_x509_crt_parse_file(void *chain, const char *path);
-extern int __real_mbedtls_x509_crt_parse_path(void *chain, const char *path);
-/* libgit2's TLS (mbedTLS) and SSH (libssh2, OpenSSL) set-up inside git_libgit2_init, likewise. */
+/* libgit2's TLS (mbedTLS) and SSH (libssh2, OpenSSL) set-up inside git_libgit2_init, reached through
+   the linker's --wrap (see Libgit2+Certificates.swift). */
 extern int __real_git_mbedtls_stream_global_init(void);
 extern int __real_git_transport_ssh_global_init(void);
 

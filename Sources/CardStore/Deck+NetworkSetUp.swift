@@ -1,15 +1,14 @@
 import GitCore
 
 extension Deck {
-    /// Skips libgit2's TLS certificate loading at start-up, for a process (or a command) that opens
-    /// no network connection: call before the first deck is opened. `prepareNetwork` undoes it.
+    /// Defers libgit2's TLS and SSH set-up until a connection needs it: call before the first deck is
+    /// opened. Fetch, push and clone run it themselves; `prepareNetwork` runs it earlier.
     public static func deferNetworkSetUp() {
-        Libgit2.deferCertificateLoading()
+        Libgit2.deferNetworkSetUp()
     }
 
-    /// Loads what `deferNetworkSetUp` skipped; a no-op when nothing was skipped. Sync, clone, fetch
-    /// and push call it before connecting.
+    /// Runs what `deferNetworkSetUp` deferred; a no-op when nothing was.
     public static func prepareNetwork() {
-        Libgit2.loadDeferredCertificates()
+        Libgit2.runDeferredNetworkSetUp()
     }
 }

@@ -97,12 +97,9 @@ public enum CardsCLI {
             }
             return usageFailure(error, output: output)
         }
-        // Commands that never open a connection skip libgit2's CA-bundle parsing (~8 ms a process).
-        if Commands.localCommands.contains(command.spec.name) {
-            Deck.deferNetworkSetUp()
-        } else {
-            Deck.prepareNetwork()
-        }
+        // libgit2's TLS and SSH set-up (~8 ms a process) waits for a connection that needs it: fetch,
+        // push and clone run it themselves; most commands never connect.
+        Deck.deferNetworkSetUp()
         do {
             return try command.run(&context, parsed)
         } catch var error as UsageError {

@@ -17,12 +17,6 @@ enum Commands {
         ]
     }
 
-    /// Commands that never touch the network: they skip loading the CA certificates at start-up.
-    static let localCommands: Set<String> = [
-        "init", "add", "edit", "move", "delete", "show", "list", "undo", "restore", "log", "status", "commit",
-        "import", "export", "fsck", "help", "merge", "conflicts", "resolve", "merge-driver", "swipe",
-    ]
-
     /// Two-word command groups (`remote add`), by group name.
     static var groups: [String: [Command]] { ["remote": [remoteAddCommand, remoteListCommand, remoteRemoveCommand]] }
 

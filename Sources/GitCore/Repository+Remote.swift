@@ -24,6 +24,8 @@ extension Repository {
         {
             return fetched
         }
+        // A connection: the network set-up a process may have deferred.
+        Libgit2.runDeferredNetworkSetUp()
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "git_fetch_options_init")
@@ -57,6 +59,7 @@ extension Repository {
             try pushLocal(path: local.path, url: url, refspecs: refspecs)
             return
         }
+        Libgit2.runDeferredNetworkSetUp()
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "git_push_options_init")
@@ -126,8 +129,6 @@ extension Repository {
 
     /// A configured remote by name, else an anonymous one for a URL or path.
     func openRemote(_ remote: String) throws(GitError) -> (OpaquePointer, String) {
-        // Every connection starts here or in `clone`: the network set-up a local command skipped.
-        Libgit2.loadDeferredCertificates()
         var handle: OpaquePointer?
         let result = git_remote_lookup(&handle, pointer, remote)
         if result == 0, let handle {
