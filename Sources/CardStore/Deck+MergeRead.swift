@@ -36,7 +36,7 @@ extension Deck {
             blobs.append(bytes)
         }
         var decoded = [Version?](repeating: nil, count: wanted.count)
-        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let processors = Repository.processors
         let halves = wanted.count >= Deck.parallelVersions && processors > 1 ? 2 : 1
         decoded.withUnsafeMutableBufferPointer { buffer in
             // Each half writes only its own range of the buffer; `concurrentPerform` returns after both.

@@ -167,7 +167,7 @@ extension DeckSnapshot {
     /// it finishes even when no other thread is free to help.
     func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>?] {
         let reader = try? BlobReader(repository)
-        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let processors = Repository.processors
         guard files.count >= DeckSnapshot.parallelThreshold, processors > 1 else {
             return files.map { file in
                 DeckSnapshot.decode(file, DeckSnapshot.read(file, in: repository, reader: reader), transform)

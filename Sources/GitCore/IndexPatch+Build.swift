@@ -1,11 +1,10 @@
 extension IndexPatch {
     /// The new index, without its checksum, as pieces of the old one (`bytes`) and new bytes; or why
-    /// the fast path does not apply. `changes` are sorted by path; `indexSeconds` and
-    /// `indexNanoseconds` are the old index's modification time, which decides which unchanged
-    /// entries are racily clean.
+    /// the fast path does not apply. `changes` are sorted by path; `indexTime` is the old index's
+    /// modification time, which decides which unchanged entries are racily clean.
     static func build(
-        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], indexSeconds: UInt32,
-        indexNanoseconds: UInt32 = 0
+        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)],
+        indexTime: (seconds: UInt32, nanoseconds: UInt32)
     ) -> Result<IndexImage, Reason> {
         let end = bytes.count - 20
         guard end >= 12, bytes[0] == 0x44, bytes[1] == 0x49, bytes[2] == 0x52, bytes[3] == 0x43 else {
@@ -20,7 +19,7 @@ extension IndexPatch {
         let written: Int
         switch placeEntries(
             bytes, end: end, version: version, changes: changes,
-            indexTime: (indexSeconds, indexNanoseconds), position: &position, into: &image)
+            indexTime: indexTime, position: &position, into: &image)
         {
         case .failure(let reason): return .failure(reason)
         case .success(let count): written = count

@@ -83,7 +83,7 @@ public enum IndexPatch {
         case .success(let mapped): old = mapped
         }
         defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
-        switch build(old.bytes, changes: changes, indexSeconds: old.seconds, indexNanoseconds: old.nanoseconds) {
+        switch build(old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds)) {
         case .failure(let reason): return .declined(reason.text)
         case .success(var image):
             image.append(contentsOf: image.digest(over: old.bytes))

@@ -147,6 +147,9 @@ public enum PackConsolidation {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        // Nothing allocated for a count the file cannot hold (a damaged index's fan-out).
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) >= count else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {

@@ -7,15 +7,14 @@ import CGit2
 /// front: blobs, trees and the commit written through `repository` land in memory; `finish` packs
 /// the new ones into `objects/pack` (see `PackFile`: whole objects, pack and index flushed before
 /// they are named). The handle is then dropped, so no other write ever goes to memory.
-public final class PackWriter: TreeObjectWriter {
+public final class PackWriter {
     /// Write objects through this handle; they are kept in memory until `finish`.
     public let repository: Repository
     private let backend: UnsafeMutablePointer<git_odb_backend>
     /// The blobs written so far, to pack in `finish`.
     private var blobs: [git_oid] = []
     /// The trees written through `write(tree:)` (a splice), to pack in `finish` without a walk.
-    private var splicedTrees: [git_oid] = []
-    private var splicedTreeSet: Set<ObjectID> = []
+    private var splicedTrees: Set<ObjectID> = []
 
     /// Opens a second handle on the repository at `gitDirectory` with an in-memory object store in front.
     public init(gitDirectory: String) throws(GitError) {
@@ -49,17 +48,16 @@ public final class PackWriter: TreeObjectWriter {
     ///
     /// The id is hashed by `ObjectID.hardwareHash`: a merge makes ~250 new 27 KB card folders at
     /// 100,000 cards, and libgit2's collision-detecting SHA-1 took ~15 ms over them.
-    public func write(tree bytes: [UInt8]) throws(GitError) -> ObjectID {
+    func write(tree bytes: [UInt8]) throws(GitError) -> ObjectID {
         let id = bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_TREE) }
         try writeToMemory(bytes, type: GIT_OBJECT_TREE, id: id.raw)
-        if splicedTreeSet.insert(id).inserted { splicedTrees.append(id.raw) }
+        splicedTrees.insert(id)
         return id
     }
 
     /// Forgets the trees written through `write(tree:)`: `finish` then walks the commit's new trees.
-    public func forgetWrittenTrees() {
+    func forgetWrittenTrees() {
         splicedTrees.removeAll()
-        splicedTreeSet.removeAll()
     }
 
     /// Hashes `bytes` with libgit2 unless `id` is given, and stores them in memory under that id.
@@ -93,7 +91,6 @@ public final class PackWriter: TreeObjectWriter {
         defer {
             blobs.removeAll()
             splicedTrees.removeAll()
-            splicedTreeSet.removeAll()
         }
         // Everything was stored already (the same merge made again): no empty pack.
         if unique.isEmpty { return }
@@ -113,8 +110,8 @@ public final class PackWriter: TreeObjectWriter {
         guard let root = git_commit_tree_id(object)?.pointee else { return }
         // A spliced root: every new tree under it was written through `write(tree:)` (a splice that
         // fell back to libgit2 does not reach the root, so its trees are found by the walk below).
-        if splicedTreeSet.contains(ObjectID(root)) {
-            ids += splicedTrees
+        if splicedTrees.contains(ObjectID(root)) {
+            ids += splicedTrees.map(\.raw)
             return
         }
         var pending = [root]

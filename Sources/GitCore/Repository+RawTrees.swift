@@ -112,7 +112,7 @@ extension Repository {
     /// Trees smaller than this are read on one thread (see `readAhead`).
     static let readAheadTreeSize = 8_192
     /// The processors online, asked once: glibc reads a file in /sys for each `sysconf` of it.
-    static let processors = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+    public static let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     /// Reads the trees `ids` into `cache` ahead of the walk that needs them, half of them on a second
     /// thread (a repository is not for two threads: it reads the packs through a `PackReader` of its

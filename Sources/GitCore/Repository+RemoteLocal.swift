@@ -69,27 +69,24 @@ extension Repository {
         }
         guard !objects.isEmpty else { return 0 }
         let reader = PackReader(objectsDirectory: commonDirectory + "objects/")
-        var contents: [(id: git_oid, type: git_object_t, bytes: [UInt8])] = []
-        contents.reserveCapacity(objects.count)
-        var total = 0
-        for object in objects {
-            let id = ObjectID(object.id)
-            let bytes: [UInt8]
-            if let read = reader.read(id, type: object.type) {
-                bytes = read
-            } else {
-                bytes = try readObject(id, type: object.type)
-            }
-            total += bytes.count
-            contents.append((object.id, object.type, bytes))
+        // A pack lists its objects in id order; `newObjects` lists each object once.
+        let sorted = objects.sorted { lhs, rhs in
+            var left = lhs.id
+            var right = rhs.id
+            return git_oid_cmp(&left, &right) < 0
         }
-        var pack = PackFile(expectedBytes: total, objects: contents.count)
-        let order = PackFile.sortedUnique(contents.map(\.id))
-        var byID: [ObjectID: Int] = [:]
-        for (index, content) in contents.enumerated() { byID[ObjectID(content.id)] = index }
-        for id in order {
-            guard let index = byID[ObjectID(id)] else { continue }
-            let content = contents[index]
+        var contents: [(id: git_oid, type: git_object_t, bytes: [UInt8])] = []
+        contents.reserveCapacity(sorted.count)
+        for object in sorted {
+            let id = ObjectID(object.id)
+            if let bytes = reader.read(id, type: object.type) {
+                contents.append((object.id, object.type, bytes))
+            } else {
+                contents.append((object.id, object.type, try readObject(id, type: object.type)))
+            }
+        }
+        var pack = PackFile(expectedBytes: contents.reduce(0) { $0 + $1.bytes.count }, objects: contents.count)
+        for content in contents {
             let appended = content.bytes.withUnsafeBytes { buffer in
                 Result { () throws(GitError) in try pack.append(id: content.id, type: content.type, data: buffer) }
             }
@@ -110,8 +107,13 @@ extension Repository {
         try check(git_odb_read(&object, odb, &raw), "git_odb_read")
         defer { git_odb_object_free(object) }
         if let type, git_odb_object_type(object) != type {
+            let found = String(cString: git_object_type2string(git_odb_object_type(object)))
+            let wanted = String(cString: git_object_type2string(type))
             throw GitError(
-                code: .other(-1), message: "object \(id.short) is not of the expected type", function: "push")
+                code: .other(-1),
+                message: "object \(id.short) in \(gitDirectory) is a \(found) where its history names a \(wanted): "
+                    + "the repository is damaged; run `git fsck` there",
+                function: "git_odb_read")
         }
         let count = git_odb_object_size(object)
         guard count > 0, let data = git_odb_object_data(object) else { return [] }
@@ -159,6 +161,8 @@ extension Repository {
             if !hasObject(tip) {
                 result.receivedObjects += try source.writePack(
                     tip: tip, excluding: haves, into: commonDirectory + "objects/pack")
+                // Ours now, with everything under it: a later branch sharing it sends none of it again.
+                haves.append(tip)
             }
             try setReference(pair.destination, to: tip, logMessage: logMessage)
         }

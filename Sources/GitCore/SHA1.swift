@@ -50,17 +50,11 @@ extension ObjectID {
     /// object ids, nothing an attacker lays out freely) and for checking bytes against an id already
     /// stored; an object from elsewhere is hashed by libgit2 when it is written.
     public static func hardwareHash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
-        let name =
-            type == GIT_OBJECT_TREE
-            ? "tree" : type == GIT_OBJECT_BLOB ? "blob" : type == GIT_OBJECT_COMMIT ? "commit" : "tag"
-        let header = Array("\(name) \(buffer.count)".utf8) + [0]
-        var digest = [UInt8](repeating: 0, count: 20)
-        withUnsafeTemporaryAllocation(byteCount: SHA1.contextSize, alignment: 16) { context in
-            _ = SHA1_Init(context.baseAddress)
-            _ = header.withUnsafeBytes { SHA1_Update(context.baseAddress, $0.baseAddress, $0.count) }
-            if buffer.count > 0 { _ = SHA1_Update(context.baseAddress, buffer.baseAddress, buffer.count) }
-            _ = digest.withUnsafeMutableBufferPointer { SHA1_Final($0.baseAddress, context.baseAddress) }
-        }
+        let header = Array("\(String(cString: git_object_type2string(type))) \(buffer.count)".utf8) + [0]
+        var hasher = SHA1.Hasher()
+        header.withUnsafeBytes { hasher.update($0) }
+        hasher.update(buffer)
+        let digest = hasher.finalize()
         return ObjectID(bytes: digest)
     }
 }

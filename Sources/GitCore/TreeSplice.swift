@@ -1,15 +1,6 @@
 import CGit2
 import Glibc
 
-/// Where `Repository.splicedTree` writes the trees it makes (a `PackWriter`), instead of `git_odb_write`.
-public protocol TreeObjectWriter: AnyObject {
-    /// Stores a tree with these bytes (its entries, no header) and returns its id.
-    func write(tree bytes: [UInt8]) throws(GitError) -> ObjectID
-    /// Forgets the trees written so far as trees of the commit in the making (a splice that gave
-    /// way to libgit2 midway); what was stored may stay, unreferenced.
-    func forgetWrittenTrees()
-}
-
 extension Repository {
     /// `updatedTree(base:updates:)` built from raw tree bytes: each folder on an updated path is
     /// copied entry run by entry run from its raw bytes (read through `cache`, where a walk left
@@ -24,7 +15,7 @@ extension Repository {
     ///
     /// New trees go through `writer` when given (a pack in the making), else `git_odb_write`.
     public func splicedTree(
-        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: (any TreeObjectWriter)? = nil
+        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: PackWriter? = nil
     ) throws(GitError) -> ObjectID {
         if let id = try? splice(base: base, updates: updates, cache: cache, writer: writer) { return id }
         // What the splice wrote before it gave way is no part of the tree libgit2 builds now.
@@ -34,7 +25,7 @@ extension Repository {
 
     /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it.
     private func splice(
-        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: (any TreeObjectWriter)?
+        base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: PackWriter?
     ) throws
         -> ObjectID
     {
@@ -55,9 +46,7 @@ extension Repository {
         if pending.contains(where: { folders.contains($0.components.joined(separator: "/")) }) {
             throw RawTreeFallback()
         }
-        let hasRemoval = pending.contains { $0.blob == nil }
-        let hasUpsert = pending.contains { $0.blob != nil }
-        guard hasUpsert || hasRemoval else {
+        guard !pending.isEmpty else {
             if let base { return base }
             return try emptyTree()
         }
@@ -85,7 +74,7 @@ extension Repository {
     /// The folder `id` (nil: absent) at `prefix` with `updates` (paths relative to it) applied.
     private func rebuild(
         _ id: ObjectID?, prefix: String, updates: [(components: ArraySlice<Substring>, blob: ObjectID?)],
-        cache: RawTreeCache, writer: (any TreeObjectWriter)?
+        cache: RawTreeCache, writer: PackWriter?
     ) throws -> Rebuilt {
         let tree = try id.map { (id) throws(RawTreeFallback) in try rawTree(id, cache: cache) } ?? RawTree.empty
         // What replaces each touched name: an entry (mode, id) or nothing.
