@@ -90,16 +90,24 @@ extension Deck {
                     updates.append(TreeUpdate(path: file.path, blob: nil))
                 }
             }
+            // Into a pack, every new tree and the commit go straight to the writer's memory: written
+            // through libgit2's object database, each would first be looked for in every pack on disk.
             let tree = try git("building the new tree") { () throws(GitError) in
-                if let trees = change.trees {
-                    return try writer.splicedTree(base: snapshot.tree, updates: updates, cache: trees, writer: packer)
+                if let packer {
+                    return try writer.splicedTree(
+                        base: snapshot.tree, updates: updates, cache: change.trees ?? RawTreeCache(), writer: packer)
                 }
                 return try writer.updatedTree(base: snapshot.tree, updates: updates)
             }
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
             let commit = try git("writing the commit") { () throws(GitError) in
-                try writer.createCommit(
-                    tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed)
+                guard let packer else {
+                    return try writer.createCommit(
+                        tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed)
+                }
+                return try packer.writeCommit(
+                    writer.commitBytes(
+                        tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed))
             }
             if let packer {
                 try git("writing the pack") { () throws(GitError) in

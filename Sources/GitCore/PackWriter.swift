@@ -55,6 +55,15 @@ public final class PackWriter {
         return id
     }
 
+    /// Writes a commit (its bytes, from `Repository.commitBytes`) straight into the in-memory store,
+    /// as `writeBlob` does a blob: through the object database, libgit2 1.5.1 would first look for the
+    /// new commit in every pack on disk, opening each pack index, and rescan `objects/pack` on the miss.
+    public func writeCommit(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+        let id = bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_COMMIT) }
+        try writeToMemory(bytes, type: GIT_OBJECT_COMMIT, id: id.raw)
+        return id
+    }
+
     /// Forgets the trees written through `write(tree:)`: `finish` then walks the commit's new trees.
     func forgetWrittenTrees() {
         splicedTrees.removeAll()

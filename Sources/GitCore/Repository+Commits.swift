@@ -26,6 +26,22 @@ extension Repository {
     public func createCommit(
         tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
     ) throws(GitError) -> ObjectID {
+        let bytes = try commitBytes(
+            tree: tree, parents: parents, message: message, author: author, committer: committer)
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer), "git_repository_odb")
+        defer { git_odb_free(odb) }
+        var out = git_oid()
+        try check(git_odb_write(&out, odb, bytes, bytes.count, GIT_OBJECT_COMMIT), "git_odb_write")
+        return ObjectID(out)
+    }
+
+    /// The bytes of the commit `createCommit` would write (the same header and message), without
+    /// writing it: a `PackWriter` stores it in memory, so no object database write looks for it on
+    /// disk first (libgit2 1.5.1 opens every pack index and rescans `objects/pack` for a new object).
+    public func commitBytes(
+        tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
+    ) throws(GitError) -> [UInt8] {
         var treePointer: OpaquePointer?
         var treeOID = tree.raw
         try check(git_tree_lookup(&treePointer, pointer, &treeOID), "git_tree_lookup")
@@ -38,18 +54,22 @@ extension Repository {
             try check(git_commit_lookup(&commit, pointer, &oid), "git_commit_lookup")
             parentPointers.append(commit)
         }
-        var out = git_oid()
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
         try author.withRaw { (authorRaw) throws(GitError) in
             try committer.withRaw { (committerRaw) throws(GitError) in
-                let result = parentPointers.withUnsafeMutableBufferPointer { buffer in
-                    git_commit_create(
-                        &out, pointer, nil, authorRaw, committerRaw, "UTF-8", message, treePointer,
-                        buffer.count, buffer.baseAddress)
+                let result = parentPointers.withUnsafeMutableBufferPointer { parents in
+                    git_commit_create_buffer(
+                        &buffer, pointer, authorRaw, committerRaw, "UTF-8", message, treePointer, parents.count,
+                        parents.baseAddress)
                 }
-                try check(result, "git_commit_create")
+                try check(result, "git_commit_create_buffer")
             }
         }
-        return ObjectID(out)
+        guard let bytes = buffer.ptr else { return [] }
+        return bytes.withMemoryRebound(to: UInt8.self, capacity: buffer.size) {
+            Array(UnsafeBufferPointer(start: $0, count: buffer.size))
+        }
     }
 
     /// The best common ancestor of two commits, or nil when their histories are unrelated.
