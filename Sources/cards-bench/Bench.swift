@@ -133,7 +133,8 @@ final class Bench {
     // MARK: add, edit, delete of one card
 
     func oneCardOperations(size: Int, ours: String, bare: String, twin: String) throws {
-        for (label, path) in [("", ours), (", --bare", bare)] {
+        let decks = [("", ours), (", --bare", bare)]
+        for (label, path) in decks {
             // In-process library calls, with fsync (the default).
             let deck = try Deck.open(at: path, searchUpward: false)
             var ids: [String] = []
@@ -158,18 +159,60 @@ final class Bench {
                         operation: "\(name) one card, in-process\(label)", cards: size,
                         ours: Measure.median(samples[index]), git: nil, peak: peak))
             }
-            // The whole `cards` process.
-            var processSamples: [[ProcessRun]] = [[], [], []]
-            ids = []
-            for index in 0..<repeats {
+        }
+        // The whole `cards` process on each deck and git's commands on the twin, taking turns run by
+        // run: this VM's fsync latency drifts from minute to minute, and a ratio is only fair when both
+        // sides were measured in the same minutes.
+        var processSamples = [[[ProcessRun]]](repeating: [[], [], []], count: decks.count)
+        var gitSamples: [[Double]] = [[], [], []]
+        var ids = [[String]](repeating: [], count: decks.count)
+        var gitPaths: [String] = []
+        for index in 0..<repeats {
+            for (position, (_, path)) in decks.enumerated() {
                 let result = cards(
                     ["--deck", path, "add", "--title", "Process \(index)", "--url", "https://example.com/p\(index)"],
                     capture: true)
-                processSamples[0].append(result.run)
-                ids.append(String(result.output.prefix(36)))
+                processSamples[position][0].append(result.run)
+                ids[position].append(String(result.output.prefix(36)))
             }
-            for id in ids { processSamples[1].append(cards(["--deck", path, "edit", id, "--title", "Edited"]).run) }
-            for id in ids { processSamples[2].append(cards(["--deck", path, "delete", id]).run) }
+            let card = newCard("Git")
+            let gitPath = CardID.path(for: card.id)
+            gitPaths.append(gitPath)
+            gitSamples[0].append(
+                Measure.time {
+                    try? FileSystem.writeAtomically(card.encoded(), to: "\(twin)/\(gitPath)", durable: false)
+                    git(twin, ["add", gitPath])
+                    git(twin, ["commit", "-q", "-m", "Add card"])
+                })
+        }
+        for index in 0..<repeats {
+            for (position, (_, path)) in decks.enumerated() {
+                processSamples[position][1].append(
+                    cards(["--deck", path, "edit", ids[position][index], "--title", "Edited"]).run)
+            }
+            let gitPath = gitPaths[index]
+            gitSamples[1].append(
+                Measure.time {
+                    var bytes = (try? FileSystem.read("\(twin)/\(gitPath)")) ?? []
+                    bytes.insert(contentsOf: Array("{\"edited\": true, ".utf8), at: 0)
+                    bytes.remove(at: 17)  // the array's own "{"
+                    try? FileSystem.writeAtomically(bytes, to: "\(twin)/\(gitPath)", durable: false)
+                    git(twin, ["add", gitPath])
+                    git(twin, ["commit", "-q", "-m", "Edit card"])
+                })
+        }
+        for index in 0..<repeats {
+            for (position, (_, path)) in decks.enumerated() {
+                processSamples[position][2].append(cards(["--deck", path, "delete", ids[position][index]]).run)
+            }
+            let gitPath = gitPaths[index]
+            gitSamples[2].append(
+                Measure.time {
+                    git(twin, ["rm", "-q", gitPath])
+                    git(twin, ["commit", "-q", "-m", "Delete card"])
+                })
+        }
+        for (position, (label, path)) in decks.enumerated() {
             // One more of each through /usr/bin/time for the process's own peak memory (not timed).
             let extra = cards(
                 ["--deck", path, "add", "--title", "Peak", "--url", "https://example.com/peak"], capture: true,
@@ -180,9 +223,8 @@ final class Bench {
                 cards(["--deck", path, "edit", extraID, "--title", "Peak 2"], peakOwn: true).run.peakKilobytes,
                 cards(["--deck", path, "delete", extraID], peakOwn: true).run.peakKilobytes,
             ]
-            let gitSamples = label.isEmpty ? gitOneCard(twin: twin) : gitOneCardCache
             for (index, name) in ["add", "edit", "delete"].enumerated() {
-                let runs = processSamples[index]
+                let runs = processSamples[position][index]
                 if runs.contains(where: { $0.status != 0 }) { fail("cards \(name) failed on \(path)") }
                 record(
                     Row(
@@ -192,45 +234,6 @@ final class Bench {
                         note: index == 2 ? "git: git rm + git commit" : "git: git add + git commit"))
             }
         }
-    }
-
-    var gitOneCardCache: [[Double]] = [[], [], []]
-
-    /// `git add` + `git commit` (and `git rm` + commit) of one card file in the twin, fsync on.
-    func gitOneCard(twin: String) -> [[Double]] {
-        var samples: [[Double]] = [[], [], []]
-        var paths: [String] = []
-        for _ in 0..<repeats {
-            let card = newCard("Git")
-            let path = CardID.path(for: card.id)
-            paths.append(path)
-            samples[0].append(
-                Measure.time {
-                    try? FileSystem.writeAtomically(card.encoded(), to: "\(twin)/\(path)", durable: false)
-                    git(twin, ["add", path])
-                    git(twin, ["commit", "-q", "-m", "Add card"])
-                })
-        }
-        for path in paths {
-            samples[1].append(
-                Measure.time {
-                    var bytes = (try? FileSystem.read("\(twin)/\(path)")) ?? []
-                    bytes.insert(contentsOf: Array("{\"edited\": true, ".utf8), at: 0)
-                    bytes.remove(at: 17)  // the array's own "{"
-                    try? FileSystem.writeAtomically(bytes, to: "\(twin)/\(path)", durable: false)
-                    git(twin, ["add", path])
-                    git(twin, ["commit", "-q", "-m", "Edit card"])
-                })
-        }
-        for path in paths {
-            samples[2].append(
-                Measure.time {
-                    git(twin, ["rm", "-q", path])
-                    git(twin, ["commit", "-q", "-m", "Delete card"])
-                })
-        }
-        gitOneCardCache = samples
-        return samples
     }
 
     // MARK: list and export
