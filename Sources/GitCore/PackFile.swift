@@ -113,7 +113,8 @@ struct PackFile {
                 unlink(temporaryPack)
                 unlink(temporaryIndex)
                 throw GitError(
-                    code: .other(-1), message: "cannot flush the new pack \(name): \(String(cString: strerror(flushed)))",
+                    code: .other(-1),
+                    message: "cannot flush the new pack \(name): \(String(cString: strerror(flushed)))",
                     function: "pack")
             }
         }
