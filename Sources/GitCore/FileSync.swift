@@ -177,51 +177,6 @@ public enum FileSync {
         return fsync(fd) == 0 ? 0 : errno
     }
 
-    /// fsyncs every file in `paths` (opened read-only, as `flush(path:)`), the fsyncs side by side:
-    /// see `flushTogether`. Returns the first errno, 0 on success.
-    public static func flush(paths: [String], alsoDescriptor extra: Int32? = nil) -> Int32 {
-        var descriptors: [Int32] = []
-        defer { for fd in descriptors { close(fd) } }
-        for path in paths {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return errno }
-            descriptors.append(fd)
-        }
-        return flushTogether((extra.map { [$0] } ?? []) + descriptors)
-    }
-
-    /// fsyncs every descriptor, each past the first on a thread of its own, and waits for all: on this
-    /// kind of virtual disk the device's cache flushes of fsyncs in flight together are merged, so
-    /// three files cost about one flush instead of three (4 small files, 50 rounds: 0.51–0.58 ms one
-    /// after the other, 0.31–0.38 ms together). Where a thread cannot be started, that fsync runs here.
-    /// Returns the first errno, 0 on success.
-    public static func flushTogether(_ descriptors: [Int32]) -> Int32 {
-        guard let first = descriptors.first else { return 0 }
-        var threads: [pthread_t] = []
-        var failure: Int32 = 0
-        for fd in descriptors.dropFirst() {
-            var thread = pthread_t()
-            let started = pthread_create(
-                &thread, nil,
-                { argument in
-                    let fd = Int32(truncatingIfNeeded: Int(bitPattern: argument))
-                    return UnsafeMutableRawPointer(bitPattern: fsync(fd) == 0 ? 0 : Int(errno))
-                }, UnsafeMutableRawPointer(bitPattern: Int(fd)))
-            if started == 0 {
-                threads.append(thread)
-            } else if fsync(fd) != 0 && failure == 0 {
-                failure = errno
-            }
-        }
-        if fsync(first) != 0 && failure == 0 { failure = errno }
-        for thread in threads {
-            var result: UnsafeMutableRawPointer?
-            pthread_join(thread, &result)
-            if failure == 0 { failure = Int32(truncatingIfNeeded: Int(bitPattern: result)) }
-        }
-        return failure
-    }
-
     /// Writes `bytes` to a new read-only file with a unique name (`<folder>/<prefix>XXXXXX`, by
     /// `mkstemp`: a crashed writer's leftover or a second writer never collides), fsynced with
     /// `flush`; returns its path, for the caller to rename into place. Git's objects and packs are

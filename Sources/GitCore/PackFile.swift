@@ -97,26 +97,14 @@ struct PackFile {
         pack += packChecksum
         let index = Self.index(entries, packChecksum: packChecksum)
         let name = packFolder + "/pack-" + ObjectID(bytes: packChecksum).hex
-        // Both written, then both flushed together (`FileSync.flushTogether`), before either is named.
-        let temporaryPack = try FileSync.writeTemporary(pack, in: packFolder, prefix: "tmp_cards_pack_", flush: false)
+        let temporaryPack = try FileSync.writeTemporary(pack, in: packFolder, prefix: "tmp_cards_pack_", flush: durable)
         let temporaryIndex: String
         do {
             temporaryIndex = try FileSync.writeTemporary(
-                index, in: packFolder, prefix: "tmp_cards_pack_", flush: false)
+                index, in: packFolder, prefix: "tmp_cards_pack_", flush: durable)
         } catch {
             unlink(temporaryPack)
             throw error
-        }
-        if durable {
-            let flushed = FileSync.flush(paths: [temporaryPack, temporaryIndex])
-            guard flushed == 0 else {
-                unlink(temporaryPack)
-                unlink(temporaryIndex)
-                throw GitError(
-                    code: .other(-1),
-                    message: "cannot flush the new pack \(name): \(String(cString: strerror(flushed)))",
-                    function: "pack")
-            }
         }
         func failure(_ what: String) -> GitError {
             let reason = String(cString: strerror(errno))

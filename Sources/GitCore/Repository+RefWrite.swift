@@ -47,13 +47,12 @@ extension Repository {
         if headReferenceName() == name && wantsReflog(path: "\(gitDirectory)logs/HEAD") {
             logs.append("\(gitDirectory)logs/HEAD")
         }
-        for log in logs { try Repository.append(line, to: log, flushFolders: flushEach) }
+        for log in logs { try Repository.append(line, to: log, flush: flushEach) }
         let text = Array("\(target.hex)\n".utf8)
         // The reflogs' writes were started as they were appended: wait for all in one round trip.
         var failure = FileSync.writeAll(fd, text)
         if flushEach {
-            // The lock and the reflogs fsynced together, all before the rename.
-            if failure == 0 { failure = FileSync.flush(paths: logs, alsoDescriptor: fd) }
+            if failure == 0 && fsync(fd) != 0 { failure = errno }
         } else {
             if failure == 0 { failure = FileSync.startWriteOut(fd) }
             if failure == 0 { failure = FileSync.writeOut(paths: logs) }
@@ -126,8 +125,8 @@ extension Repository {
     }
 
     /// Appends to a reflog (creating it and its folders) and starts writing the data out; with
-    /// `flushFolders`, fsyncs the folders that gained an entry (the caller fsyncs the file itself).
-    static func append(_ line: [UInt8], to path: String, flushFolders: Bool = false) throws(GitError) {
+    /// `flush`, fsyncs it instead, and the folders that gained an entry.
+    static func append(_ line: [UInt8], to path: String, flush: Bool = false) throws(GitError) {
         var folder = path
         var missing: [String] = []
         while let slash = folder.lastIndex(of: "/") {
@@ -147,8 +146,8 @@ extension Repository {
         }
         defer { close(fd) }
         var failure = FileSync.writeAll(fd, line)
-        if failure == 0 { failure = FileSync.startWriteOut(fd) }
-        if flushFolders && failure == 0 && isNew {
+        if failure == 0 { failure = flush ? (fsync(fd) == 0 ? 0 : errno) : FileSync.startWriteOut(fd) }
+        if flush && failure == 0 && isNew {
             // The new file's entry, and each new folder's in its parent.
             for entry in [path] + missing where failure == 0 { failure = flushFolder(of: entry) }
         }
