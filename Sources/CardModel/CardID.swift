@@ -37,9 +37,16 @@ public enum CardID {
     /// The id of the card stored at `path`, or `nil` if `path` is not a card path
     /// (wrong folder, fan-out, extension or id).
     public static func id(fromPath path: String) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "cards" else { return nil }
-        return id(folder: String(parts[1]), fileName: String(parts[2]))
+        // In place, byte by byte (a merge of 2,000 changed cards asks this of every changed path):
+        // `cards/` + two characters + `/` + a 36-byte id + `.json`, the two characters the id's first two.
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+            guard bytes.count == 50, bytes[8] == UInt8(ascii: "/"), bytes[6] == bytes[9], bytes[7] == bytes[10],
+                bytes.prefix(6).elementsEqual("cards/".utf8), bytes.suffix(5).elementsEqual(".json".utf8)
+            else { return nil }
+            let id = String(decoding: UnsafeBufferPointer(rebasing: bytes[9..<45]), as: UTF8.self)
+            return isValid(id) ? id : nil
+        }
     }
 
     /// The id of the card file `fileName` in the folder `folder` of `cards/`, or `nil`: the answer of

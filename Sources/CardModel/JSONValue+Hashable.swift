@@ -1,3 +1,5 @@
+import Glibc
+
 extension JSONValue: Hashable {
     /// Compares two values structurally; strings and keys compare by their UTF-8 bytes.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
@@ -7,22 +9,39 @@ extension JSONValue: Hashable {
         case (.bool(let a), .bool(let b)):
             return a == b
         case (.number(let a), .number(let b)):
-            return a.utf8.elementsEqual(b.utf8)
+            return sameBytes(a, b)
         case (.string(let a), .string(let b)):
-            return a.utf8.elementsEqual(b.utf8)
+            return sameBytes(a, b)
         case (.array(let a), .array(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0 == $1 }
         case (.object(let a), .object(let b)):
             guard a.count == b.count else { return false }
-            // Sorted by bytes on both sides, so keys that Swift would call equal
-            // under canonical equivalence but that differ in bytes are told apart.
-            let left = JSONValue.sortedEntries(a)
-            let right = JSONValue.sortedEntries(b)
-            return zip(left, right).allSatisfy { l, r in
-                l.key.utf8.elementsEqual(r.key.utf8) && l.value == r.value
+            // Each key looked up in the other object, and the key found there compared by bytes: Swift
+            // finds keys under canonical equivalence, and keys alike that way but not in bytes differ
+            // here. A key with no byte-equal partner has none at all (the other object's keys are
+            // pairwise not equivalent, so it holds at most one equivalent to this one).
+            for (key, value) in a {
+                guard let index = b.index(forKey: key) else { return false }
+                let other = b[index]
+                guard sameBytes(key, other.key), value == other.value else { return false }
             }
+            return true
         default:
             return false
+        }
+    }
+
+    /// Whether two strings are the same UTF-8 bytes (not merely canonically equivalent), compared
+    /// in place: the merge compares every field of every card that changed on both sides.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                guard let x = left.baseAddress, let y = right.baseAddress else { return true }
+                return memcmp(x, y, left.count) == 0
+            }
         }
     }
 

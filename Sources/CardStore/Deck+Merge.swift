@@ -195,7 +195,7 @@ extension Deck {
                 if let entry { wanted.append(VersionKey(blob: entry.id, id: id)) }
             }
         }
-        let ahead = readVersionsAhead(wanted, packs: trees.reader(for: repository))
+        let (ahead, aheadBytes) = readVersionsAhead(wanted, packs: trees.reader(for: repository))
         var versions: [String: CardVersions] = [:]
         var files: [(path: String, content: [UInt8]?)] = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
@@ -258,9 +258,23 @@ extension Deck {
         }
         let result = DeckMerger.merge(versions, ours: oursSide, theirs: theirsSide, policy: policy)
         report.decisions = result.decisions
+        var sideTaken: [String: CardDecision.Kind] = [:]
+        for decision in result.decisions where decision.kind == .tookOurs || decision.kind == .tookTheirs {
+            sideTaken[decision.id] = decision.kind
+        }
         var storedBlobs: [String: ObjectID] = [:]
         for (id, card) in result.cards {
             let path = CardID.path(for: id)
+            // Changed (or added) on one side only: that side's file as it is, as git takes it, not
+            // encoded and hashed again (most of a merge's cards; ~5 ms of a 1000+1000 merge at 100k).
+            if card != nil, let taken = sideTaken[id] {
+                if taken == .tookOurs { continue }
+                if let theirs = paths[path]?.theirs, let bytes = aheadBytes[theirs.id] {
+                    storedBlobs[path] = theirs.id
+                    files.append((path, bytes))
+                    continue
+                }
+            }
             let newBytes = card?.encoded()
             let newID = newBytes.map(ObjectID.blobHash(of:))
             let entries = paths[path]

@@ -17,10 +17,13 @@ extension Deck {
     /// the mapped packs (`PackReader`), else through one odb handle (`BlobReader`), the decoding on
     /// two threads. A blob `BlobReader` does not hand back
     /// (missing, too big, not a blob) is left out, for `readVersion` to read and explain as before.
-    func readVersionsAhead(_ keys: [VersionKey], packs: PackReader) -> [VersionKey: Version] {
+    /// Also hands back each blob's bytes, for the merge to take a side's file as it is.
+    func readVersionsAhead(_ keys: [VersionKey], packs: PackReader)
+        -> (versions: [VersionKey: Version], bytes: [ObjectID: [UInt8]])
+    {
         var seen = Set<VersionKey>()
         let unique = keys.filter { seen.insert($0).inserted }
-        guard !unique.isEmpty else { return [:] }
+        guard !unique.isEmpty else { return ([:], [:]) }
         var reader: BlobReader?
         var wanted: [VersionKey] = []
         var blobs: [[UInt8]] = []
@@ -51,9 +54,12 @@ extension Deck {
         }
         var result: [VersionKey: Version] = [:]
         result.reserveCapacity(wanted.count)
+        var bytes: [ObjectID: [UInt8]] = [:]
+        bytes.reserveCapacity(wanted.count)
         for (index, key) in wanted.enumerated() {
             if let version = decoded[index] { result[key] = version }
+            bytes[key.blob] = blobs[index]
         }
-        return result
+        return (result, bytes)
     }
 }

@@ -82,6 +82,97 @@ import Testing
         }
     }
 
+    /// `id(fromPath:)` as it was written first: split on "/", then the folder and file name checked.
+    static func splitPathID(_ path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "cards" else { return nil }
+        let name = parts[2].utf8
+        guard name.count == 41, name.dropFirst(36).elementsEqual(".json".utf8) else { return nil }
+        let id = String(decoding: name.prefix(36), as: UTF8.self)
+        guard CardID.isValid(id), parts[1].utf8.elementsEqual(id.utf8.prefix(2)) else { return nil }
+        return id
+    }
+
+    @Test("id(fromPath:) in place answers as the split-based definition, on card paths and mutations of them")
+    func idFromPathBytes() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("ValidationFastPathTests.idFromPathBytes seed: \(seed)")
+        var generator = SplitMix64(seed: seed)
+        let pieces = ["/", "cards", ".json", "é", "\u{301}", "3f", "-", "A", "K", "\u{212A}", "", "cards/", "//"]
+        for _ in 0..<20_000 {
+            var bytes = Array(CardID.path(for: CardID.random(using: &generator)).utf8)
+            for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                let position = Int.random(in: 0...bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0 where position < bytes.count: bytes.remove(at: position)
+                case 1 where position < bytes.count: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+                default:
+                    let piece = pieces[Int.random(in: 0..<pieces.count, using: &generator)]
+                    bytes.insert(contentsOf: Array(piece.utf8), at: position)
+                }
+            }
+            let path = String(decoding: bytes, as: UTF8.self)
+            #expect(CardID.id(fromPath: path) == Self.splitPathID(path), "\(path) (seed \(seed))")
+        }
+    }
+
+    /// `==` on objects as it was written first: both sides' entries sorted by key bytes, compared pairwise.
+    static func sortedEqual(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            let left = JSONValue.sortedEntries(x)
+            let right = JSONValue.sortedEntries(y)
+            return zip(left, right).allSatisfy { l, r in
+                l.key.utf8.elementsEqual(r.key.utf8) && sortedEqual(l.value, r.value)
+            }
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { sortedEqual($0, $1) }
+        case (.string(let x), .string(let y)), (.number(let x), .number(let y)):
+            return x.utf8.elementsEqual(y.utf8)
+        default:
+            return a == b
+        }
+    }
+
+    @Test("object equality by lookup answers as by sorted entries, keys alike only canonically included")
+    func objectEqualityByLookup() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("ValidationFastPathTests.objectEqualityByLookup seed: \(seed)")
+        var generator = SplitMix64(seed: seed)
+        // Pairs of keys Swift calls equal that differ in bytes: a lookup finds one for the other.
+        let keys = ["K", "\u{212A}", "e\u{301}", "\u{E9}", "title", "color", "a\u{301}\u{316}", "a\u{316}\u{301}", ""]
+        let values: [JSONValue] = [
+            .string("x"), .string("\u{E9}"), .string("e\u{301}"), .number("1"), .null, .bool(true),
+        ]
+        func randomObject() -> JSONValue {
+            var object: [String: JSONValue] = [:]
+            for _ in 0..<Int.random(in: 0...4, using: &generator) {
+                object[keys[Int.random(in: 0..<keys.count, using: &generator)]] =
+                    values[Int.random(in: 0..<values.count, using: &generator)]
+            }
+            return .object(object)
+        }
+        var equalSeen = 0
+        for _ in 0..<20_000 {
+            let a = randomObject()
+            // Half the time a near copy of `a`, so that equal pairs come up often.
+            var b = Bool.random(using: &generator) ? a : randomObject()
+            if case .object(var members) = b, Bool.random(using: &generator),
+                let key = members.keys.randomElement(using: &generator)
+            {
+                let value = members.removeValue(forKey: key)
+                members[keys[Int.random(in: 0..<keys.count, using: &generator)]] = value
+                b = .object(members)
+            }
+            let expected = Self.sortedEqual(a, b)
+            if expected { equalSeen += 1 }
+            #expect((a == b) == expected, "\(a) vs \(b) (seed \(seed))")
+            #expect((b == a) == expected, "\(b) vs \(a) (seed \(seed))")
+        }
+        #expect(equalSeen > 1000)
+    }
+
     @Test("array elements joined give the array's canonical bytes")
     func canonicalArrayFromElements() throws {
         let values: [JSONValue] = [
