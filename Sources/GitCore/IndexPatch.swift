@@ -85,8 +85,7 @@ public enum IndexPatch {
         defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
         switch build(old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds)) {
         case .failure(let reason): return .declined(reason.text)
-        case .success(var image):
-            image.append(contentsOf: image.digest(over: old.bytes))
+        case .success(let image):
             try write(image, over: old.bytes, to: indexPath, flush: flush)
             return .written
         }
@@ -126,8 +125,13 @@ public enum IndexPatch {
         return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds, nanoseconds))
     }
 
-    /// Writes `image` (its `.original` pieces from `old`) through `index.lock` (created exclusively, as
-    /// git does), flushed as `flush` says, then renames it over the index; removes the lock on failure.
+    /// Writes `image` (its `.original` pieces from `old`) and then its SHA-1 through `index.lock`
+    /// (created exclusively, as git does), flushed as `flush` says, then renames it over the index;
+    /// removes the lock on failure.
+    ///
+    /// The SHA-1 is computed on a second thread while this one writes the same pieces, and the
+    /// file's pages start going to the disk (`FileSync.startWriteOut`) before the SHA-1 is done: at
+    /// 100,000 entries hashing the 12 MB took ~6 ms, writing it ~2.5 ms, one after the other.
     static func write(
         _ image: IndexImage, over old: UnsafeRawBufferPointer, to indexPath: String, flush: FlushMode
     ) throws(GitError) {
@@ -143,7 +147,11 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot create \(lockPath): \(String(cString: strerror(errno)))",
                 function: "IndexPatch.write")
         }
+        let digest = DigestThread(image: image, over: old)
         var failure = image.withVectors(over: old) { FileSync.writeAll(fd, $0) }
+        if failure == 0 && flush != .none { failure = FileSync.startWriteOut(fd) }
+        let checksum = digest.wait()
+        if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }
         close(fd)
         if failure == 0 && rename(lockPath, indexPath) != 0 { failure = errno }
@@ -153,5 +161,46 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
                 function: "IndexPatch.write")
         }
+    }
+}
+
+/// The SHA-1 of an `IndexImage`, computed on a thread of its own from the moment it is made; `wait`
+/// gives it. Where no thread can be started, `wait` computes it on the caller's.
+private final class DigestThread {
+    private let image: IndexImage
+    private let original: UnsafeRawBufferPointer
+    private var digest: [UInt8] = []
+    private var thread: pthread_t?
+
+    /// Starts hashing `image` over `original`, which must stay mapped until `wait` returns.
+    init(image: IndexImage, over original: UnsafeRawBufferPointer) {
+        self.image = image
+        self.original = original
+        var thread = pthread_t()
+        // The thread holds a reference of its own until it is done.
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                let job = Unmanaged<DigestThread>.fromOpaque(context).takeRetainedValue()
+                job.digest = job.image.digest(over: job.original)
+                return nil
+            }, context)
+        if started == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<DigestThread>.fromOpaque(context).release()
+        }
+    }
+
+    /// The SHA-1, once the thread is done (joined: what it wrote is seen here).
+    func wait() -> [UInt8] {
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+            return digest
+        }
+        return image.digest(over: original)
     }
 }
