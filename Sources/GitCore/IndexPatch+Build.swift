@@ -1,3 +1,5 @@
+import Glibc
+
 extension IndexPatch {
     /// The new index, without its checksum, as pieces of the old one (`bytes`) and new bytes; or why
     /// the fast path does not apply. `changes` are sorted by path; `indexTime` is the old index's
@@ -62,13 +64,15 @@ extension IndexPatch {
                 return .failure(
                     Reason(text: "\(String(decoding: entry.name, as: UTF8.self)) is in the way of card paths"))
             }
-            while next < changes.count && changes[next].path.lexicographicallyPrecedes(entry.name) {
+            var order = next < changes.count ? IndexPatch.compare(changes[next].path, entry.name) : 1
+            while order < 0 {
                 image.copy(runStart..<position)
                 runStart = position
                 emit(changes[next])
                 next += 1
+                order = next < changes.count ? IndexPatch.compare(changes[next].path, entry.name) : 1
             }
-            if next < changes.count && changes[next].path.elementsEqual(entry.name) {
+            if order == 0 {
                 if entry.stage != 0 { return .failure(Reason(text: "a conflict in the index at a changed path")) }
                 image.copy(runStart..<position)
                 emit(changes[next])
@@ -93,6 +97,18 @@ extension IndexPatch {
             next += 1
         }
         return .success(written)
+    }
+
+    /// How `path` sorts against an entry's `name` in the index's order (bytes, then the shorter
+    /// first): negative before, 0 the same, positive after. One `memcmp`: this runs for every entry
+    /// of the index up to the last changed path (100,000 at 100,000 cards).
+    static func compare(_ path: [UInt8], _ name: UnsafeRawBufferPointer) -> Int {
+        let common = min(path.count, name.count)
+        let order = path.withUnsafeBytes { own -> Int32 in
+            guard common > 0, let left = own.baseAddress, let right = name.baseAddress else { return 0 }
+            return memcmp(left, right, common)
+        }
+        return order != 0 ? Int(order) : path.count - name.count
     }
 
     /// Whether an entry whose file was modified at (`seconds`, `nanoseconds`) is racily clean against
