@@ -38,7 +38,9 @@ let package = Package(
         // Headers only: GitCore links libgit2 (below), so pkg-config's dynamic `-lgit2` is not used.
         .systemLibrary(name: "CGit2"),
         .target(name: "CLazyGSSAPI"),
-        .target(name: "GitCore", dependencies: ["CGit2", "CLazyGSSAPI"], linkerSettings: [staticLibgit2]),
+        .target(name: "CFastCRC"),
+        .target(
+            name: "GitCore", dependencies: ["CGit2", "CLazyGSSAPI", "CFastCRC"], linkerSettings: [staticLibgit2]),
         .target(name: "CardModel"),
         .target(name: "DeckMerge", dependencies: ["CardModel"]),
         .target(name: "SwipeEngine"),
@@ -67,7 +69,7 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine"]),
         .testTarget(
             name: "CardStoreTests",
-            dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport", "CLazyGSSAPI"]),
+            dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport", "CLazyGSSAPI", "CFastCRC"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

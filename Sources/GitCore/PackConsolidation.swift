@@ -180,7 +180,7 @@ public enum PackConsolidation {
             try check(git_odb_read(&object, odb, &oid), "git_odb_read")
             defer { git_odb_object_free(object) }
             let data = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object))
-            try pack.append(id: id, type: git_odb_object_type(object), data: data)
+            pack.append(id: id, type: git_odb_object_type(object), data: data)
         }
         return try pack.install(in: folder, durable: true, holding: lock)
     }

@@ -1,3 +1,4 @@
+import CFastCRC
 import CGit2
 import Glibc
 
@@ -195,7 +196,7 @@ public final class PackReader {
             return false
         }
         let start = (base + found.offset).assumingMemoryBound(to: UInt8.self)
-        return UInt32(truncatingIfNeeded: crc32_z(0, start, length)) == found.crc
+        return cards_crc32(0, start, length) == found.crc
     }
 
     /// Whether an empty object's stream is a complete, empty one.

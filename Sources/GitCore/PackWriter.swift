@@ -162,6 +162,6 @@ public final class PackWriter {
         }
         try check(read(&data, &length, &type, backend, &oid), "git_mempack read")
         defer { git_odb_backend_data_free(backend, data) }
-        try pack.append(id: id, type: type, data: UnsafeRawBufferPointer(start: data, count: length))
+        pack.append(id: id, type: type, data: UnsafeRawBufferPointer(start: data, count: length))
     }
 }

@@ -87,10 +87,7 @@ extension Repository {
         }
         var pack = PackFile(expectedBytes: contents.reduce(0) { $0 + $1.bytes.count }, objects: contents.count)
         for content in contents {
-            let appended = content.bytes.withUnsafeBytes { buffer in
-                Result { () throws(GitError) in try pack.append(id: content.id, type: content.type, data: buffer) }
-            }
-            try appended.get()
+            content.bytes.withUnsafeBytes { buffer in pack.append(id: content.id, type: content.type, data: buffer) }
         }
         try pack.install(in: folder, durable: true)
         return contents.count
