@@ -94,6 +94,36 @@ struct PackReaderTests {
         #expect(reader.read(ObjectID(bytes: [UInt8](repeating: 0xAB, count: 20)), type: GIT_OBJECT_BLOB) == nil)
     }
 
+    @Test("a pack written by hand (stored blocks) at the block edges: git verifies it, libgit2 and the reader read it")
+    func storedBlockEdges() throws {
+        let scratch = try StoreScratch()
+        let path = scratch.path("edges.git")
+        try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
+        // Empty, one byte, one block exactly, one byte over, several blocks and a partial one.
+        let sizes = [0, 1, 65_534, 65_535, 65_536, 200_000]
+        var blobs: [(id: ObjectID, bytes: [UInt8])] = []
+        for size in sizes {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ size) }
+            let id = bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_BLOB) }
+            blobs.append((id, bytes))
+        }
+        var pack = PackFile(expectedBytes: blobs.reduce(0) { $0 + $1.bytes.count }, objects: blobs.count)
+        for blob in PackFile.sortedUnique(blobs.map(\.id.raw)) {
+            guard let bytes = blobs.first(where: { $0.id == ObjectID(blob) })?.bytes else { continue }
+            bytes.withUnsafeBytes { pack.append(id: blob, type: GIT_OBJECT_BLOB, data: $0) }
+        }
+        let name = try pack.install(in: path + "/objects/pack")
+        // git's own check of every entry's zlib stream, CRC and the pack's checksum.
+        let verified = try scratch.git(["verify-pack", "-v", name + ".idx"], in: path)
+        #expect(verified.contains("non delta: \(sizes.count) objects"))
+        let repository = try Repository.open(at: path)
+        let reader = PackReader(objectsDirectory: path + "/objects/")
+        for blob in blobs {
+            #expect(try repository.readObject(blob.id) == blob.bytes, "\(blob.bytes.count) bytes through libgit2")
+            #expect(reader.read(blob.id, type: GIT_OBJECT_BLOB) == blob.bytes, "\(blob.bytes.count) bytes in place")
+        }
+    }
+
     @Test("reads a deck's own packs (trees stored uncompressed) as libgit2 does")
     func deckPacks() throws {
         let scratch = try StoreScratch()
