@@ -46,10 +46,11 @@ public final class PackWriter {
     /// a blob, and remembers it: when the commit's root tree is one of these, `finish` packs them
     /// without walking the new trees (a splice writes every new tree of the commit through here).
     ///
-    /// The id is hashed by `ObjectID.hardwareHash`: a merge makes ~250 new 27 KB card folders at
-    /// 100,000 cards, and libgit2's collision-detecting SHA-1 took ~15 ms over them.
-    func write(tree bytes: [UInt8]) throws(GitError) -> ObjectID {
-        let id = bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_TREE) }
+    /// The id is `known` (hashed already, on the thread that made the bytes) or hashed here by
+    /// `ObjectID.hardwareHash`: a merge makes ~250 new 27 KB card folders at 100,000 cards, and
+    /// libgit2's collision-detecting SHA-1 took ~15 ms over them. `known` must be the bytes' tree id.
+    func write(tree bytes: [UInt8], id known: ObjectID? = nil) throws(GitError) -> ObjectID {
+        let id = known ?? bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_TREE) }
         try writeToMemory(bytes, type: GIT_OBJECT_TREE, id: id.raw)
         splicedTrees.insert(id)
         return id

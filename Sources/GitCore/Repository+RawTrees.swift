@@ -168,6 +168,6 @@ private final class ReadAhead: @unchecked Sendable {
 }
 
 /// A value handed to the other iteration whose safety the code around it ensures (said where it is made).
-private struct UncheckedSendable<Value>: @unchecked Sendable {
+struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
 }

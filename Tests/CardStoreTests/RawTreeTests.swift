@@ -173,11 +173,24 @@ struct RawTreeTests {
 
     @Test("a deck merge gives the tree git merge-tree gives when the sides changed different cards", arguments: seeds)
     func mergeMatchesGit(seed: UInt64) throws {
+        try Self.checkMergeMatchesGit(seed: seed, cardCount: 60)
+    }
+
+    @Test(
+        "the same with many card folders changed (rebuilt side by side on two threads)",
+        arguments: seeds.prefix(4))
+    func manyFoldersMergeMatchesGit(seed: UInt64) throws {
+        try Self.checkMergeMatchesGit(seed: seed, cardCount: 1_200)
+    }
+
+    /// A deck of `cardCount` cards; two sides each edit, delete and add cards of their own (up to a
+    /// fifth of the deck's edits); the merge's tree against `git merge-tree`'s, and `git fsck`.
+    static func checkMergeMatchesGit(seed: UInt64, cardCount: Int) throws {
         var random = SplitMix64(seed: seed)
         let scratch = try StoreScratch()
         let path = scratch.path("deck.git")
         let deck = try Deck.create(at: path, name: "R", bare: true)
-        var cards = makeCards(60, seed: seed)
+        var cards = makeCards(cardCount, seed: seed)
         try deck.importCards(cards, source: "seed")
         guard let base = try deck.headCommit() else { throw CocoaError(.fileReadCorruptFile) }
         cards.shuffle(using: &random)
@@ -186,9 +199,19 @@ struct RawTreeTests {
             try deck.repository.updateReference(
                 Deck.branch, to: base, expected: try deck.headCommit(), logMessage: "test: back to the base")
             // Each side edits, adds and deletes cards of its own: nothing for the merge to decide.
-            let mine = cards[(side * 30)..<(side * 30 + 30)]
-            for card in mine.prefix(Int.random(in: 1...12, using: &random)) {
-                try deck.edit(card.id, CardEdit(title: "Side \(side) \(card.id.prefix(4))"))
+            let half = cardCount / 2
+            let mine = cards[(side * half)..<(side * half + half)]
+            let edited = Array(mine.prefix(Int.random(in: 1...max(12, cardCount / 5), using: &random)))
+            // One commit for many edits (an import of the edited cards), one per card for a few.
+            if edited.count > 12 {
+                try deck.importCards(
+                    edited.map { card in
+                        var changed = card
+                        changed.title = "Side \(side) \(card.id.prefix(4))"
+                        return changed
+                    }, source: "side \(side)")
+            } else {
+                for card in edited { try deck.edit(card.id, CardEdit(title: "Side \(side) \(card.id.prefix(4))")) }
             }
             for card in mine.suffix(Int.random(in: 0...3, using: &random)) { try deck.delete([card.id]) }
             for index in 0..<Int.random(in: 0...3, using: &random) {
