@@ -147,7 +147,7 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot create \(lockPath): \(String(cString: strerror(errno)))",
                 function: "IndexPatch.write")
         }
-        let digest = DigestThread(image: image, over: old)
+        let digest = BackgroundWork { image.digest(over: old) }
         var failure = image.withVectors(over: old) { FileSync.writeAll(fd, $0) }
         if failure == 0 && flush != .none { failure = FileSync.startWriteOut(fd) }
         let checksum = digest.wait()
@@ -161,46 +161,5 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
                 function: "IndexPatch.write")
         }
-    }
-}
-
-/// The SHA-1 of an `IndexImage`, computed on a thread of its own from the moment it is made; `wait`
-/// gives it. Where no thread can be started, `wait` computes it on the caller's.
-private final class DigestThread {
-    private let image: IndexImage
-    private let original: UnsafeRawBufferPointer
-    private var digest: [UInt8] = []
-    private var thread: pthread_t?
-
-    /// Starts hashing `image` over `original`, which must stay mapped until `wait` returns.
-    init(image: IndexImage, over original: UnsafeRawBufferPointer) {
-        self.image = image
-        self.original = original
-        var thread = pthread_t()
-        // The thread holds a reference of its own until it is done.
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let started = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                let job = Unmanaged<DigestThread>.fromOpaque(context).takeRetainedValue()
-                job.digest = job.image.digest(over: job.original)
-                return nil
-            }, context)
-        if started == 0 {
-            self.thread = thread
-        } else {
-            Unmanaged<DigestThread>.fromOpaque(context).release()
-        }
-    }
-
-    /// The SHA-1, once the thread is done (joined: what it wrote is seen here).
-    func wait() -> [UInt8] {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-            return digest
-        }
-        return image.digest(over: original)
     }
 }

@@ -1,0 +1,45 @@
+import Glibc
+
+/// A digest (or any bytes) worked out on a thread of its own from the moment this is made, while the
+/// caller goes on (hashing a 12 MB index while the same bytes are written out); `wait`
+/// gives it. Where no thread can be started, `wait` works it out on the caller's thread.
+///
+/// The work must only read what the caller leaves untouched until `wait` returns.
+final class BackgroundWork {
+    private let work: () -> [UInt8]
+    private var result: [UInt8]?
+    private var thread: pthread_t?
+
+    /// Starts `work` on a new thread.
+    init(_ work: @escaping () -> [UInt8]) {
+        self.work = work
+        var thread = pthread_t()
+        // The thread holds a reference of its own until it is done.
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                let job = Unmanaged<BackgroundWork>.fromOpaque(context).takeRetainedValue()
+                job.result = job.work()
+                return nil
+            }, context)
+        if started == 0 {
+            self.thread = thread
+        } else {
+            Unmanaged<BackgroundWork>.fromOpaque(context).release()
+        }
+    }
+
+    /// The result, once the thread is done (joined: what it wrote is seen here).
+    func wait() -> [UInt8] {
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+        if let result { return result }
+        let computed = work()
+        result = computed
+        return computed
+    }
+}
