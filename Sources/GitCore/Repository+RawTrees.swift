@@ -11,11 +11,6 @@ public final class RawTreeCache {
     /// rebuilt folder equal to one of them is that tree, known without hashing or writing it.
     var versions: [String: [ObjectID]] = [:]
 
-    /// For each folder path a walk compared: the two trees compared there and how many file names
-    /// (and folders) differ between them. A rebuilt folder whose updates are exactly those names,
-    /// with the second tree's entries, is that tree, known without building its bytes.
-    var differences: [String: FolderDifference] = [:]
-
     /// The packs, mapped on the first read through this cache (`PackReader`).
     private var packReader: PackReader?
 
@@ -34,16 +29,6 @@ public final class RawTreeCache {
         if versions[path]?.contains(id) == true { return }
         versions[path, default: []].append(id)
     }
-}
-
-/// Two trees of one folder path as a walk compared them.
-struct FolderDifference {
-    /// The first tree compared (ours, in a merge) and the second (theirs).
-    var from: ObjectID?
-    var to: ObjectID?
-    /// How many file names differ between them, and how many folder names.
-    var files: Int
-    var folders: Int
 }
 
 /// Why the raw path gave way to libgit2's: the caller runs libgit2's path, which gives its own

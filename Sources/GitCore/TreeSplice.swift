@@ -101,7 +101,6 @@ extension Repository {
         _ id: ObjectID?, prefix: String, updates: [(components: ArraySlice<Substring>, blob: ObjectID?)],
         cache: RawTreeCache, writer: PackWriter?, hashed: Bool
     ) throws -> Prepared {
-        if let known = takenWhole(id, prefix: prefix, updates: updates, cache: cache) { return .tree(known) }
         let tree = try id.map { (id) throws(RawTreeFallback) in try rawTree(id, cache: cache) } ?? RawTree.empty
         // What replaces each touched name: an entry (mode, id) or nothing.
         var replacements: [String: (mode: UInt32, id: ObjectID)?] = [:]
@@ -158,51 +157,6 @@ extension Repository {
         }
         guard hashed else { return .new(bytes, nil) }
         return .new(bytes, bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_TREE) })
-    }
-
-    /// The tree a walk compared the folder `id` with, when `updates` are exactly the files that differ
-    /// between the two, each set to that tree's entry (a merge taking the other side's changes to a
-    /// folder only that side changed, most folders of a merge): found by bisection, without copying
-    /// and comparing the folder's ~27 KB.
-    private func takenWhole(
-        _ id: ObjectID?, prefix: String, updates: [(components: ArraySlice<Substring>, blob: ObjectID?)],
-        cache: RawTreeCache
-    ) -> ObjectID? {
-        guard let difference = cache.differences[prefix], difference.from == id, let target = difference.to,
-            difference.folders == 0, difference.files == updates.count, let tree = cache.trees[target]
-        else { return nil }
-        let old: RawTree
-        if let id {
-            guard let cached = cache.trees[id] ?? (id == Repository.emptyTreeID ? RawTree.empty : nil) else {
-                return nil
-            }
-            old = cached
-        } else {
-            old = RawTree.empty
-        }
-        // Each update a name that differs between the two trees (so, as many as differ, all of them),
-        // set to the second tree's file.
-        var names = Set<Substring>()
-        for update in updates {
-            guard update.components.count == 1, let name = update.components.first, names.insert(name).inserted
-            else { return nil }
-            let bytes = Array(name.utf8)
-            guard tree.find(bytes, isTree: true) == nil, old.find(bytes, isTree: true) == nil else { return nil }
-            let entry = tree.find(bytes, isTree: false)
-            let before = old.find(bytes, isTree: false)
-            if let blob = update.blob {
-                guard let entry, entry.mode == RawTree.blobMode, tree.id(entry) == blob else { return nil }
-                // The same there already is no difference; a submodule is libgit2's to replace (or refuse).
-                if let before,
-                    before.mode == entry.mode && old.id(before) == blob || before.mode == RawTree.submoduleMode
-                {
-                    return nil
-                }
-            } else if entry != nil || before == nil || before?.mode == RawTree.submoduleMode {
-                return nil
-            }
-        }
-        return target
     }
 
     /// Below this many changed sub-folders of one folder they are rebuilt one after another.

@@ -31,11 +31,6 @@ extension Repository {
             cache.remember(id, at: prefix)
         }
         let items = differingKeys(trees, comparing: pair, prefix: prefix)
-        var difference = FolderDifference(from: ids[pair.0], to: ids[pair.1], files: 0, folders: 0)
-        for item in items {
-            if case .folder = item { difference.folders += 1 } else { difference.files += 1 }
-        }
-        cache.differences[prefix] = difference
         // The folders to walk next, read ahead together: at 100,000 cards they are ~100–700 card
         // folders of ~27 KB each, and inflating them is most of a merge's time.
         var next: [ObjectID] = []
