@@ -148,8 +148,12 @@ public enum IndexPatch {
                 function: "IndexPatch.write")
         }
         let digest = BackgroundWork { image.digest(over: old) }
+        // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
+        defer { _ = digest.wait() }
         var failure = image.withVectors(over: old) { FileSync.writeAll(fd, $0) }
-        if failure == 0 && flush != .none { failure = FileSync.startWriteOut(fd) }
+        // Only a head start for the flush below, which decides: where sync_file_range is missing
+        // (WSL1, some sandboxes) the write goes on without it.
+        if failure == 0 && flush != .none { _ = FileSync.startWriteOut(fd) }
         let checksum = digest.wait()
         if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }

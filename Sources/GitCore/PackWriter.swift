@@ -89,8 +89,9 @@ public final class PackWriter {
     public func finish(commit: ObjectID, durable: Bool = true) throws(GitError) {
         defer { _ = git_mempack_reset(backend) }
         var ids = blobs
-        // Written again, an object already stored (the same merge made twice in one second) is not in
-        // memory: the odb found it on disk first. Then it and everything under it is stored already.
+        // A commit written through the odb that found it on disk already is not in memory: then it and
+        // everything under it is stored. (`writeCommit` always stores it in memory: a commit made
+        // twice, the same merge in the same second, is packed again, which is harmless.)
         var commitID = commit.raw
         if let exists = backend.pointee.exists, exists(backend, &commitID) != 0 {
             ids.append(commitID)

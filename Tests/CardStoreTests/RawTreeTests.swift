@@ -154,6 +154,34 @@ struct RawTreeTests {
         }
     }
 
+    @Test("a file whose only change is its executable bit: the splice keeps each side's mode as libgit2 does")
+    func modeOnlyChange() throws {
+        let store = try Store()
+        let repository = store.repository
+        let blobs = store.blobs
+        func tree(_ notes: [(mode: String, name: String, id: ObjectID)]) throws -> ObjectID {
+            try store.literalTree([(mode: "40000", name: "notes", id: try store.literalTree(notes))])
+        }
+        let base = try tree([("100644", "run.sh", blobs[0]), ("100644", "x.txt", blobs[1])])
+        let ours = try tree([("100755", "run.sh", blobs[0]), ("100644", "x.txt", blobs[1])])
+        let theirs = try tree([("100644", "run.sh", blobs[0]), ("100644", "x.txt", blobs[2])])
+        // Their edit next to our mode change: the walk does not count a change of mode alone, and the
+        // folder must not be taken whole from their side (that would drop our executable bit).
+        let cache = RawTreeCache()
+        let walked = try repository.changedLeaves([base, ours, theirs], comparing: (1, 2), cache: cache)
+        let updates = walked.map { TreeUpdate(path: $0.path, blob: $0.entries[2]?.id) }
+        #expect(
+            try repository.splicedTree(base: ours, updates: updates, cache: cache)
+                == repository.updatedTree(base: ours, updates: updates))
+        // Only the mode-changed file updated: their other file must not come with it.
+        let twoTrees = RawTreeCache()
+        _ = try repository.changedLeaves([ours, theirs], comparing: (0, 1), cache: twoTrees)
+        let single = [TreeUpdate(path: "notes/run.sh", blob: blobs[0])]
+        #expect(
+            try repository.splicedTree(base: ours, updates: single, cache: twoTrees)
+                == repository.updatedTree(base: ours, updates: single))
+    }
+
     /// `git fsck`'s exit status in the repository at `path` (`--strict` also refuses git's old file
     /// modes and other oddities).
     static func fsckStatus(_ path: String, strict: Bool = true) throws -> Int32 {
