@@ -11,16 +11,16 @@ struct SwipeSessionTests {
         SwipeSession(deck: MemoryDeck(count: count), configuration: preset, size: size)
     }
 
-    static func layout(_ s: SwipeSession<MemoryDeck>) -> SessionLayout {
-        SessionLayout(size: s.size, cardSize: s.cardSize)!
+    static func layout(_ s: SwipeSession<MemoryDeck>) throws -> SessionLayout {
+        try #require(SessionLayout(size: s.size, cardSize: s.cardSize))
     }
 
     /// Presses the left button at the card's centre, drags `columns` sideways one column per 20 ms (slow: no
     /// fling), and returns the session before the release plus the release point.
     static func drag(
         _ s: inout SwipeSession<MemoryDeck>, columns: Int, start: Double = 0
-    ) -> (column: Int, row: Int, time: Double) {
-        let l = layout(s)
+    ) throws -> (column: Int, row: Int, time: Double) {
+        let l = try layout(s)
         let column = l.left + l.columns / 2
         let row = l.top + 2
         var time = start
@@ -64,14 +64,14 @@ struct SwipeSessionTests {
         #expect(!text.contains("release to delete"))
     }
 
-    @Test func dragLeftPastTheThresholdArmsDeletesAndUndoRestores() {
+    @Test func dragLeftPastTheThresholdArmsDeletesAndUndoRestores() throws {
         var s = Self.session()
-        let point = Self.drag(&s, columns: -24)
+        let point = try Self.drag(&s, columns: -24)
         #expect(s.isArmed)
         let armed = s.render()
         #expect(armed.text.contains("release to delete"))
         // On the card itself (its second-to-last row), not only in the status line.
-        let l = Self.layout(s)
+        let l = try Self.layout(s)
         #expect(armed.lines[l.top + l.rows - 2].contains("release to delete"))
         #expect(Self.redCells(armed) > 50)
         Self.release(&s, at: point)
@@ -98,9 +98,9 @@ struct SwipeSessionTests {
         #expect(s.render().text.contains("undid delete of “Card 1”"))
     }
 
-    @Test func aShortDragSpringsBackAndDeletesNothing() {
+    @Test func aShortDragSpringsBackAndDeletesNothing() throws {
         var s = Self.session()
-        let point = Self.drag(&s, columns: -6)
+        let point = try Self.drag(&s, columns: -6)
         #expect(!s.isArmed)
         #expect(!s.render().text.contains("release to delete"))
         Self.release(&s, at: point)
@@ -111,9 +111,9 @@ struct SwipeSessionTests {
         #expect(s.render().text.contains("1/3"))
     }
 
-    @Test func rightSwipeKeepsTheCardAndAdvances() {
+    @Test func rightSwipeKeepsTheCardAndAdvances() throws {
         var s = Self.session()
-        let point = Self.drag(&s, columns: 24)
+        let point = try Self.drag(&s, columns: 24)
         #expect(s.render().text.contains("release to keep"))
         Self.release(&s, at: point)
         #expect(s.deck.deleted.isEmpty)
@@ -127,10 +127,10 @@ struct SwipeSessionTests {
         #expect(s.deck.restored.isEmpty)
     }
 
-    @Test func cardLeansWhileDragged() {
+    @Test func cardLeansWhileDragged() throws {
         var s = Self.session()
-        _ = Self.drag(&s, columns: 20)
-        let l = Self.layout(s)
+        _ = try Self.drag(&s, columns: 20)
+        let l = try Self.layout(s)
         let lines = s.render().lines
         // A lean is a shear: the top and bottom borders no longer start in the same column.
         let top = lines[l.top].firstIndex(of: "╭")
@@ -166,29 +166,29 @@ struct SwipeSessionTests {
     }
 
     @Test(arguments: [InputEvent.key(.character("q")), .key(.escape), .key(.ctrlC)])
-    func quitKeysFinishWithoutDeleting(_ event: InputEvent) {
+    func quitKeysFinishWithoutDeleting(_ event: InputEvent) throws {
         var s = Self.session()
-        _ = Self.drag(&s, columns: -24)
+        _ = try Self.drag(&s, columns: -24)
         s.handle(event, at: 5)
         #expect(s.isFinished)
         #expect(s.deck.deleted.isEmpty)
     }
 
-    @Test func aFailedDeleteKeepsTheCardAndSaysWhy() {
+    @Test func aFailedDeleteKeepsTheCardAndSaysWhy() throws {
         var s = SwipeSession(deck: MemoryDeck(count: 2), size: Self.size)
         var deck = s.deck
         deck.failDeletes = true
         s = SwipeSession(deck: deck, size: Self.size)
-        let point = Self.drag(&s, columns: -24)
+        let point = try Self.drag(&s, columns: -24)
         Self.release(&s, at: point)
         #expect(s.topCard?.id == "id-1")
         #expect(s.lastAction.contains("disk on fire"))
         #expect(!s.history.canUndo)
     }
 
-    @Test func emptyDeckAndEndOfDeck() {
+    @Test func emptyDeckAndEndOfDeck() throws {
         var s = Self.session(1)
-        let point = Self.drag(&s, columns: 24)
+        let point = try Self.drag(&s, columns: 24)
         Self.release(&s, at: point)
         _ = Self.settle(&s, from: point.time)
         #expect(s.render().text.contains("No more cards."))
@@ -207,9 +207,9 @@ struct SwipeSessionTests {
         #expect(s.render().text.contains("Terminal"))
     }
 
-    @Test func classicRowPresetDeletesOnlyToTheLeft() {
+    @Test func classicRowPresetDeletesOnlyToTheLeft() throws {
         var s = Self.session(preset: .classicRow)
-        let point = Self.drag(&s, columns: 20)
+        let point = try Self.drag(&s, columns: 20)
         Self.release(&s, at: point)
         #expect(s.topCard?.id == "id-1")
         #expect(s.lastAction.contains("this side does not swipe"))
