@@ -91,6 +91,7 @@ extension Deck {
     func fastForward(to target: ObjectID, from current: ObjectID?) throws(StoreError) -> ObjectID {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
+        try checkNoUnfinishedGitOperation()
         try recoverInterruptedWrite()
         let oldTree = try current.map { (id) throws(StoreError) in
             try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }

@@ -82,6 +82,8 @@ extension Deck {
     public func sync(_ options: SyncOptions) throws(StoreError) -> SyncReport {
         let syncLock = try acquireSyncLock()
         defer { withExtendedLifetime(syncLock) {} }
+        // Before anything is fetched: git's own half-done merge is the first thing to settle.
+        try checkNoUnfinishedGitOperation()
         let remote = try syncRemote(named: options.remote)
         var report = SyncReport(remote: remote, dryRun: options.dryRun)
         try commitHandEditsBeforeSync(options, remote: remote, into: &report)

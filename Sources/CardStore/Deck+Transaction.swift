@@ -50,6 +50,7 @@ extension Deck {
     ) throws(StoreError) -> CommitOutcome? {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
+        try checkNoUnfinishedGitOperation()
         try recoverInterruptedWrite()
         // The author is needed only once there is something to commit: a no-op needs no identity.
         var author: Signature?
@@ -158,6 +159,21 @@ extension Deck {
             consolidatePacks()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
+    }
+
+    /// Refuses to write while git has an operation of its own unfinished in the working tree (a
+    /// `git pull` whose merge stopped on conflicts, say): a commit of ours would take the half-merged
+    /// files and index for hand edits, and git's own commit would then be made on top of it.
+    func checkNoUnfinishedGitOperation() throws(StoreError) {
+        guard !isBare, let operation = repository.unfinishedOperation else { return }
+        let finish =
+            operation.name == "merge"
+            ? "finish it (fix the files git lists in `git status`, `git add` them, `git commit`)"
+            : "finish it"
+        throw StoreError(
+            .uncommittedChanges,
+            "a git \(operation.name) is unfinished in \(location); \(finish) or abandon it "
+                + "(`\(operation.abort)`), then try again")
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

@@ -79,4 +79,21 @@ public final class Repository {
     public var isBare: Bool {
         git_repository_is_bare(pointer) == 1
     }
+
+    /// The git operation left unfinished in this repository (a merge git stopped on conflicts, a
+    /// rebase, a bisect …): its name and the command that abandons it; nil when there is none.
+    public var unfinishedOperation: (name: String, abort: String)? {
+        let state = git_repository_state(pointer)
+        switch UInt32(bitPattern: state) {
+        case GIT_REPOSITORY_STATE_NONE.rawValue: return nil
+        case GIT_REPOSITORY_STATE_MERGE.rawValue: return ("merge", "git merge --abort")
+        case GIT_REPOSITORY_STATE_REVERT.rawValue, GIT_REPOSITORY_STATE_REVERT_SEQUENCE.rawValue:
+            return ("revert", "git revert --abort")
+        case GIT_REPOSITORY_STATE_CHERRYPICK.rawValue, GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE.rawValue:
+            return ("cherry-pick", "git cherry-pick --abort")
+        case GIT_REPOSITORY_STATE_BISECT.rawValue: return ("bisect", "git bisect reset")
+        case GIT_REPOSITORY_STATE_APPLY_MAILBOX.rawValue: return ("am", "git am --abort")
+        default: return ("rebase", "git rebase --abort")
+        }
+    }
 }

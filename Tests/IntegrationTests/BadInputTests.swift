@@ -184,6 +184,40 @@ struct BadInputTests {
         #expect(try scratch.git(["cat-file", "-e", "main:\(relative)"], in: deck).status == 0)
     }
 
+    @Test("a git merge stopped on conflicts: writes refused naming `git merge --abort`, fsck says so, nothing written")
+    func unfinishedGitMerge() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        // Two branches change the same line of a plain file: `git merge` by hand stops on it.
+        writeFileCloseOnExec(deck + "/notes.txt", "base\n")
+        try scratch.git(["add", "notes.txt"], in: deck)
+        try scratch.git(["commit", "-q", "-m", "notes"], in: deck)
+        try scratch.git(["checkout", "-q", "-b", "other"], in: deck)
+        writeFileCloseOnExec(deck + "/notes.txt", "theirs\n")
+        try scratch.git(["commit", "-q", "-am", "theirs"], in: deck)
+        try scratch.git(["checkout", "-q", "main"], in: deck)
+        writeFileCloseOnExec(deck + "/notes.txt", "ours\n")
+        try scratch.git(["commit", "-q", "-am", "ours"], in: deck)
+        #expect(try scratch.git(["merge", "-q", "other"], in: deck).status != 0)
+        let before = try scratch.revParse(deck, "main")
+        for arguments in [["add", "--title", "During a merge", "--url", "https://m.example"], ["commit"], ["sync"]] {
+            let result = try scratch.cards(arguments, in: deck)
+            #expect(result.status == 1, "cards \(arguments[0]): \(result.stderr)")
+            #expect(
+                result.stderr.contains("git merge is unfinished") && result.stderr.contains("git merge --abort"),
+                "cards \(arguments[0]): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"))
+        }
+        #expect(try scratch.revParse(deck, "main") == before)
+        let fsck = try scratch.cards(["fsck"], in: deck)
+        #expect(fsck.status == 1 && fsck.stderr.contains("git merge is unfinished"), "\(fsck.stderr)")
+        // Once git's merge is abandoned, the same command works.
+        try scratch.git(["merge", "--abort"], in: deck)
+        #expect(
+            try scratch.cards(["add", "--title", "After the merge", "--url", "https://m.example"], in: deck).status == 0)
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
+
     @Test("a card file that breaks a rule, a 10 MB file and invalid UTF-8 are named and refused")
     func hostileFiles() throws {
         let scratch = try Scratch()
