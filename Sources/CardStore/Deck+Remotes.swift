@@ -80,6 +80,8 @@ extension StoreError {
     /// Turns a failure talking to a remote into a message that says what happened and what to try.
     static func remote(_ error: GitError, _ doing: String, _ remote: DeckRemote) -> StoreError {
         let place = "\(remote.name) (\(remote.displayURL))"
+        // A clone has no deck yet, so no list of remotes to look at.
+        let listed = doing == "cloning from" ? "" : " (`cards remote list` shows the remotes)"
         switch error.code {
         case .authentication:
             return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
@@ -96,16 +98,19 @@ extension StoreError {
                 if !FileSystem.exists(local.path) {
                     return StoreError(
                         .git(error.code),
-                        "\(doing) \(place) failed: there is no repository at \(local.path); check the path "
-                            + "(`cards remote list` shows the remotes)")
+                        "\(doing) \(place) failed: there is no repository at \(local.path); check the path\(listed)")
                 }
+                // A repository there: the message says what is wrong with it (a working tree, say).
+                let isRepository =
+                    FileSystem.exists(local.path + "/HEAD") || FileSystem.exists(local.path + "/.git")
                 return StoreError(
                     .git(error.code),
-                    "\(doing) \(place) failed: \(error.message); check that \(local.path) is a git repository")
+                    "\(doing) \(place) failed: \(error.message)"
+                        + (isRepository ? "" : "; check that \(local.path) is a git repository"))
             }
             return StoreError(
                 .git(error.code),
-                "\(doing) \(place) failed: \(error.message); check the URL (`cards remote list`), that the server is "
+                "\(doing) \(place) failed: \(error.message); check the URL\(listed), that the server is "
                     + "running and reachable, and try again")
         }
     }

@@ -8,6 +8,10 @@ extension Commands {
             name: "status", abstract: "Show hand edits in the working tree (and invalid card files).", usage: "status")
     ) { context, _ in
         let deck = try context.openDeck()
+        if deck.isBare {
+            context.output.print("A bare deck has no working tree, so no hand edits: change it with `cards` commands.")
+            return 0
+        }
         let edits = try deck.handEdits()
         if edits.isEmpty {
             context.output.print("Nothing to commit: the card files match the deck.")

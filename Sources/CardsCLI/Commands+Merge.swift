@@ -63,12 +63,12 @@ extension Commands {
                     ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
                     : "Merged \(name) (\(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
             )
-            for decision in changed {
-                output.print("  \(decision.kind.rawValue): \(decision.summary)")
-            }
+            // One line a card, as `cards sync` prints them.
+            for decision in changed { output.print("  \(decision.summary)") }
             for line in report.otherFiles { output.print("  \(line)") }
-            let conflicts = changed.filter { [.conflict, .keptEditedOverDelete, .deletedOverEdit].contains($0.kind) }
-                .count
+            // Cards that got a conflict record (a deletion over an edit, with --policy delete, gets none:
+            // the edit stays in history for `cards restore`).
+            let conflicts = changed.filter { [.conflict, .keptEditedOverDelete].contains($0.kind) }.count
             if conflicts > 0 {
                 output.print(
                     "\(would)\(dryRun ? "record" : "Recorded") \(conflicts) conflict\(conflicts == 1 ? "" : "s"): see `cards conflicts`, settle with `cards resolve`."

@@ -71,7 +71,9 @@ struct MergeCLITests {
         let before = try scratch.fingerprint(a)
         let dry = try scratch.cards(["merge", "origin/main", "--dry-run"], in: a)
         #expect(dry.status == 0, "\(dry.stderr)")
-        #expect(dry.stdout.contains("Would merge") && dry.stdout.contains("merged"))
+        // One line a card in the words `cards sync` uses: which field came from which side.
+        #expect(dry.stdout.contains("Would merge") && dry.stdout.contains("from theirs"), "\(dry.stdout)")
+        #expect(!dry.stdout.contains("merged:"), "\(dry.stdout)")
         #expect(try scratch.fingerprint(a) == before)
         let merge = try scratch.cards(["merge", "origin/main"], in: a)
         #expect(merge.status == 0, "\(merge.stderr)")
@@ -83,6 +85,30 @@ struct MergeCLITests {
         #expect(bad.status == 1 && bad.stderr.contains("no-such-branch"))
         let badPolicy = try scratch.cards(["merge", "origin/main", "--policy", "sometimes"], in: a)
         #expect(badPolicy.status == 64 && badPolicy.stderr.contains("sometimes"))
+    }
+
+    @Test(
+        "delete versus edit: --policy keep records one conflict and says so, --policy delete records none",
+        arguments: ["keep", "delete"])
+    func deleteVersusEditCount(policy: String) throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try firstID(scratch, a)
+        #expect(try scratch.cards(["delete", id], in: a).status == 0)
+        #expect(try scratch.cards(["edit", id, "--title", "Edited on B"], in: b).status == 0)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+        let merge = try scratch.cards(["merge", "origin/main", "--policy", policy], in: a)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let conflicts = try scratch.cards(["conflicts", "--json"], in: a)
+        let recorded = conflicts.stdout.components(separatedBy: "\"field\"").count - 1
+        if policy == "keep" {
+            #expect(merge.stdout.contains("Recorded 1 conflict:"), "\(merge.stdout)")
+            #expect(recorded == 1, "\(conflicts.stdout)")
+        } else {
+            #expect(!merge.stdout.contains("Recorded"), "\(merge.stdout)")
+            #expect(recorded == 0, "\(conflicts.stdout)")
+        }
     }
 
     @Test("a card invalid on one side is reported by path and kept as it came; the others merge")
