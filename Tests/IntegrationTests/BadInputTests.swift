@@ -214,7 +214,8 @@ struct BadInputTests {
         // Once git's merge is abandoned, the same command works.
         try scratch.git(["merge", "--abort"], in: deck)
         #expect(
-            try scratch.cards(["add", "--title", "After the merge", "--url", "https://m.example"], in: deck).status == 0)
+            try scratch.cards(["add", "--title", "After the merge", "--url", "https://m.example"], in: deck).status == 0
+        )
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
     }
 
