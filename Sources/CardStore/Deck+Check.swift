@@ -46,11 +46,9 @@ extension Deck {
             report.problems.append(problem.description)
         }
         if repair { clearPending() }
-        if !isBare, let operation = repository.unfinishedOperation {
+        if let problem = unfinishedGitOperation() {
             // The index and files are git's, half way through: nothing of ours to check or repair.
-            report.problems.append(
-                "a git \(operation.name) is unfinished in the working tree; finish it or abandon it "
-                    + "(`\(operation.abort)`), then run `cards fsck` again")
+            report.problems.append("\(problem), then run `cards fsck` again")
             return report
         }
         if !isBare, let tree = snapshot.tree {

@@ -40,7 +40,7 @@ extension Deck {
                         + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`"
                 )
             }
-            throw StoreError.remote(error, "cloning from", remote)
+            throw StoreError.remote(error, "cloning from", remote, listed: false)
         }
         let head: ObjectID?
         do {

@@ -78,10 +78,10 @@ extension Deck {
 
 extension StoreError {
     /// Turns a failure talking to a remote into a message that says what happened and what to try.
-    static func remote(_ error: GitError, _ doing: String, _ remote: DeckRemote) -> StoreError {
+    /// `listed`: the remote is one of a deck's (a clone has no deck yet, so no list to point to).
+    static func remote(_ error: GitError, _ doing: String, _ remote: DeckRemote, listed: Bool = true) -> StoreError {
         let place = "\(remote.name) (\(remote.displayURL))"
-        // A clone has no deck yet, so no list of remotes to look at.
-        let listed = doing == "cloning from" ? "" : " (`cards remote list` shows the remotes)"
+        let listed = listed ? " (`cards remote list` shows the remotes)" : ""
         switch error.code {
         case .authentication:
             return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")

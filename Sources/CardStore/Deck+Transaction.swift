@@ -165,15 +165,20 @@ extension Deck {
     /// `git pull` whose merge stopped on conflicts, say): a commit of ours would take the half-merged
     /// files and index for hand edits, and git's own commit would then be made on top of it.
     func checkNoUnfinishedGitOperation() throws(StoreError) {
-        guard !isBare, let operation = repository.unfinishedOperation else { return }
+        if let problem = unfinishedGitOperation() {
+            throw StoreError(.uncommittedChanges, "\(problem), then try again")
+        }
+    }
+
+    /// The git operation unfinished in the working tree and what to do about it (without the closing
+    /// "then …"), or nil: for the refusal of a write and for `cards fsck`.
+    func unfinishedGitOperation() -> String? {
+        guard !isBare, let operation = repository.unfinishedOperation else { return nil }
         let finish =
             operation.name == "merge"
             ? "finish it (fix the files git lists in `git status`, `git add` them, `git commit`)"
             : "finish it"
-        throw StoreError(
-            .uncommittedChanges,
-            "a git \(operation.name) is unfinished in \(location); \(finish) or abandon it "
-                + "(`\(operation.abort)`), then try again")
+        return "a git \(operation.name) is unfinished in \(location); \(finish) or abandon it (`\(operation.abort)`)"
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

@@ -230,15 +230,6 @@ extension DeckSnapshot {
     }
 }
 
-/// A value handed to worker threads whose safety the code around it ensures (said where it is made).
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-}
-
 /// Who reads or decodes which batch next, for `decodeAll`'s workers.
 private final class Pipeline: Sendable {
     enum Step {

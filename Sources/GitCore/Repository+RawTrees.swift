@@ -138,8 +138,8 @@ extension Repository {
         // This handle and the cache are used by the first half only, on whichever thread runs it; the
         // second reads the same mapped packs through a reader of its own, and what is not in them
         // (loose, a delta) through a handle of its own, opened only then.
-        let own = UncheckedSendable(value: (repository: self, cache: cache))
-        let packs = UncheckedSendable(value: cache.reader(for: self).sibling())
+        let own = UncheckedSendable((repository: self, cache: cache))
+        let packs = UncheckedSendable(cache.reader(for: self).sibling())
         DispatchQueue.concurrentPerform(iterations: 2) { half in
             if half == 0 {
                 for id in mine { _ = try? own.value.repository.rawTree(id, cache: own.value.cache) }
@@ -167,7 +167,13 @@ private final class ReadAhead: @unchecked Sendable {
     var trees: [(ObjectID, RawTree)] = []
 }
 
-/// A value handed to the other iteration whose safety the code around it ensures (said where it is made).
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
+/// A value handed to worker threads whose safety the code around it ensures (said where it is made).
+public struct UncheckedSendable<Value>: @unchecked Sendable {
+    /// The value.
+    public let value: Value
+
+    /// Wraps `value`.
+    public init(_ value: Value) {
+        self.value = value
+    }
 }

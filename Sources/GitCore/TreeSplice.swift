@@ -199,8 +199,8 @@ extension Repository {
         // Each thread fills its own half of the slots; the cache is only read (every tree is in it).
         var prepared = [Result<Prepared, any Error>?](repeating: nil, count: names.count)
         prepared.withUnsafeMutableBufferPointer { buffer in
-            let shared = UncheckedSendable(value: (slots: buffer, names: names, olds: olds, byFolder: byFolder))
-            let repository = UncheckedSendable(value: (self, cache))
+            let shared = UncheckedSendable((slots: buffer, names: names, olds: olds, byFolder: byFolder))
+            let repository = UncheckedSendable((self, cache))
             DispatchQueue.concurrentPerform(iterations: 2) { half in
                 let count = shared.value.names.count
                 for index in half == 0 ? 0..<count / 2 : count / 2..<count {
