@@ -45,12 +45,13 @@ extension Deck {
         for problem in try snapshot.allCards().problems {
             report.problems.append(problem.description)
         }
-        if repair { clearPending() }
+        // Before any repair: the index and files are git's, half way through, nothing of ours to
+        // check or repair (an interrupted write's record included).
         if let problem = unfinishedGitOperation() {
-            // The index and files are git's, half way through: nothing of ours to check or repair.
             report.problems.append("\(problem), then run `cards fsck` again")
             return report
         }
+        if repair { clearPending() }
         if !isBare, let tree = snapshot.tree {
             try checkIndex(tree: tree, &report, repair: repair)
             for edit in try handEdits() {

@@ -23,6 +23,8 @@ public struct MergeReport: Sendable {
     public var invalid: [CardProblem]
     /// Other files (not cards) changed on both sides, and which version was kept.
     public var otherFiles: [String] = []
+    /// How many cards got a conflict record (the count the merge commit's message gives).
+    public var conflicts = 0
 }
 
 extension Deck {
@@ -309,6 +311,7 @@ extension Deck {
         trailers.append(("Op", "merge"))
         let changed = result.decisions.filter { $0.kind != .unchanged }.count
         let conflicts = result.newConflicts.count
+        report.conflicts = conflicts
         var body = "\(changed) card\(changed == 1 ? "" : "s") changed on either side"
         body += conflicts > 0 ? ", \(conflicts) with conflicts recorded (see `cards conflicts`)." : ", no conflicts."
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)

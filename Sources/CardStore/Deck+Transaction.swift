@@ -174,11 +174,8 @@ extension Deck {
     /// "then …"), or nil: for the refusal of a write and for `cards fsck`.
     func unfinishedGitOperation() -> String? {
         guard !isBare, let operation = repository.unfinishedOperation else { return nil }
-        let finish =
-            operation.name == "merge"
-            ? "finish it (fix the files git lists in `git status`, `git add` them, `git commit`)"
-            : "finish it"
-        return "a git \(operation.name) is unfinished in \(location); \(finish) or abandon it (`\(operation.abort)`)"
+        return "a git \(operation.name) is unfinished in \(location); finish it (\(operation.finish)) or abandon "
+            + "it (\(operation.abort))"
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

@@ -66,9 +66,7 @@ extension Commands {
             // One line a card, as `cards sync` prints them.
             for decision in changed { output.print("  \(decision.summary)") }
             for line in report.otherFiles { output.print("  \(line)") }
-            // Cards that got a conflict record (a deletion over an edit, with --policy delete, gets none:
-            // the edit stays in history for `cards restore`).
-            let conflicts = changed.filter { [.conflict, .keptEditedOverDelete].contains($0.kind) }.count
+            let conflicts = report.conflicts
             if conflicts > 0 {
                 output.print(
                     "\(would)\(dryRun ? "record" : "Recorded") \(conflicts) conflict\(conflicts == 1 ? "" : "s"): see `cards conflicts`, settle with `cards resolve`."

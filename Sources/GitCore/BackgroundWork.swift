@@ -10,9 +10,11 @@ final class BackgroundWork {
     private var result: [UInt8]?
     private var thread: pthread_t?
 
-    /// Starts `work` on a new thread.
-    init(_ work: @escaping () -> [UInt8]) {
+    /// Starts `work` on a new thread, or (`onThread` false: too little work to pay for a thread)
+    /// leaves it for `wait` to do on the caller's.
+    init(onThread: Bool = true, _ work: @escaping () -> [UInt8]) {
         self.work = work
+        guard onThread else { return }
         var thread = pthread_t()
         // The thread holds a reference of its own until it is done.
         let context = Unmanaged.passRetained(self).toOpaque()

@@ -60,6 +60,9 @@ public enum IndexPatch {
         var text: String
     }
 
+    /// From this index size on its SHA-1 is computed on a second thread beside the write.
+    static let hashBesideWriteSize = 256 * 1024
+
     /// Whether `path` has the shape of a card file path, the only paths the patch changes.
     static func isCardPath(_ path: [UInt8]) -> Bool {
         guard path.count == 50, path[8] == UInt8(ascii: "/") else { return false }
@@ -147,7 +150,8 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot create \(lockPath): \(String(cString: strerror(errno)))",
                 function: "IndexPatch.write")
         }
-        let digest = BackgroundWork { image.digest(over: old) }
+        // A small index (~1,000 cards) hashes in less time than a thread takes to start.
+        let digest = BackgroundWork(onThread: old.count >= IndexPatch.hashBesideWriteSize) { image.digest(over: old) }
         // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
         defer { _ = digest.wait() }
         var failure = image.withVectors(over: old) { FileSync.writeAll(fd, $0) }

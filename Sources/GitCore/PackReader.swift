@@ -78,11 +78,13 @@ public final class PackReader {
             // Whatever was written is initialised; the array is dropped unless complete.
             initialized = complete ? found.size : 0
         }
-        guard complete, entryIsIntact(found, dataLength: Int(stream.pointee.total_in)) else { return nil }
-        if type == GIT_OBJECT_BLOB && bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: type) }) != id {
-            return nil
+        guard complete else { return nil }
+        // A blob is checked against its id (which also covers its entry), anything else against the
+        // CRC-32 its pack index records.
+        if type == GIT_OBJECT_BLOB {
+            return bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: type) }) == id ? bytes : nil
         }
-        return bytes
+        return entryIsIntact(found, dataLength: Int(stream.pointee.total_in)) ? bytes : nil
     }
 
     /// The content of tree `id` if it is stored whole in a mapped pack, without a copy when it is

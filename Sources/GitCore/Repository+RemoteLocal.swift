@@ -189,8 +189,12 @@ extension Repository {
         try check(git_reference_iterator_glob_new(&iterator, pointer, glob), "git_reference_iterator_glob_new")
         defer { git_reference_iterator_free(iterator) }
         var result: [String: ObjectID] = [:]
-        var reference: OpaquePointer?
-        while git_reference_next(&reference, iterator) == 0 {
+        while true {
+            var reference: OpaquePointer?
+            let next = git_reference_next(&reference, iterator)
+            if next == GIT_ITEROVER.rawValue { break }
+            // A ref that cannot be read is an error, not a branch that is not there.
+            try check(next, "git_reference_next")
             defer { git_reference_free(reference) }
             guard git_reference_type(reference) == GIT_REFERENCE_DIRECT, let name = git_reference_name(reference),
                 let target = git_reference_target(reference)

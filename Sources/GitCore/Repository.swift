@@ -81,19 +81,28 @@ public final class Repository {
     }
 
     /// The git operation left unfinished in this repository (a merge git stopped on conflicts, a
-    /// rebase, a bisect …): its name and the command that abandons it; nil when there is none.
-    public var unfinishedOperation: (name: String, abort: String)? {
+    /// rebase, a bisect …): its name, how to finish it and how to abandon it (commands in backquotes);
+    /// nil when there is none.
+    public var unfinishedOperation: (name: String, finish: String, abort: String)? {
         let state = git_repository_state(pointer)
         switch UInt32(bitPattern: state) {
         case GIT_REPOSITORY_STATE_NONE.rawValue: return nil
-        case GIT_REPOSITORY_STATE_MERGE.rawValue: return ("merge", "git merge --abort")
+        case GIT_REPOSITORY_STATE_MERGE.rawValue:
+            return (
+                "merge", "fix the files git lists in `git status`, `git add` them, `git commit`", "`git merge --abort`"
+            )
         case GIT_REPOSITORY_STATE_REVERT.rawValue, GIT_REPOSITORY_STATE_REVERT_SEQUENCE.rawValue:
-            return ("revert", "git revert --abort")
+            return ("revert", "`git revert --continue`", "`git revert --abort`")
         case GIT_REPOSITORY_STATE_CHERRYPICK.rawValue, GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE.rawValue:
-            return ("cherry-pick", "git cherry-pick --abort")
-        case GIT_REPOSITORY_STATE_BISECT.rawValue: return ("bisect", "git bisect reset")
-        case GIT_REPOSITORY_STATE_APPLY_MAILBOX.rawValue: return ("am", "git am --abort")
-        default: return ("rebase", "git rebase --abort")
+            return ("cherry-pick", "`git cherry-pick --continue`", "`git cherry-pick --abort`")
+        case GIT_REPOSITORY_STATE_BISECT.rawValue: return ("bisect", "`git bisect reset`", "`git bisect reset`")
+        case GIT_REPOSITORY_STATE_APPLY_MAILBOX.rawValue: return ("am", "`git am --continue`", "`git am --abort`")
+        case GIT_REPOSITORY_STATE_APPLY_MAILBOX_OR_REBASE.rawValue:
+            return (
+                "am or rebase", "`git am --continue` or `git rebase --continue`",
+                "`git am --abort` or `git rebase --abort`"
+            )
+        default: return ("rebase", "`git rebase --continue`", "`git rebase --abort`")
         }
     }
 }

@@ -87,7 +87,13 @@ extension Repository {
         _ id: ObjectID?, prefix: String, updates: [(components: ArraySlice<Substring>, blob: ObjectID?)],
         cache: RawTreeCache, writer: PackWriter?
     ) throws -> Rebuilt {
-        switch try prepare(id, prefix: prefix, updates: updates, cache: cache, writer: writer, hashed: false) {
+        try written(
+            try prepare(id, prefix: prefix, updates: updates, cache: cache, writer: writer, hashed: false), writer)
+    }
+
+    /// A prepared folder as rebuilt: its new bytes, if any, stored now.
+    private func written(_ prepared: Prepared, _ writer: PackWriter?) throws -> Rebuilt {
+        switch prepared {
         case .unchanged: return .unchanged
         case .empty: return .empty
         case .tree(let id): return .tree(id)
@@ -217,12 +223,7 @@ extension Repository {
         var rebuilt: [(name: Substring, rebuilt: Rebuilt)] = []
         for (index, name) in names.enumerated() {
             guard let outcome = prepared[index] else { throw RawTreeFallback() }
-            switch try outcome.get() {
-            case .unchanged: rebuilt.append((name, .unchanged))
-            case .empty: rebuilt.append((name, .empty))
-            case .tree(let id): rebuilt.append((name, .tree(id)))
-            case .new(let bytes, let id): rebuilt.append((name, .tree(try store(bytes, id: id, writer: writer))))
-            }
+            rebuilt.append((name, try written(try outcome.get(), writer)))
         }
         return rebuilt
     }
