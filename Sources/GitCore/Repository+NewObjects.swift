@@ -12,13 +12,14 @@ extension Repository {
     /// object, every folder above it differing from the parent's.)
     ///
     /// Nil for a tree that is not in canonical form (the caller then asks libgit2's packbuilder, which
-    /// has its own rules for such trees).
-    func newObjects(tip: ObjectID, excluding: [ObjectID]) throws(GitError) -> [(id: git_oid, type: git_object_t)]? {
+    /// has its own rules for such trees). The trees it reads stay in `cache`, for the caller to pack.
+    func newObjects(tip: ObjectID, excluding: [ObjectID], cache: RawTreeCache = RawTreeCache()) throws(GitError)
+        -> [(id: git_oid, type: git_object_t)]?
+    {
         let walk = try revisionWalk(from: tip, hiding: excluding)
         defer { git_revwalk_free(walk) }
         var objects: [(id: git_oid, type: git_object_t)] = []
         var seen = NewObjectsSeen()
-        let cache = RawTreeCache()
         var next = git_oid()
         while true {
             let result = git_revwalk_next(&next, walk)
