@@ -38,14 +38,12 @@ public enum CardID {
     /// (wrong folder, fan-out, extension or id).
     public static func id(fromPath path: String) -> String? {
         // In place, byte by byte (a merge of 2,000 changed cards asks this of every changed path):
-        // `cards/` + two characters + `/` + a 36-byte id + `.json`, the two characters the id's first two.
+        // `cards/` + two characters + `/` + the file name.
         var path = path
         return path.withUTF8 { bytes -> String? in
-            guard bytes.count == 50, bytes[8] == UInt8(ascii: "/"), bytes[6] == bytes[9], bytes[7] == bytes[10],
-                bytes.prefix(6).elementsEqual("cards/".utf8), bytes.suffix(5).elementsEqual(".json".utf8)
+            guard bytes.count == 50, bytes[8] == UInt8(ascii: "/"), bytes.prefix(6).elementsEqual("cards/".utf8)
             else { return nil }
-            let id = String(decoding: UnsafeBufferPointer(rebasing: bytes[9..<45]), as: UTF8.self)
-            return isValid(id) ? id : nil
+            return id(folderBytes: bytes[6..<8], nameBytes: bytes[9...])
         }
     }
 
@@ -53,10 +51,15 @@ public enum CardID {
     /// `id(fromPath: "cards/<folder>/<fileName>")` without building and splitting the path, for
     /// reading every card of a deck.
     public static func id(folder: String, fileName: String) -> String? {
-        let name = fileName.utf8
-        guard name.count == 41, name.dropFirst(36).elementsEqual(".json".utf8) else { return nil }
-        let id = String(decoding: name.prefix(36), as: UTF8.self)
-        guard isValid(id), folder.utf8.elementsEqual(id.utf8.prefix(2)) else { return nil }
+        id(folderBytes: folder.utf8, nameBytes: fileName.utf8)
+    }
+
+    /// The id a card file name (`<id>.json`) holds when it lies in the folder named by the id's first
+    /// two characters; `nil` otherwise.
+    private static func id(folderBytes: some Collection<UInt8>, nameBytes: some Collection<UInt8>) -> String? {
+        guard nameBytes.count == 41, nameBytes.dropFirst(36).elementsEqual(".json".utf8) else { return nil }
+        let id = String(decoding: nameBytes.prefix(36), as: UTF8.self)
+        guard isValid(id), folderBytes.elementsEqual(id.utf8.prefix(2)) else { return nil }
         return id
     }
 
