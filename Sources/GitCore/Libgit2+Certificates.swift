@@ -8,9 +8,9 @@ import Glibc
 /// OpenSSL's error strings and algorithm tables). libgit2 has no switch for either, so its two
 /// set-up functions reach wrappers of ours (the linker's `--wrap`, set in Package.swift: libgit2's
 /// calls reach `__wrap_…`, and `__real_…` is libgit2's own): while deferred they do nothing, and
-/// `runDeferredNetworkSetUp` runs the real ones before the first connection (`Repository.fetch`,
-/// `push` and `clone` call it themselves; a fetch or push with a repository on this machine needs
-/// neither).
+/// `runDeferredNetworkSetUp` runs the real ones before the first connection (from
+/// `RemoteCallbackState`, made by every fetch, push and clone that connects; a fetch or push with a
+/// repository on this machine needs neither).
 extension Libgit2 {
     nonisolated(unsafe) static var networkSetUpDeferred = false
     /// The TLS and SSH set-ups skipped during init, to run before the first connection.

@@ -17,7 +17,10 @@ final class RemoteCallbackState {
     /// Refs the server refused in a push, with its reason.
     var rejected: [(reference: String, status: String)] = []
 
+    /// Made just before libgit2 connects: runs the network set-up a process may have deferred
+    /// (`Libgit2.deferNetworkSetUp`), so every fetch, push and clone over a connection has it.
     init(settings: RemoteSettings, url: String) {
+        Libgit2.runDeferredNetworkSetUp()
         self.settings = settings
         self.url = RemoteURL(url)
     }

@@ -24,8 +24,6 @@ extension Repository {
         {
             return fetched
         }
-        // A connection: the network set-up a process may have deferred.
-        Libgit2.runDeferredNetworkSetUp()
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "git_fetch_options_init")
@@ -59,7 +57,6 @@ extension Repository {
             try pushLocal(path: local.path, url: url, refspecs: refspecs)
             return
         }
-        Libgit2.runDeferredNetworkSetUp()
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "git_push_options_init")

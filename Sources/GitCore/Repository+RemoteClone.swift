@@ -8,7 +8,6 @@ extension Repository {
         throws(GitError) -> Repository
     {
         Libgit2.ensureInitialized()
-        Libgit2.runDeferredNetworkSetUp()
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_clone_options()
         try check(git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "git_clone_options_init")
