@@ -288,9 +288,14 @@ private final class MappedPack {
             var high = Int(MappedPack.bigEndian32(index, at: fanout + first * 4))
             guard low <= high, high <= objectCount else { return nil }
             let names = fanout + 256 * 4
+            // The first 8 bytes as one big-endian number: they settle almost every step, and a memcmp
+            // call per step was most of a lookup (a merge looks up thousands of objects, pack by pack).
+            let keyHead = keyBase.loadUnaligned(as: UInt64.self).bigEndian
             while low < high {
                 let middle = (low + high) / 2
-                let order = memcmp(base + names + middle * 20, keyBase, 20)
+                let name = base + names + middle * 20
+                let head = name.loadUnaligned(as: UInt64.self).bigEndian
+                let order = head != keyHead ? (head < keyHead ? -1 : 1) : memcmp(name, keyBase, 20)
                 if order == 0 {
                     let crc = MappedPack.bigEndian32(index, at: names + objectCount * 20 + middle * 4)
                     return entryOffset(middle).map { ($0, crc) }

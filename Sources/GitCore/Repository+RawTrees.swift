@@ -53,13 +53,18 @@ extension Repository {
     /// checksum does (written wrong, not damaged since) is used as it reads instead of refused; it
     /// still has to parse as a canonical tree. Damage on disk fails the checksum, and then libgit2's
     /// own read reports it.
-    func rawTree(_ id: ObjectID, cache: RawTreeCache?) throws(RawTreeFallback) -> RawTree {
+    ///
+    /// `sibling`: another version of the same folder, whose entries a parse may take where the bytes
+    /// are alike (`RawTree(canonical:owner:like:)`).
+    func rawTree(_ id: ObjectID, cache: RawTreeCache?, like sibling: RawTree? = nil) throws(RawTreeFallback)
+        -> RawTree
+    {
         if let known = cache?.trees[id] { return known }
         // libgit2 knows the empty tree without storing it.
         if id == Repository.emptyTreeID { return RawTree.empty }
         let parsed: RawTree?
         if let view = cache?.reader(for: self).readTree(id) {
-            parsed = RawTree(canonical: view.bytes, owner: view.owner)
+            parsed = RawTree(canonical: view.bytes, owner: view.owner, like: sibling)
         } else {
             parsed = readRawObject(id, type: GIT_OBJECT_TREE).flatMap { RawTree(canonical: $0) }
         }
@@ -140,15 +145,22 @@ extension Repository {
         // (loose, a delta) through a handle of its own, opened only then.
         let own = UncheckedSendable((repository: self, cache: cache))
         let packs = UncheckedSendable(cache.reader(for: self).sibling())
+        // The versions of one folder come one after another (the walk lists each folder's base, ours,
+        // theirs): each tree is parsed like the one before it (`RawTree(canonical:owner:like:)`).
         DispatchQueue.concurrentPerform(iterations: 2) { half in
             if half == 0 {
-                for id in mine { _ = try? own.value.repository.rawTree(id, cache: own.value.cache) }
+                var previous: RawTree? = first
+                for id in mine {
+                    previous = try? own.value.repository.rawTree(id, cache: own.value.cache, like: previous)
+                }
                 return
             }
             var repository: Repository?
             var trees: [(ObjectID, RawTree)] = []
             for id in other {
-                if let view = packs.value.readTree(id), let tree = RawTree(canonical: view.bytes, owner: view.owner) {
+                if let view = packs.value.readTree(id),
+                    let tree = RawTree(canonical: view.bytes, owner: view.owner, like: trees.last?.1)
+                {
                     trees.append((id, tree))
                     continue
                 }

@@ -27,7 +27,7 @@ extension Repository {
                 trees.append(RawTree.empty)
                 continue
             }
-            trees.append(try rawTree(id, cache: cache))
+            trees.append(try rawTree(id, cache: cache, like: trees.last))
             cache.remember(id, at: prefix)
         }
         let items = differingKeys(trees, comparing: pair, prefix: prefix)
@@ -56,8 +56,10 @@ extension Repository {
         // Reused for every key: no allocation per equal entry.
         var present = [Bool](repeating: false, count: trees.count)
         while true {
-            if allSame(trees, positions, ends) {
-                for index in positions.indices { positions[index] += 1 }
+            // A run of keys unchanged everywhere (most of a changed folder) is stepped over whole.
+            let alike = RawTree.alikeEntries(trees, from: positions, before: ends)
+            if alike > 0 {
+                for index in positions.indices { positions[index] += alike }
                 continue
             }
             // The smallest key under any cursor, in git's order.
@@ -101,18 +103,5 @@ extension Repository {
                 items.append(.leaf(TreeWalkChange(path: prefix + name, entries: entries)))
             }
         }
-    }
-
-    /// Whether every cursor is on an entry and all those entries are the same bytes (the common
-    /// case inside a changed folder: one key, unchanged everywhere).
-    private func allSame(_ trees: [RawTree], _ positions: [Int], _ ends: [Int]) -> Bool {
-        guard positions[0] < ends[0] else { return false }
-        let first = trees[0].entries[positions[0]]
-        for index in trees.indices.dropFirst() {
-            guard positions[index] < ends[index],
-                RawTree.same(trees[0], first, trees[index], trees[index].entries[positions[index]])
-            else { return false }
-        }
-        return true
     }
 }

@@ -1,0 +1,189 @@
+import Foundation
+@testable import GitCore
+import TestSupport
+import Testing
+
+/// The shortcuts of `RawTree` against the plain way on random tree bytes: a tree parsed like a
+/// sibling (another version of the folder) against one parsed entry by entry, including versions
+/// that are damaged or not canonical; the common start and end of two byte strings against a byte
+/// loop; the run of alike entries of a walk against an entry-by-entry count. Seeded; the seed is in
+/// every failure message (`RAW_TREE_SEEDS=N` for more).
+@Suite("Raw tree parsing: the shortcuts give what the plain way gives")
+struct RawTreeParseTests {
+    static let seeds: [UInt64] = {
+        let count = ProcessInfo.processInfo.environment["RAW_TREE_SEEDS"].flatMap(Int.init) ?? 40
+        return (0..<UInt64(count)).map { 9_100 + $0 }
+    }()
+
+    /// One entry to write: its mode as spelled, its name and its id.
+    typealias Spelled = (mode: String, name: String, id: [UInt8])
+
+    /// A random canonical folder: card-like names (some sharing long starts), a few subfolders.
+    static func randomEntries(using random: inout SplitMix64) -> [Spelled] {
+        let count = Int.random(in: 0...120, using: &random)
+        var names = Set<String>()
+        while names.count < count {
+            let stem = String(UInt64.random(in: 0..<UInt64(1 << 16), using: &random), radix: 16)
+            let shared = Int.random(in: 0..<3, using: &random) == 0 ? "0000aaaa-" : ""
+            names.insert(shared + stem + (Int.random(in: 0..<8, using: &random) == 0 ? "" : ".json"))
+        }
+        let entries = names.map { name -> Spelled in
+            let isFolder = !name.hasSuffix(".json")
+            let id = (0..<20).map { _ in UInt8.random(in: 0...255, using: &random) }
+            return (isFolder ? "40000" : "100644", name, id)
+        }
+        return entries.sorted { sortKey($0).lexicographicallyPrecedes(sortKey($1)) }
+    }
+
+    /// git's order: a folder's name as if it ended with "/".
+    static func sortKey(_ entry: Spelled) -> [UInt8] {
+        Array(entry.name.utf8) + (entry.mode == "40000" ? [UInt8(ascii: "/")] : [])
+    }
+
+    static func bytes(_ entries: [Spelled]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for entry in entries { bytes += Array("\(entry.mode) \(entry.name)".utf8) + [0] + entry.id }
+        return bytes
+    }
+
+    /// Another version of `entries`: a few entries edited, added or removed (still canonical), or
+    /// made non-canonical (out of order, a name twice, an odd mode), or damaged bytes.
+    static func otherVersion(of entries: [Spelled], using random: inout SplitMix64) -> [UInt8] {
+        var changed = entries
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let position = changed.isEmpty ? 0 : Int.random(in: 0..<changed.count, using: &random)
+            switch Int.random(in: 0..<9, using: &random) {
+            case 0, 1, 2:
+                if !changed.isEmpty { changed[position].id[Int.random(in: 0..<20, using: &random)] ^= 0x5A }
+            case 3:
+                if !changed.isEmpty { changed.remove(at: position) }
+            case 4:
+                let name = String(UInt64.random(in: 0..<UInt64(1 << 20), using: &random), radix: 16) + ".json"
+                let id = (0..<20).map { _ in UInt8.random(in: 0...255, using: &random) }
+                if !changed.contains(where: { $0.name == name }) {
+                    changed.append(("100644", name, id))
+                    changed.sort { sortKey($0).lexicographicallyPrecedes(sortKey($1)) }
+                }
+            case 5:
+                if position + 1 < changed.count { changed.swapAt(position, position + 1) }
+            case 6:
+                if !changed.isEmpty { changed.insert(changed[position], at: position) }
+            case 7:
+                if !changed.isEmpty { changed[position].mode = "100664" }
+            default:
+                if !changed.isEmpty { changed[position].mode = "100755" }
+            }
+        }
+        var result = bytes(changed)
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0 where !result.isEmpty:
+            result[Int.random(in: 0..<result.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+        case 1 where !result.isEmpty:
+            result.removeLast(Int.random(in: 1...min(30, result.count), using: &random))
+        default: break
+        }
+        return result
+    }
+
+    /// Each entry's offsets and mode, to compare two parses.
+    static func layout(_ tree: RawTree?) -> [[Int]]? {
+        tree.map { $0.entries.map { [$0.start, $0.nameStart, $0.nameEnd, Int($0.mode)] } }
+    }
+
+    @Test(
+        "a tree parsed like a sibling version has the entries a full parse finds, or fails as it does",
+        arguments: seeds)
+    func parseLikeSibling(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        for round in 0..<30 {
+            let entries = Self.randomEntries(using: &random)
+            guard let sibling = RawTree(canonical: Self.bytes(entries)) else {
+                Issue.record("seed \(seed), round \(round): a canonical tree did not parse")
+                continue
+            }
+            let version = OwnedBytes(Self.otherVersion(of: entries, using: &random))
+            let buffer = UnsafeBufferPointer(version.bytes)
+            let plain = RawTree(canonical: buffer, owner: version)
+            let like = RawTree(canonical: buffer, owner: version, like: sibling)
+            let likeCount = Self.layout(like)?.count ?? -1
+            let plainCount = Self.layout(plain)?.count ?? -1
+            #expect(
+                Self.layout(like) == Self.layout(plain),
+                "seed \(seed), round \(round): parsed like its sibling \(likeCount) entries, in full \(plainCount)")
+        }
+    }
+
+    @Test("the common start and end of two byte strings, as a byte loop finds them", arguments: seeds)
+    func commonStartAndEnd(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        for round in 0..<200 {
+            let left = (0..<Int.random(in: 0...90, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) }
+            var right = left
+            if Int.random(in: 0..<2, using: &random) == 0 && !right.isEmpty {
+                right[Int.random(in: 0..<right.count, using: &random)] ^= 1
+            }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                right.insert(7, at: Int.random(in: 0...right.count, using: &random))
+            }
+            let limit = Int.random(in: 0...100, using: &random)
+            var prefix = 0
+            while prefix < min(limit, left.count, right.count) && left[prefix] == right[prefix] { prefix += 1 }
+            var suffix = 0
+            while suffix < min(limit, left.count, right.count)
+                && left[left.count - 1 - suffix] == right[right.count - 1 - suffix]
+            {
+                suffix += 1
+            }
+            left.withUnsafeBytes { a in
+                right.withUnsafeBytes { b in
+                    #expect(RawTree.commonPrefix(a, b, limit: limit) == prefix, "seed \(seed), round \(round): start")
+                    #expect(RawTree.commonSuffix(a, b, limit: limit) == suffix, "seed \(seed), round \(round): end")
+                }
+            }
+        }
+    }
+
+    @Test("the run of entries alike in every tree, as counted entry by entry", arguments: seeds)
+    func alikeRuns(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        for round in 0..<30 {
+            let entries = Self.randomEntries(using: &random)
+            var trees: [RawTree] = []
+            for version in 0..<Int.random(in: 2...3, using: &random) {
+                var changed = entries
+                if version > 0 {
+                    for _ in 0..<Int.random(in: 0...3, using: &random) where !changed.isEmpty {
+                        let position = Int.random(in: 0..<changed.count, using: &random)
+                        if Int.random(in: 0..<2, using: &random) == 0 {
+                            changed[position].id[0] ^= 1
+                        } else {
+                            changed.remove(at: position)
+                        }
+                    }
+                }
+                guard let tree = RawTree(canonical: Self.bytes(changed)) else { return }
+                trees.append(tree)
+            }
+            // From every pair of positions the entries agree at, and from random ones.
+            for _ in 0..<20 {
+                let positions = trees.map { Int.random(in: 0...$0.entries.count, using: &random) }
+                let ends = trees.indices.map { index in
+                    Int.random(in: positions[index]...trees[index].entries.count, using: &random)
+                }
+                var expected = 0
+                while trees.indices.allSatisfy({ positions[$0] + expected < ends[$0] }),
+                    trees.indices.dropFirst().allSatisfy({ index in
+                        RawTree.same(
+                            trees[0], trees[0].entries[positions[0] + expected], trees[index],
+                            trees[index].entries[positions[index] + expected])
+                    })
+                {
+                    expected += 1
+                }
+                #expect(
+                    RawTree.alikeEntries(trees, from: positions, before: ends) == expected,
+                    "seed \(seed), round \(round): positions \(positions), ends \(ends)")
+            }
+        }
+    }
+}
