@@ -68,6 +68,14 @@ struct PackFile {
         entries.append((id, crc, offset))
     }
 
+    /// Appends an entry of another pack as it lies there (type-and-size header and zlib stream), with
+    /// the CRC-32 its index records for those bytes: what `git repack` does with an object it can
+    /// reuse. Only for a whole object: a delta's base is named by where it lay in its own pack.
+    mutating func appendEntry(id: git_oid, packed: UnsafeRawBufferPointer, crc: UInt32) {
+        entries.append((id, crc, pack.count))
+        pack.append(contentsOf: packed)
+    }
+
     /// Appends `data` as the zlib stream level 0 makes (header, stored blocks of at most 65,535
     /// bytes, Adler-32), written here: zlib's `compress2` set up a whole deflate state per object
     /// (~270 KB allocated and its pages faulted in), ~70 µs an object, most of packing a merge's

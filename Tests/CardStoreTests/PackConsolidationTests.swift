@@ -1,3 +1,5 @@
+import Foundation
+import TestSupport
 import Testing
 
 @testable import GitCore
@@ -50,5 +52,87 @@ struct PackConsolidationTests {
                 running += next
             }
         }
+    }
+}
+
+/// Combining packs on disk: objects copied as they lie (deltas read whole), every object kept with
+/// its content, and a damaged entry stopping the combination with every old pack still there.
+@Suite("Pack consolidation on disk")
+struct PackConsolidationDiskTests {
+    /// The path of a bare repository with a pack per commit, written by git (deltas among similar files).
+    static func manyPacks(_ scratch: StoreScratch, commits: Int) throws -> String {
+        let work = scratch.path("work")
+        let bare = scratch.path("repo.git")
+        try scratch.git(["init", "-q", "-b", "main", work], in: scratch.root)
+        for commit in 0..<commits {
+            // Two similar versions of a long file a commit: git stores one as a delta of the other.
+            let lines = (0..<300).map { "line \($0) of commit \(commit / 2)" }.joined(separator: "\n")
+            try (lines + "\nend \(commit)\n").write(toFile: work + "/long.txt", atomically: true, encoding: .utf8)
+            try (lines + "\nother \(commit)\n").write(toFile: work + "/copy.txt", atomically: true, encoding: .utf8)
+            try "small \(commit)\n".write(toFile: work + "/small-\(commit).txt", atomically: true, encoding: .utf8)
+            try scratch.git(["add", "-A"], in: work)
+            try scratch.git(
+                ["-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "c\(commit)"], in: work)
+            try scratch.git(["repack", "-q", "-d"], in: work)
+        }
+        try scratch.git(["clone", "-q", "--bare", "--no-local", work, bare], in: scratch.root)
+        // The clone has one pack: give it the work tree's many instead.
+        let packs = bare + "/objects/pack"
+        for name in try FileManager.default.contentsOfDirectory(atPath: packs) {
+            try FileManager.default.removeItem(atPath: packs + "/" + name)
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: work + "/.git/objects/pack") {
+            try FileManager.default.copyItem(atPath: work + "/.git/objects/pack/" + name, toPath: packs + "/" + name)
+        }
+        return bare
+    }
+
+    static func packCount(_ repository: String) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: repository + "/objects/pack").filter {
+            $0.hasSuffix(".pack")
+        }
+        .count
+    }
+
+    @Test("combined packs hold every object with the same content, git fsck finds nothing wrong")
+    func combinedKeepsEverything() throws {
+        let scratch = try StoreScratch()
+        let bare = try Self.manyPacks(scratch, commits: 12)
+        let before = try Self.packCount(bare)
+        let listing = ["cat-file", "--batch-all-objects", "--batch-check"]
+        let objectsBefore = try scratch.git(listing, in: bare)
+        #expect(objectsBefore.split(separator: "\n").count > 40)
+        let repository = try Repository.open(at: bare)
+        let combined = try PackConsolidation.consolidate(repository, limit: 4)
+        #expect(combined >= 2, "nothing combined of \(before) packs")
+        #expect(try Self.packCount(bare) == before - combined + 1)
+        // Every object's content checked against its id.
+        #expect(try RawTreeTests.fsckStatus(bare) == 0, "git fsck --strict found damage")
+        #expect(try scratch.git(listing, in: bare) == objectsBefore, "objects lost, added or changed in size")
+    }
+
+    @Test("an entry whose bytes fail its CRC: nothing combined, every old pack still there")
+    func damagedEntryStops() throws {
+        let scratch = try StoreScratch()
+        let bare = try Self.manyPacks(scratch, commits: 8)
+        let folder = bare + "/objects/pack"
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pack") }
+            .sorted()
+        // The smallest pack (one that gets combined): a byte in the middle of its objects flipped.
+        let sizes = try names.map { name in
+            (name, (try FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? Int) ?? 0)
+        }
+        let victim = try #require(sizes.min { $0.1 < $1.1 }).0
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + victim)))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/" + victim)
+        bytes[12 + (bytes.count - 32) / 2] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + victim))
+        let repository = try Repository.open(at: bare)
+        #expect(throws: GitError.self) { try PackConsolidation.consolidate(repository, limit: 4) }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pack") }.sorted()
+        #expect(left == names, "packs were removed or added after a failed combination")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasPrefix("tmp_") },
+            "a temporary file was left")
     }
 }

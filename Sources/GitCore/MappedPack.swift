@@ -1,0 +1,137 @@
+import CGit2
+import Glibc
+
+/// One pack and its version-2 index, mapped read-only.
+final class MappedPack {
+    let index: UnsafeRawBufferPointer
+    let pack: UnsafeRawBufferPointer
+    let objectCount: Int
+
+    /// Nil when either file is missing or unreadable (or empty); an index that is not version 2, or too
+    /// short for the object count it states, or a file that is not a pack, lists nothing
+    /// (`objectCount` 0).
+    init?(index indexPath: String, pack packPath: String) {
+        guard let index = MappedPack.map(indexPath) else { return nil }
+        guard let pack = MappedPack.map(packPath) else {
+            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+            return nil
+        }
+        self.index = index
+        self.pack = pack
+        let header = 8 + 256 * 4
+        var valid = index.count >= header + 40 && pack.count >= 32
+        if valid {
+            valid =
+                index[0] == 0xFF && index[1] == 0x74 && index[2] == 0x4F && index[3] == 0x63
+                && MappedPack.bigEndian32(index, at: 4) == 2
+                && pack[0] == 0x50 && pack[1] == 0x41 && pack[2] == 0x43 && pack[3] == 0x4B
+        }
+        let count = valid ? Int(MappedPack.bigEndian32(index, at: header - 4)) : 0
+        // Names, CRCs and 32-bit offsets, then the two checksums (the 64-bit offsets checked on use).
+        if valid && index.count < header + count * 28 + 40 { valid = false }
+        objectCount = valid ? count : 0
+    }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+        munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+    }
+
+    /// The offset in the pack of object `id` and the CRC-32 the index records for its packed bytes,
+    /// or nil when the index does not list it.
+    func offset(of id: git_oid) -> (offset: Int, crc: UInt32)? {
+        guard objectCount > 0, let base = index.baseAddress else { return nil }
+        var key = id
+        return withUnsafeBytes(of: &key.id) { raw -> (offset: Int, crc: UInt32)? in
+            guard let keyBase = raw.baseAddress else { return nil }
+            let first = Int(raw[0])
+            let fanout = 8
+            var low = first == 0 ? 0 : Int(MappedPack.bigEndian32(index, at: fanout + (first - 1) * 4))
+            var high = Int(MappedPack.bigEndian32(index, at: fanout + first * 4))
+            guard low <= high, high <= objectCount else { return nil }
+            let names = fanout + 256 * 4
+            // The first 8 bytes as one big-endian number: they settle almost every step, and a memcmp
+            // call per step was most of a lookup (a merge looks up thousands of objects, pack by pack).
+            let keyHead = keyBase.loadUnaligned(as: UInt64.self).bigEndian
+            while low < high {
+                let middle = (low + high) / 2
+                let name = base + names + middle * 20
+                let head = name.loadUnaligned(as: UInt64.self).bigEndian
+                let order = head != keyHead ? (head < keyHead ? -1 : 1) : memcmp(name, keyBase, 20)
+                if order == 0 {
+                    let crc = MappedPack.bigEndian32(index, at: names + objectCount * 20 + middle * 4)
+                    return entryOffset(middle).map { ($0, crc) }
+                }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+    }
+
+    private func entryOffset(_ position: Int) -> Int? {
+        let offsets = 8 + 256 * 4 + objectCount * 24
+        let small = MappedPack.bigEndian32(index, at: offsets + position * 4)
+        guard small & 0x8000_0000 != 0 else { return Int(small) }
+        let large = offsets + objectCount * 4 + Int(small & 0x7FFF_FFFF) * 8
+        guard large + 8 <= index.count - 40 else { return nil }
+        let value =
+            UInt64(MappedPack.bigEndian32(index, at: large)) << 32
+            | UInt64(MappedPack.bigEndian32(index, at: large + 4))
+        return value < UInt64(pack.count) ? Int(value) : nil
+    }
+
+    /// Every object the index lists, in the index's order (by id): its id, where its entry starts in
+    /// the pack and where it ends (the next entry's start, or the pack's checksum), and the CRC-32 the
+    /// index records for the entry's bytes. Nil when an offset is out of the pack or two entries
+    /// start at the same place (a damaged index).
+    func listedEntries() -> [(id: git_oid, start: Int, end: Int, crc: UInt32)]? {
+        guard objectCount > 0 else { return [] }
+        let names = 8 + 256 * 4
+        var starts: [Int] = []
+        starts.reserveCapacity(objectCount)
+        for position in 0..<objectCount {
+            guard let start = entryOffset(position), start >= 12, start < pack.count - 20 else { return nil }
+            starts.append(start)
+        }
+        // An entry ends where the next one in the pack begins.
+        let sorted = starts.sorted()
+        for index in sorted.indices.dropFirst() where sorted[index] == sorted[index - 1] { return nil }
+        var listed: [(id: git_oid, start: Int, end: Int, crc: UInt32)] = []
+        listed.reserveCapacity(objectCount)
+        for position in 0..<objectCount {
+            var id = git_oid()
+            withUnsafeMutableBytes(of: &id.id) { raw in
+                raw.copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: index[names + position * 20..<names + position * 20 + 20]))
+            }
+            let start = starts[position]
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] <= start { low = middle + 1 } else { high = middle }
+            }
+            let end = low < sorted.count ? sorted[low] : pack.count - 20
+            let crc = MappedPack.bigEndian32(index, at: names + objectCount * 20 + position * 4)
+            listed.append((id, start, end, crc))
+        }
+        return listed
+    }
+
+    private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
+    }
+
+    /// The whole file at `path`, mapped read-only (private: a pack is never written in place).
+    private static func map(_ path: String) -> UnsafeRawBufferPointer? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else { return nil }
+        let size = Int(status.st_size)
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return nil }
+        return UnsafeRawBufferPointer(start: mapped, count: size)
+    }
+}
