@@ -173,55 +173,72 @@ final class Bench {
         }
         // The whole `cards` process on each deck and git's commands on the twin, taking turns run by
         // run: this VM's fsync latency drifts from minute to minute, and a ratio is only fair when both
-        // sides were measured in the same minutes.
+        // sides were measured in the same minutes. Each timed run follows an untimed one of the same
+        // kind on the same deck (as hyperfine's `--warmup`), ours and git's alike: taking turns, a run
+        // otherwise started with the caches full of the previous command's pages (a `--bare` commit
+        // at 100,000 cards: ~5.3 ms after another, ~5.8 ms after a working-tree one).
         var processSamples = [[[ProcessRun]]](repeating: [[], [], []], count: decks.count)
         var gitSamples: [[Double]] = [[], [], []]
         var ids = [[String]](repeating: [], count: decks.count)
+        var spareIDs = [[String]](repeating: [], count: decks.count)
         var gitPaths: [String] = []
-        for index in 0..<repeats {
-            for (position, (_, path)) in decks.enumerated() {
-                let result = cards(
-                    ["--deck", path, "add", "--title", "Process \(index)", "--url", "https://example.com/p\(index)"],
-                    capture: true)
-                processSamples[position][0].append(result.run)
-                ids[position].append(String(result.output.prefix(36)))
-            }
+        var spareGitPaths: [String] = []
+        func addCard(_ path: String, _ title: String, _ url: String) -> (run: ProcessRun, id: String) {
+            let result = cards(["--deck", path, "add", "--title", title, "--url", url], capture: true)
+            return (result.run, String(result.output.prefix(36)))
+        }
+        func gitAdd() -> String {
             let card = newCard("Git")
             let gitPath = CardID.path(for: card.id)
-            gitPaths.append(gitPath)
-            gitSamples[0].append(
-                Measure.time {
-                    try? FileSystem.writeAtomically(card.encoded(), to: "\(twin)/\(gitPath)", durable: false)
-                    git(twin, ["add", gitPath])
-                    git(twin, ["commit", "-q", "-m", "Add card"])
-                })
+            try? FileSystem.writeAtomically(card.encoded(), to: "\(twin)/\(gitPath)", durable: false)
+            git(twin, ["add", gitPath])
+            git(twin, ["commit", "-q", "-m", "Add card"])
+            return gitPath
+        }
+        func gitEdit(_ gitPath: String) {
+            var bytes = (try? FileSystem.read("\(twin)/\(gitPath)")) ?? []
+            bytes.insert(contentsOf: Array("{\"edited\": true, ".utf8), at: 0)
+            bytes.remove(at: 17)  // the array's own "{"
+            try? FileSystem.writeAtomically(bytes, to: "\(twin)/\(gitPath)", durable: false)
+            git(twin, ["add", gitPath])
+            git(twin, ["commit", "-q", "-m", "Edit card"])
+        }
+        func gitDelete(_ gitPath: String) {
+            git(twin, ["rm", "-q", gitPath])
+            git(twin, ["commit", "-q", "-m", "Delete card"])
         }
         for index in 0..<repeats {
             for (position, (_, path)) in decks.enumerated() {
+                spareIDs[position].append(addCard(path, "Spare \(index)", "https://example.com/s\(index)").id)
+                let added = addCard(path, "Process \(index)", "https://example.com/p\(index)")
+                processSamples[position][0].append(added.run)
+                ids[position].append(added.id)
+            }
+            spareGitPaths.append(gitAdd())
+            var gitPath = ""
+            gitSamples[0].append(Measure.time { gitPath = gitAdd() })
+            gitPaths.append(gitPath)
+        }
+        for index in 0..<repeats {
+            for (position, (_, path)) in decks.enumerated() {
+                if cards(["--deck", path, "edit", spareIDs[position][index], "--title", "Warm"]).run.status != 0 {
+                    fail("cards edit (warm-up) failed on \(path)")
+                }
                 processSamples[position][1].append(
                     cards(["--deck", path, "edit", ids[position][index], "--title", "Edited"]).run)
             }
-            let gitPath = gitPaths[index]
-            gitSamples[1].append(
-                Measure.time {
-                    var bytes = (try? FileSystem.read("\(twin)/\(gitPath)")) ?? []
-                    bytes.insert(contentsOf: Array("{\"edited\": true, ".utf8), at: 0)
-                    bytes.remove(at: 17)  // the array's own "{"
-                    try? FileSystem.writeAtomically(bytes, to: "\(twin)/\(gitPath)", durable: false)
-                    git(twin, ["add", gitPath])
-                    git(twin, ["commit", "-q", "-m", "Edit card"])
-                })
+            gitEdit(spareGitPaths[index])
+            gitSamples[1].append(Measure.time { gitEdit(gitPaths[index]) })
         }
         for index in 0..<repeats {
             for (position, (_, path)) in decks.enumerated() {
+                if cards(["--deck", path, "delete", spareIDs[position][index]]).run.status != 0 {
+                    fail("cards delete (warm-up) failed on \(path)")
+                }
                 processSamples[position][2].append(cards(["--deck", path, "delete", ids[position][index]]).run)
             }
-            let gitPath = gitPaths[index]
-            gitSamples[2].append(
-                Measure.time {
-                    git(twin, ["rm", "-q", gitPath])
-                    git(twin, ["commit", "-q", "-m", "Delete card"])
-                })
+            gitDelete(spareGitPaths[index])
+            gitSamples[2].append(Measure.time { gitDelete(gitPaths[index]) })
         }
         for (position, (label, path)) in decks.enumerated() {
             // One more of each through /usr/bin/time for the process's own peak memory (not timed).
