@@ -1,30 +1,31 @@
 import CGit2
 import Glibc
 
-/// One pack and its version-2 index, mapped read-only.
+/// One pack and its version-2 index, mapped read-only: the index when opened, the pack on first use.
+///
+/// A one-card commit looks up three trees among a deck's up to 17 packs; mapping every pack (a 31 MB
+/// import among them) and unmapping it again cost more than the lookups. Mapping on first use
+/// changes the object: a reader shared between threads has every pack mapped first (`mapAll`).
 final class MappedPack {
     let index: UnsafeRawBufferPointer
-    let pack: UnsafeRawBufferPointer
     let objectCount: Int
+    private let packPath: String
+    /// Nil until first use; then the mapping, or nil when the pack could not be mapped (gone since,
+    /// unreadable, not a pack).
+    private var packMapping: UnsafeRawBufferPointer??
 
-    /// Nil when either file is missing or unreadable (or empty); an index that is not version 2, or too
-    /// short for the object count it states, or a file that is not a pack, lists nothing
-    /// (`objectCount` 0).
+    /// Nil when the index is missing or unreadable (or empty); an index that is not version 2, or too
+    /// short for the object count it states, lists nothing (`objectCount` 0).
     init?(index indexPath: String, pack packPath: String) {
         guard let index = MappedPack.map(indexPath) else { return nil }
-        guard let pack = MappedPack.map(packPath) else {
-            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
-            return nil
-        }
         self.index = index
-        self.pack = pack
+        self.packPath = packPath
         let header = 8 + 256 * 4
-        var valid = index.count >= header + 40 && pack.count >= 32
+        var valid = index.count >= header + 40
         if valid {
             valid =
                 index[0] == 0xFF && index[1] == 0x74 && index[2] == 0x4F && index[3] == 0x63
                 && MappedPack.bigEndian32(index, at: 4) == 2
-                && pack[0] == 0x50 && pack[1] == 0x41 && pack[2] == 0x43 && pack[3] == 0x4B
         }
         let count = valid ? Int(MappedPack.bigEndian32(index, at: header - 4)) : 0
         // Names, CRCs and 32-bit offsets, then the two checksums (the 64-bit offsets checked on use).
@@ -34,7 +35,24 @@ final class MappedPack {
 
     deinit {
         munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
-        munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+        if case .some(.some(let pack)) = packMapping {
+            munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+        }
+    }
+
+    /// The pack's bytes, mapped on first use; nil when the file cannot be mapped or is not a pack
+    /// (its "PACK" signature, and room for a header and a checksum).
+    var pack: UnsafeRawBufferPointer? {
+        if let packMapping { return packMapping }
+        var mapped = MappedPack.map(packPath)
+        if let pack = mapped,
+            pack.count < 32 || pack[0] != 0x50 || pack[1] != 0x41 || pack[2] != 0x43 || pack[3] != 0x4B
+        {
+            munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+            mapped = nil
+        }
+        packMapping = .some(mapped)
+        return mapped
     }
 
     /// The offset in the pack of object `id` and the CRC-32 the index records for its packed bytes,
@@ -77,15 +95,17 @@ final class MappedPack {
         let value =
             UInt64(MappedPack.bigEndian32(index, at: large)) << 32
             | UInt64(MappedPack.bigEndian32(index, at: large + 4))
+        guard let pack else { return nil }
         return value < UInt64(pack.count) ? Int(value) : nil
     }
 
     /// Every object the index lists, in the index's order (by id): its id, where its entry starts in
     /// the pack and where it ends (the next entry's start, or the pack's checksum), and the CRC-32 the
-    /// index records for the entry's bytes. Nil when an offset is out of the pack or two entries
-    /// start at the same place (a damaged index).
+    /// index records for the entry's bytes. Nil when the pack cannot be mapped, an offset is out of
+    /// it, or two entries start at the same place (a damaged index).
     func listedEntries() -> [(id: git_oid, start: Int, end: Int, crc: UInt32)]? {
         guard objectCount > 0 else { return [] }
+        guard let pack else { return nil }
         let names = 8 + 256 * 4
         var starts: [Int] = []
         starts.reserveCapacity(objectCount)

@@ -157,7 +157,8 @@ public enum PackConsolidation {
         let total = unique.reduce(0) { $0 + $1.end - $1.start }
         var pack = PackFile(expectedBytes: total, objects: unique.count)
         for entry in unique {
-            let packed = UnsafeRawBufferPointer(rebasing: entry.pack.pack[entry.start..<entry.end])
+            guard let bytes = entry.pack.pack else { return nil }
+            let packed = UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.end])
             // Types 1–4 (commit, tree, blob, tag) are whole; 6 and 7 are deltas.
             let type = packed.first.map { ($0 >> 4) & 0x7 } ?? 0
             if (1...4).contains(type), let base = packed.baseAddress,

@@ -48,8 +48,12 @@ public final class PackReader {
         stream.deallocate()
     }
 
-    /// A reader over the same mappings, for another thread.
-    public func sibling() -> PackReader { PackReader(packs: packs, counting: nil) }
+    /// A reader over the same mappings, for another thread (every pack is mapped first).
+    public func sibling() -> PackReader {
+        // Mapped now, while one thread has them: mapping on first use changes the packs.
+        for pack in packs.all { _ = pack.pack }
+        return PackReader(packs: packs, counting: nil)
+    }
 
     /// How many packs are mapped.
     public var packCount: Int { packs.all.count }
@@ -73,7 +77,7 @@ public final class PackReader {
                 return
             }
             guard let base = buffer.baseAddress else { return }
-            let written = inflateInto(base, capacity: found.size, from: found.pack.pack, at: found.data, end: found.end)
+            let written = inflateInto(base, capacity: found.size, from: found.bytes, at: found.data, end: found.end)
             complete = written == found.size
             // Whatever was written is initialised; the array is dropped unless complete.
             initialized = complete ? found.size : 0
@@ -92,7 +96,7 @@ public final class PackReader {
     /// mapped pack, kept mapped by `owner`. Otherwise inflated into a buffer of its own; nil as `read`.
     func readTree(_ id: ObjectID) -> (bytes: UnsafeBufferPointer<UInt8>, owner: AnyObject)? {
         guard let found = locate(id, type: GIT_OBJECT_TREE, limit: PackReader.maximumObjectSize) else { return nil }
-        let data = found.pack.pack
+        let data = found.bytes
         // One final stored block: BFINAL 1, BTYPE 00 (then padding to the byte), LEN and its complement.
         if found.size > 0, found.end - found.data >= 5 + found.size, data[found.data] == 0x01,
             Int(data[found.data + 1]) | Int(data[found.data + 2]) << 8 == found.size,
@@ -135,6 +139,8 @@ public final class PackReader {
     /// and its size.
     private struct Located {
         var pack: MappedPack
+        /// The pack's mapped bytes.
+        var bytes: UnsafeRawBufferPointer
         var offset: Int
         var crc: UInt32
         var data: Int
@@ -150,7 +156,7 @@ public final class PackReader {
     private func header(in pack: MappedPack, at offset: Int, crc: UInt32, type: git_object_t, limit: Int)
         -> Located?
     {
-        let data = pack.pack
+        guard let data = pack.pack else { return nil }
         // The last 20 bytes are the pack's checksum, no object's.
         let end = data.count - 20
         guard offset >= 12, offset < end else { return nil }
@@ -186,7 +192,7 @@ public final class PackReader {
         } else if inflateReset(stream) != Z_OK {
             return nil
         }
-        return Located(pack: pack, offset: offset, crc: crc, data: position, end: end, size: size)
+        return Located(pack: pack, bytes: data, offset: offset, crc: crc, data: position, end: end, size: size)
     }
 
     /// Whether the packed entry of `found`, up to the end of its zlib stream (`dataLength` bytes of
@@ -194,7 +200,7 @@ public final class PackReader {
     /// stands in for zlib's own, which a raw inflate (and a tree used in place) skips.
     private func entryIsIntact(_ found: Located, dataLength: Int) -> Bool {
         let length = found.data - found.offset + dataLength + 4
-        guard dataLength >= 0, found.offset + length <= found.end, let base = found.pack.pack.baseAddress else {
+        guard dataLength >= 0, found.offset + length <= found.end, let base = found.bytes.baseAddress else {
             return false
         }
         let start = (base + found.offset).assumingMemoryBound(to: UInt8.self)
@@ -205,7 +211,7 @@ public final class PackReader {
     private func isEmptyStream(_ found: Located) -> Bool {
         var sink: UInt8 = 0
         return found.size == 0
-            && inflateInto(&sink, capacity: 0, from: found.pack.pack, at: found.data, end: found.end) == 0
+            && inflateInto(&sink, capacity: 0, from: found.bytes, at: found.data, end: found.end) == 0
             && entryIsIntact(found, dataLength: Int(stream.pointee.total_in))
     }
 
