@@ -1,16 +1,49 @@
 import CGit2
 
 /// A git object id (SHA-1), copied out of libgit2 so it can be kept and compared freely.
+///
+/// Held inline as three numbers, most significant byte first (so that their order is the bytes'
+/// order), not in an array: a merge at 100,000 cards makes, copies, hashes and sorts thousands of
+/// ids, and an array's allocation and reference count came with each.
 public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// The 20 raw bytes.
-    public let bytes: [UInt8]
+    /// Bytes 0–7, 8–15 and 16–19 of the id, read big-endian.
+    private let first: UInt64
+    private let second: UInt64
+    private let third: UInt32
 
     /// The all-zero id, which git uses for "nothing".
     public static let zero = ObjectID(bytes: [UInt8](repeating: 0, count: 20))
 
-    /// Wraps 20 raw bytes.
+    /// Wraps 20 raw bytes (fewer are padded with zeros, more are cut to 20).
     public init(bytes: [UInt8]) {
-        self.bytes = bytes
+        // Laid out as the three numbers are: 8 + 8 + 4 bytes, in that order.
+        var words: (UInt64, UInt64, UInt32) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { raw in raw.copyBytes(from: bytes.prefix(20)) }
+        first = UInt64(bigEndian: words.0)
+        second = UInt64(bigEndian: words.1)
+        third = UInt32(bigEndian: words.2)
+    }
+
+    /// Reads the 20 bytes at `pointer`.
+    init(pointer: UnsafeRawPointer) {
+        first = UInt64(bigEndian: pointer.loadUnaligned(as: UInt64.self))
+        second = UInt64(bigEndian: pointer.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        third = UInt32(bigEndian: pointer.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+    }
+
+    /// The 20 raw bytes.
+    public var bytes: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 20) { buffer, count in
+            if let base = buffer.baseAddress { store(to: UnsafeMutableRawPointer(base)) }
+            count = 20
+        }
+    }
+
+    /// Writes the 20 bytes at `pointer`.
+    func store(to pointer: UnsafeMutableRawPointer) {
+        pointer.storeBytes(of: first.bigEndian, as: UInt64.self)
+        pointer.storeBytes(of: second.bigEndian, toByteOffset: 8, as: UInt64.self)
+        pointer.storeBytes(of: third.bigEndian, toByteOffset: 16, as: UInt32.self)
     }
 
     /// Parses 40 hex digits; nil for anything else.
@@ -25,12 +58,12 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
             result.append(high << 4 | low)
             index += 2
         }
-        bytes = result
+        self.init(bytes: result)
     }
 
     init(_ oid: git_oid) {
         var copy = oid
-        bytes = withUnsafeBytes(of: &copy.id) { Array($0) }
+        self = withUnsafeBytes(of: &copy.id) { raw in raw.baseAddress.map(ObjectID.init(pointer:)) ?? ObjectID.zero }
     }
 
     init(_ pointer: UnsafePointer<git_oid>) {
@@ -40,7 +73,7 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     var raw: git_oid {
         var oid = git_oid()
         withUnsafeMutableBytes(of: &oid.id) { buffer in
-            for (index, byte) in bytes.enumerated() where index < buffer.count { buffer[index] = byte }
+            if let base = buffer.baseAddress, buffer.count >= 20 { store(to: base) }
         }
         return oid
     }
@@ -64,11 +97,11 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     public var description: String { hex }
 
     /// Whether this is the all-zero id.
-    public var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
+    public var isZero: Bool { first == 0 && second == 0 && third == 0 }
 
     /// Orders ids by their bytes, like git does.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+        (lhs.first, lhs.second, lhs.third) < (rhs.first, rhs.second, rhs.third)
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {

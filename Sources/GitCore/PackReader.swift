@@ -62,8 +62,21 @@ public final class PackReader {
     /// and hashes to `id`; nil otherwise.
     public func readBlob(_ id: ObjectID, limit: Int) -> [UInt8]? {
         let bytes = read(id, type: GIT_OBJECT_BLOB, limit: limit)
-        if bytes != nil { counting?.blobsRead += 1 }
+        if bytes != nil {
+            blobsRead += 1
+            counting?.blobsRead += 1
+        }
         return bytes
+    }
+
+    /// The blobs this reader has read.
+    public private(set) var blobsRead = 0
+
+    /// Counts the blobs `sibling` read (on another thread, where no repository may be touched) as
+    /// read through this reader.
+    public func count(blobsReadBy sibling: PackReader) {
+        blobsRead += sibling.blobsRead
+        counting?.blobsRead += sibling.blobsRead
     }
 
     /// The content of object `id` if it is stored whole in a mapped pack, is of `type` and at most

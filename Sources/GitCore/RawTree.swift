@@ -348,7 +348,8 @@ struct RawTree: @unchecked Sendable {
 
     /// The entry's id.
     func id(_ entry: Entry) -> ObjectID {
-        ObjectID(bytes: Array(bytes[entry.idStart..<entry.end]))
+        // `RawTree(canonical:)` checked that every entry's 20 bytes lie within the tree.
+        bytes.baseAddress.map { ObjectID(pointer: $0 + entry.idStart) } ?? ObjectID.zero
     }
 
     /// The entry as a `TreeEntry` value (what libgit2 reports for a canonical entry).
