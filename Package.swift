@@ -5,9 +5,9 @@ import PackageDescription
 /// -dev packages it depends on): loading libgit2.so and its 16 shared libraries and binding their
 /// symbols took ~2.5 ms of every `cards` start (a one-card op is ~10 ms). GSSAPI (the Kerberos
 /// `Negotiate` HTTP authentication; Debian ships no static archive for it) is loaded on first use by
-/// CLazyGSSAPI, and libssh2 (with the OpenSSL libcrypto it brings) by CLazySSH2: linked in, its data's
-/// ~16,600 relocations were applied at every start. Order matters: each archive before the archives
-/// it uses.
+/// CLazyGSSAPI, and libssh2 (with the bulk of OpenSSL's libcrypto it brings) by CLazySSH2: linked in,
+/// its data's ~16,600 relocations were applied at every start. Of libcrypto only the SHA-1 that
+/// GitCore calls is linked in. Order matters: each archive before the archives it uses.
 let staticLibgit2 = LinkerSetting.unsafeFlags(
     [
         "--push-state", "-Bstatic", "-lgit2", "-lmbedtls", "-lmbedx509", "-lmbedcrypto", "-lhttp_parser",

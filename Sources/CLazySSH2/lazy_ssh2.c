@@ -1,14 +1,16 @@
 /*
  * The libssh2 functions libgit2's SSH transport calls, loading the system's libssh2.so.1 only when
- * one is first called (a connection to an ssh:// remote).
+ * an SSH session is first made (a connection to an ssh:// remote).
  *
  * Linked in statically, libssh2 brings OpenSSL's libcrypto with it: ~16,600 relocations on ~85
  * pages of data that every start of `cards` applied and faulted in, ~0.3 ms of a one-card command
  * that takes a few, for a transport most commands never touch. So libgit2's references resolve to
- * these definitions, which dlopen the library (and, through it, libcrypto) on first use and forward;
- * without it, each fails as libssh2 fails (an error code, or NULL), and libgit2 reports that SSH
- * could not be set up. Parameters as in libssh2.h (1.10): its structs and callbacks are passed
- * through as opaque pointers, which the x86-64 and AArch64 calling conventions pass alike.
+ * these definitions, which dlopen the library (and, through it, libcrypto) on first use and forward.
+ * libgit2 calls libssh2_init when it sets up its transports, before any connection (over HTTPS too):
+ * that call is only noted, and made on the library once it is loaded. Without the library each
+ * function fails as libssh2 fails (an error code, or NULL), and GitCore names what is missing.
+ * Parameters as in libssh2.h (1.10): its structs and callbacks are passed through as opaque
+ * pointers, which the x86-64 and AArch64 calling conventions pass alike.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -22,13 +24,32 @@
 static void *library;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
+/* libssh2_init as libgit2 asked for it, made on the library once loaded; under `init_lock`. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int init_requested;
+static int init_flags;
+static int initialised;
+
 static void load(void) {
     library = dlopen("libssh2.so.1", RTLD_NOW | RTLD_LOCAL);
 }
 
+/* The real libssh2_init, with the flags libgit2 gave, once the library is loaded and was asked for. */
+static void initialise_if_requested(void) {
+    pthread_mutex_lock(&init_lock);
+    if (library != NULL && init_requested && !initialised) {
+        int (*init)(int) = (int (*)(int))dlsym(library, "libssh2_init");
+        if (init != NULL && init(init_flags) == 0) initialised = 1;
+    }
+    pthread_mutex_unlock(&init_lock);
+}
+
+/* A function of the library, loading it (and making the initialisation libgit2 asked for) first. */
 static void *symbol(const char *name) {
     pthread_once(&load_once, load);
-    return library ? dlsym(library, name) : NULL;
+    if (library == NULL) return NULL;
+    initialise_if_requested();
+    return dlsym(library, name);
 }
 
 int cards_ssh2_available(void) {
@@ -54,7 +75,7 @@ int cards_ssh2_missing_functions(void) {
     if (!cards_ssh2_available()) return -1;
     int missing = 0;
     for (size_t index = 0; index < sizeof forwarded / sizeof forwarded[0]; index++) {
-        if (symbol(forwarded[index]) == NULL) missing++;
+        if (dlsym(library, forwarded[index]) == NULL) missing++;
     }
     return missing;
 }
@@ -81,8 +102,26 @@ typedef void (*callback)(void);
         if (function != NULL) function arguments;                 \
     }
 
-FORWARD(int, libssh2_init, (int flags), (flags), CARDS_SSH2_FAILURE)
-FORWARD_VOID(libssh2_exit, (void), ())
+/* Noted, not made: see the top of this file. */
+__attribute__((visibility("hidden"))) int libssh2_init(int flags) {
+    pthread_mutex_lock(&init_lock);
+    init_requested = 1;
+    init_flags = flags;
+    pthread_mutex_unlock(&init_lock);
+    return 0;
+}
+
+/* Only a library that was loaded and initialised has anything to end. */
+__attribute__((visibility("hidden"))) void libssh2_exit(void) {
+    pthread_mutex_lock(&init_lock);
+    if (initialised) {
+        void (*end)(void) = (void (*)(void))dlsym(library, "libssh2_exit");
+        if (end != NULL) end();
+        initialised = 0;
+    }
+    init_requested = 0;
+    pthread_mutex_unlock(&init_lock);
+}
 
 FORWARD(void *, libssh2_session_init_ex, (callback my_alloc, callback my_free, callback my_realloc, void *abstract),
         (my_alloc, my_free, my_realloc, abstract), NULL)

@@ -38,8 +38,9 @@ extension Deck {
         var decoded = [Version?](repeating: nil, count: unique.count)
         blobs.withUnsafeMutableBufferPointer { blobSlots in
             decoded.withUnsafeMutableBufferPointer { versionSlots in
-                // Each half writes only its own range of the buffers, and uses only its own reader (no
-                // repository); `concurrentPerform` returns after both.
+                // Each half writes only its own range of the buffers and uses only its own reader; the
+                // first reader counts its blobs in the deck's repository, which no other thread touches
+                // meanwhile (this one waits in `concurrentPerform` until both halves are done).
                 let shared = UncheckedSendable((blobSlots, versionSlots, readers, unique))
                 DispatchQueue.concurrentPerform(iterations: halves) { half in
                     let (blobSlots, versionSlots, readers, keys) = shared.value

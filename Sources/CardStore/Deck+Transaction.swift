@@ -77,14 +77,13 @@ extension Deck {
             let packer = try packWriter(for: change)
             let objectsFlush = ObjectsFlush(durable: durable, files: packer == nil ? change.files.count : 0)
             defer { objectsFlush.restore() }
-            let writer = packer?.repository ?? repository
             var updates: [TreeUpdate] = []
             for file in change.files {
                 if let content = file.content {
                     let blob = try git("writing \(file.path)") { () throws(GitError) in
                         if let stored = change.storedBlobs[file.path] { return stored }
                         if let packer { return try packer.writeBlob(content) }
-                        return try writer.writeBlob(content)
+                        return try repository.writeBlob(content)
                     }
                     updates.append(TreeUpdate(path: file.path, blob: blob))
                 } else {
@@ -95,19 +94,19 @@ extension Deck {
             // through libgit2's object database, each would first be looked for in every pack on disk.
             let tree = try git("building the new tree") { () throws(GitError) in
                 if let packer {
-                    return try writer.splicedTree(
+                    return try repository.splicedTree(
                         base: snapshot.tree, updates: updates, cache: change.trees ?? RawTreeCache(), writer: packer)
                 }
-                return try writer.updatedTree(base: snapshot.tree, updates: updates)
+                return try repository.updatedTree(base: snapshot.tree, updates: updates)
             }
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
             let commit = try git("writing the commit") { () throws(GitError) in
                 guard let packer else {
-                    return try writer.createCommit(
+                    return try repository.createCommit(
                         tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed)
                 }
                 return try packer.writeCommit(
-                    writer.commitBytes(
+                    Repository.commitBytes(
                         tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed))
             }
             if let packer {

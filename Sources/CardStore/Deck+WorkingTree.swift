@@ -12,7 +12,7 @@ extension Deck {
     func packWriter(for change: DeckChange) throws(StoreError) -> PackWriter? {
         guard change.packable else { return nil }
         return try git("opening the object database for a pack") { () throws(GitError) in
-            try PackWriter(gitDirectory: gitDirectory)
+            try PackWriter(for: repository)
         }
     }
 

@@ -5,9 +5,13 @@ import Glibc
 ///
 /// A one-card commit looks up three trees among a deck's up to 17 packs; mapping every pack (a 31 MB
 /// import among them) and unmapping it again cost more than the lookups. Mapping on first use
-/// changes the object: a reader shared between threads has every pack mapped first (`mapAll`).
+/// changes the object: a reader shared between threads has every pack mapped first
+/// (`PackReader.sibling()`).
 final class MappedPack {
     let index: UnsafeRawBufferPointer
+    /// Whether the index reads as a version-2 one long enough for its object count.
+    let isValidIndex: Bool
+    /// The objects the index lists (0 when it is not valid).
     let objectCount: Int
     private let packPath: String
     /// Nil until first use; then the mapping, or nil when the pack could not be mapped (gone since,
@@ -30,6 +34,7 @@ final class MappedPack {
         let count = valid ? Int(MappedPack.bigEndian32(index, at: header - 4)) : 0
         // Names, CRCs and 32-bit offsets, then the two checksums (the 64-bit offsets checked on use).
         if valid && index.count < header + count * 28 + 40 { valid = false }
+        isValidIndex = valid
         objectCount = valid ? count : 0
     }
 
@@ -101,12 +106,22 @@ final class MappedPack {
 
     /// Every object the index lists, in the index's order (by id): its id, where its entry starts in
     /// the pack and where it ends (the next entry's start, or the pack's checksum), and the CRC-32 the
-    /// index records for the entry's bytes. Nil when the pack cannot be mapped, an offset is out of
-    /// it, or two entries start at the same place (a damaged index).
+    /// index records for the entry's bytes. Nil when the pack cannot be mapped, or the index is
+    /// damaged: its checksum, names out of order, an offset out of the pack, two entries at one place.
     func listedEntries() -> [(id: git_oid, start: Int, end: Int, crc: UInt32)]? {
         guard objectCount > 0 else { return [] }
         guard let pack else { return nil }
+        // The names are trusted from here on (an entry is copied under the id listed for it, and its
+        // CRC-32 covers only its bytes): the index must hash to its own checksum, names strictly
+        // ascending. A lookup (`offset(of:)`) needs neither: what it finds is checked against the id.
+        guard let base = index.baseAddress,
+            SHA1.digest(UnsafeRawBufferPointer(start: base, count: index.count - 20)).elementsEqual(index.suffix(20))
+        else { return nil }
         let names = 8 + 256 * 4
+        for position in 1..<objectCount {
+            let name = base + names + position * 20
+            if memcmp(name - 20, name, 20) >= 0 { return nil }
+        }
         var starts: [Int] = []
         starts.reserveCapacity(objectCount)
         for position in 0..<objectCount {

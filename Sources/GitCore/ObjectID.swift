@@ -14,11 +14,13 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The all-zero id, which git uses for "nothing".
     public static let zero = ObjectID(bytes: [UInt8](repeating: 0, count: 20))
 
-    /// Wraps 20 raw bytes (fewer are padded with zeros, more are cut to 20).
+    /// Wraps 20 raw bytes (any other count is a programming error: every id, digest and tree entry
+    /// has 20).
     public init(bytes: [UInt8]) {
+        precondition(bytes.count == 20, "an object id has 20 bytes, not \(bytes.count)")
         // Laid out as the three numbers are: 8 + 8 + 4 bytes, in that order.
         var words: (UInt64, UInt64, UInt32) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &words) { raw in raw.copyBytes(from: bytes.prefix(20)) }
+        withUnsafeMutableBytes(of: &words) { raw in raw.copyBytes(from: bytes) }
         first = UInt64(bigEndian: words.0)
         second = UInt64(bigEndian: words.1)
         third = UInt32(bigEndian: words.2)

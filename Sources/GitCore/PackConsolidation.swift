@@ -43,7 +43,7 @@ public enum PackConsolidation {
         // A pack whose index is not a version-2 one (or is damaged) is left as it is.
         var packs = names.compactMap { name -> Pack? in
             let base = "\(folder)/\(name)"
-            guard let mapped = MappedPack(index: base + ".idx", pack: base + ".pack"), mapped.objectCount > 0 else {
+            guard let mapped = MappedPack(index: base + ".idx", pack: base + ".pack"), mapped.isValidIndex else {
                 return nil
             }
             return Pack(base: base, mapped: mapped)
@@ -138,20 +138,7 @@ public enum PackConsolidation {
                     Listed(id: entry.id, pack: pack.mapped, start: entry.start, end: entry.end, crc: entry.crc))
             }
         }
-        entries.sort { lhs, rhs in
-            var left = lhs.id
-            var right = rhs.id
-            return git_oid_cmp(&left, &right) < 0
-        }
-        var unique: [Listed] = []
-        unique.reserveCapacity(entries.count)
-        for entry in entries {
-            if var last = unique.last?.id {
-                var current = entry.id
-                if git_oid_equal(&last, &current) != 0 { continue }
-            }
-            unique.append(entry)
-        }
+        let unique = PackFile.sortedUnique(entries, by: \.id)
         var odb: OpaquePointer?
         defer { if odb != nil { git_odb_free(odb) } }
         let total = unique.reduce(0) { $0 + $1.end - $1.start }

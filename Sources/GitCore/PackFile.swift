@@ -25,19 +25,25 @@ struct PackFile {
 
     /// `ids` sorted, each once (the objects of a pack).
     static func sortedUnique(_ ids: [git_oid]) -> [git_oid] {
-        let sorted = ids.sorted { lhs, rhs in
-            var left = lhs
-            var right = rhs
+        sortedUnique(ids, by: { $0 })
+    }
+
+    /// `items` sorted by their ids, one of each id kept.
+    static func sortedUnique<Item>(_ items: [Item], by id: (Item) -> git_oid) -> [Item] {
+        let sorted = items.sorted { lhs, rhs in
+            var left = id(lhs)
+            var right = id(rhs)
             return git_oid_cmp(&left, &right) < 0
         }
-        var unique: [git_oid] = []
+        var unique: [Item] = []
         unique.reserveCapacity(sorted.count)
-        for id in sorted {
-            if var last = unique.last {
-                var current = id
-                if git_oid_equal(&last, &current) != 0 { continue }
+        for item in sorted {
+            if let last = unique.last {
+                var previous = id(last)
+                var current = id(item)
+                if git_oid_equal(&previous, &current) != 0 { continue }
             }
-            unique.append(id)
+            unique.append(item)
         }
         return unique
     }

@@ -55,7 +55,7 @@ public final class PackReader {
         return PackReader(packs: packs, counting: nil)
     }
 
-    /// How many packs are mapped.
+    /// How many packs the reader has (their indexes mapped; a pack's data when first read).
     public var packCount: Int { packs.all.count }
 
     /// The content of blob `id` if it is stored whole in a mapped pack, at most `limit` bytes long,
@@ -72,10 +72,9 @@ public final class PackReader {
     /// The blobs this reader has read.
     public private(set) var blobsRead = 0
 
-    /// Counts the blobs `sibling` read (on another thread, where no repository may be touched) as
-    /// read through this reader.
+    /// Counts the blobs `sibling` read (on another thread, which no repository may count from) in
+    /// this reader's repository.
     public func count(blobsReadBy sibling: PackReader) {
-        blobsRead += sibling.blobsRead
         counting?.blobsRead += sibling.blobsRead
     }
 

@@ -3,33 +3,56 @@ import CGit2
 /// Writes the new objects of one commit (one card, a merge, an import of thousands of cards) as a
 /// single pack instead of one loose file (and, when durable, one fsync) per object.
 ///
-/// It opens a second handle on the repository whose object database has an in-memory backend in
-/// front: blobs, trees and the commit written through `repository` land in memory; `finish` packs
-/// the new ones into `objects/pack` (see `PackFile`: whole objects, pack and index flushed before
-/// they are named). The handle is then dropped, so no other write ever goes to memory.
+/// Blobs, trees and the commit are kept in an in-memory object store (libgit2's mempack) written
+/// directly; `finish` packs the new ones into `objects/pack` (see `PackFile`: whole objects, pack and
+/// index flushed before they are named). Only a tree libgit2 must build (`TreeSplice` gave way) goes
+/// through `repository`, a second handle on the repository whose object database has the in-memory
+/// store in front, opened on that first use: opening it read the configuration again and, for the
+/// commit's parent, every pack index (~0.3 ms of a one-card commit that never needed it).
 public final class PackWriter {
-    /// Write objects through this handle; they are kept in memory until `finish`.
-    public let repository: Repository
+    private let gitDirectory: String
+    private let packFolder: String
     private let backend: UnsafeMutablePointer<git_odb_backend>
+    /// The second handle, once opened; it owns the in-memory store from then on.
+    private var handle: Repository?
     /// The blobs written so far, to pack in `finish`.
     private var blobs: [git_oid] = []
     /// The trees written through `write(tree:)` (a splice), to pack in `finish` without a walk.
     private var splicedTrees: Set<ObjectID> = []
+    /// The root tree of each commit written through `writeCommit`, read from its first line.
+    private var commitTrees: [ObjectID: ObjectID] = [:]
 
-    /// Opens a second handle on the repository at `gitDirectory` with an in-memory object store in front.
-    public init(gitDirectory: String) throws(GitError) {
-        repository = try Repository.open(at: gitDirectory)
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, repository.pointer), "git_repository_odb")
-        defer { git_odb_free(odb) }
+    /// A writer for the objects of one commit to `repository` (its common folder holds the packs).
+    public init(for repository: Repository) throws(GitError) {
+        gitDirectory = repository.gitDirectory
+        packFolder = repository.commonDirectory + "objects/pack"
         var out: UnsafeMutablePointer<git_odb_backend>?
         try check(git_mempack_new(&out), "git_mempack_new")
         guard let out else {
             throw GitError(code: .other(-1), message: "no in-memory backend", function: "git_mempack_new")
         }
-        // The odb owns the backend once added, and frees it with the repository.
-        try check(git_odb_add_backend(odb, out, 1000), "git_odb_add_backend")
         backend = out
+    }
+
+    deinit {
+        // Until a handle's object database took it over, the store is this writer's to free.
+        if handle == nil { backend.pointee.free?(backend) }
+    }
+
+    /// A handle on the repository whose writes land in memory (opened on first use): for a tree that
+    /// libgit2 builds (`git_tree_create_updated`).
+    public var repository: Repository {
+        get throws(GitError) {
+            if let handle { return handle }
+            let opened = try Repository.open(at: gitDirectory)
+            var odb: OpaquePointer?
+            try check(git_repository_odb(&odb, opened.pointer), "git_repository_odb")
+            defer { git_odb_free(odb) }
+            // The odb owns the backend once added, and frees it with the repository.
+            try check(git_odb_add_backend(odb, backend, 1000), "git_odb_add_backend")
+            handle = opened
+            return opened
+        }
     }
 
     /// Writes a blob straight into the in-memory store. Going through the object database would, for
@@ -62,6 +85,12 @@ public final class PackWriter {
     public func writeCommit(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
         let id = bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_COMMIT) }
         try writeToMemory(bytes, type: GIT_OBJECT_COMMIT, id: id.raw)
+        // A commit starts "tree <40 hex digits>\n".
+        if bytes.count >= 46, bytes.starts(with: Array("tree ".utf8)),
+            let tree = ObjectID(hex: String(decoding: bytes[5..<45], as: UTF8.self))
+        {
+            commitTrees[id] = tree
+        }
         return id
     }
 
@@ -102,29 +131,31 @@ public final class PackWriter {
         defer {
             blobs.removeAll()
             splicedTrees.removeAll()
+            commitTrees.removeAll()
         }
         // Everything was stored already (the same merge made again): no empty pack.
         if unique.isEmpty { return }
         var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
         for id in unique { try appendFromMemory(id, to: &pack) }
         // The common folder: a linked worktree's git folder has no objects of its own.
-        try pack.install(in: repository.commonDirectory + "objects/pack", durable: durable)
+        try pack.install(in: packFolder, durable: durable)
     }
 
     /// The trees under `commit` that were written in memory: a tree already on disk, and everything
     /// under it, is not new.
     private func collectNewTrees(of commit: ObjectID, into ids: inout [git_oid]) throws(GitError) {
+        // A spliced root: every new tree under it was written through `write(tree:)` (a splice that
+        // fell back to libgit2 does not reach the root, so its trees are found by the walk below).
+        if let root = commitTrees[commit], splicedTrees.contains(root) {
+            ids += splicedTrees.map(\.raw)
+            return
+        }
+        let repository = try repository
         var raw = commit.raw
         var object: OpaquePointer?
         try check(git_commit_lookup(&object, repository.pointer, &raw), "git_commit_lookup")
         defer { git_commit_free(object) }
         guard let root = git_commit_tree_id(object)?.pointee else { return }
-        // A spliced root: every new tree under it was written through `write(tree:)` (a splice that
-        // fell back to libgit2 does not reach the root, so its trees are found by the walk below).
-        if splicedTrees.contains(ObjectID(root)) {
-            ids += splicedTrees.map(\.raw)
-            return
-        }
         var pending = [root]
         while var tree = pending.popLast() {
             guard let exists = backend.pointee.exists, exists(backend, &tree) != 0 else { continue }

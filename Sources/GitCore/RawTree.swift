@@ -71,35 +71,29 @@ struct RawTree: @unchecked Sendable {
         self.init(canonical: UnsafeBufferPointer(copy.bytes), owner: copy)
     }
 
-    /// How many entries at the start (`head`) and at the end (`tail`) are the same bytes in every tree
-    /// of `trees`, at the same place (from the end, for the tail): found by comparing the bytes whole
-    /// (memcmp), then counting the entries that lie within what is alike. Head and tail never overlap.
-    static func commonRuns(_ trees: [RawTree]) -> (head: Int, tail: Int) {
-        guard let first = trees.first, trees.count > 1 else { return (0, 0) }
-        var prefix = first.bytes.count
+    /// How many entries at the end are the same bytes in every tree of `trees`, at the same distance
+    /// from the end: found by comparing the bytes whole, then counting the entries that lie within
+    /// what is alike. (A walk steps over the alike entries at the start itself, `alikeEntries`.)
+    static func commonTail(_ trees: [RawTree]) -> Int {
+        guard let first = trees.first, trees.count > 1 else { return 0 }
         var suffix = first.bytes.count
         let left = UnsafeRawBufferPointer(first.bytes)
         for tree in trees.dropFirst() {
-            let right = UnsafeRawBufferPointer(tree.bytes)
-            prefix = min(prefix, commonPrefix(left, right, limit: prefix))
-            suffix = min(suffix, commonSuffix(left, right, limit: suffix))
+            suffix = min(suffix, commonSuffix(left, UnsafeRawBufferPointer(tree.bytes), limit: suffix))
         }
-        // Alike bytes from the start parse alike: every entry ending within them is in every tree.
-        var head = 0
-        while head < first.entries.count && first.entries[head].end <= prefix { head += 1 }
         // From the end, an entry counts when it starts at the same distance from the end in every tree.
         var tail = 0
-        while first.entries.count - head - tail > 0 {
+        while first.entries.count - tail > 0 {
             let distance = first.bytes.count - first.entries[first.entries.count - 1 - tail].start
             guard distance <= suffix else { break }
             let alike = trees.dropFirst().allSatisfy { tree in
-                tree.entries.count - head - tail > 0
+                tree.entries.count - tail > 0
                     && tree.bytes.count - tree.entries[tree.entries.count - 1 - tail].start == distance
             }
             guard alike else { break }
             tail += 1
         }
-        return (head, tail)
+        return tail
     }
 
     /// The length of the common start of `left` and `right`, at most `limit`: compared 8 bytes at a
@@ -324,14 +318,6 @@ struct RawTree: @unchecked Sendable {
             }
             return nil
         }
-    }
-
-    /// Whether two entries (of the same or different trees) are the same bytes: same mode, name and id.
-    static func same(_ left: RawTree, _ a: Entry, _ right: RawTree, _ b: Entry) -> Bool {
-        let count = a.end - a.nameStart
-        guard b.end - b.nameStart == count, a.mode == b.mode else { return false }
-        guard let x = left.bytes.baseAddress, let y = right.bytes.baseAddress else { return false }
-        return memcmp(x + a.nameStart, y + b.nameStart, count) == 0
     }
 
     /// Whether two entries point to the same object with the same kind (as the walk compares them).

@@ -1,4 +1,5 @@
 import CGit2
+import CLazySSH2
 import Glibc
 
 /// The payload every remote callback gets: settings, what was tried, and the first Swift error a
@@ -36,6 +37,14 @@ final class RemoteCallbackState {
         guard result < 0 else { return }
         let libgit2Error = GitError.last(result, function: function)
         if let error { throw error }
+        // libssh2 is loaded only when an SSH session is made (Sources/CLazySSH2): without it libgit2
+        // can only say the session failed.
+        if url?.transport == .ssh && cards_ssh2_available() == 0 {
+            throw GitError(
+                code: libgit2Error.code,
+                message: "SSH remotes need the system's libssh2 (libssh2.so.1), which could not be loaded: install "
+                    + "it (`sudo apt-get install libssh2-1`), then try again", function: function)
+        }
         throw libgit2Error
     }
 

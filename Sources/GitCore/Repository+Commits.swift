@@ -22,54 +22,47 @@ extension Repository {
             committer: Signature(committer))
     }
 
-    /// Writes a commit object without moving any reference (publish it with `updateReference`).
+    /// Writes a commit object without moving any reference (publish it with `updateReference`). The
+    /// tree and the parents must be stored already.
     public func createCommit(
         tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
     ) throws(GitError) -> ObjectID {
-        let bytes = try commitBytes(
+        let bytes = try Repository.commitBytes(
             tree: tree, parents: parents, message: message, author: author, committer: committer)
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
+        // What `git_commit_create` checks: a commit never names an object that is not there.
+        for (id, what) in [(tree, "tree")] + parents.map({ ($0, "parent") }) {
+            var oid = id.raw
+            guard git_odb_exists(odb, &oid) == 1 else {
+                throw GitError(
+                    code: .notFound, message: "the commit's \(what) \(id.short) is not stored",
+                    function: "createCommit")
+            }
+        }
         var out = git_oid()
         try check(git_odb_write(&out, odb, bytes, bytes.count, GIT_OBJECT_COMMIT), "git_odb_write")
         return ObjectID(out)
     }
 
-    /// The bytes of the commit `createCommit` would write (the same header and message), without
-    /// writing it: a `PackWriter` stores it in memory, so no object database write looks for it on
-    /// disk first (libgit2 1.5.1 opens every pack index and rescans `objects/pack` for a new object).
-    public func commitBytes(
+    /// The bytes of a commit object, as `git_commit_create_buffer` makes them with the "UTF-8"
+    /// encoding every commit of a deck names (tree, parents, author, committer, encoding, a blank line,
+    /// the message up to a NUL), made here without looking anything up: libgit2 looks the tree and
+    /// each parent up, which in a `PackWriter`'s second handle on the repository opened every pack
+    /// index again (`CommitBytesTests` checks the bytes against libgit2's on random signatures and
+    /// messages). Throws for a signature libgit2 refuses (`Signature.commitText`).
+    public static func commitBytes(
         tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
     ) throws(GitError) -> [UInt8] {
-        var treePointer: OpaquePointer?
-        var treeOID = tree.raw
-        try check(git_tree_lookup(&treePointer, pointer, &treeOID), "git_tree_lookup")
-        defer { git_tree_free(treePointer) }
-        var parentPointers: [OpaquePointer?] = []
-        defer { for parent in parentPointers { git_commit_free(parent) } }
-        for parent in parents {
-            var commit: OpaquePointer?
-            var oid = parent.raw
-            try check(git_commit_lookup(&commit, pointer, &oid), "git_commit_lookup")
-            parentPointers.append(commit)
-        }
-        var buffer = git_buf()
-        defer { git_buf_dispose(&buffer) }
-        try author.withRaw { (authorRaw) throws(GitError) in
-            try committer.withRaw { (committerRaw) throws(GitError) in
-                let result = parentPointers.withUnsafeMutableBufferPointer { parents in
-                    git_commit_create_buffer(
-                        &buffer, pointer, authorRaw, committerRaw, "UTF-8", message, treePointer, parents.count,
-                        parents.baseAddress)
-                }
-                try check(result, "git_commit_create_buffer")
-            }
-        }
-        guard let bytes = buffer.ptr else { return [] }
-        return bytes.withMemoryRebound(to: UInt8.self, capacity: buffer.size) {
-            Array(UnsafeBufferPointer(start: $0, count: buffer.size))
-        }
+        var bytes = Array("tree \(tree.hex)\n".utf8)
+        for parent in parents { bytes += Array("parent \(parent.hex)\n".utf8) }
+        bytes += Array("author ".utf8) + (try author.commitText()) + [UInt8(ascii: "\n")]
+        bytes += Array("committer ".utf8) + (try committer.commitText()) + [UInt8(ascii: "\n")]
+        bytes += Array("encoding UTF-8\n\n".utf8)
+        let text = Array(message.utf8)
+        bytes += text[..<(text.firstIndex(of: 0) ?? text.count)]
+        return bytes
     }
 
     /// The best common ancestor of two commits, or nil when their histories are unrelated.

@@ -11,13 +11,14 @@ public final class RawTreeCache {
     /// rebuilt folder equal to one of them is that tree, known without hashing or writing it.
     var versions: [String: [ObjectID]] = [:]
 
-    /// The packs, mapped on the first read through this cache (`PackReader`).
+    /// The reader of the packs, made on the first read through this cache (`PackReader`).
     private var packReader: PackReader?
 
     /// An empty cache.
     public init() {}
 
-    /// The reader of `repository`'s packs for this cache's operation, mapped on first use.
+    /// The reader of `repository`'s packs for this cache's operation, made on first use (each index
+    /// mapped then, each pack's data when an object is first found in it).
     public func reader(for repository: Repository) -> PackReader {
         if let packReader { return packReader }
         let reader = PackReader(objectsDirectory: repository.commonDirectory + "objects/", counting: repository)

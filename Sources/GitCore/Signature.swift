@@ -27,11 +27,49 @@ public struct Signature: Sendable, Hashable {
         offsetMinutes = raw.pointee.when.offset
     }
 
-    func withRaw<T>(_ body: (UnsafePointer<git_signature>) throws(GitError) -> T) throws(GitError) -> T {
-        var raw: UnsafeMutablePointer<git_signature>?
-        try check(git_signature_new(&raw, name, email, time, offsetMinutes), "git_signature_new")
-        defer { git_signature_free(raw) }
-        guard let raw else { throw GitError(code: .other(-1), message: "no signature", function: "git_signature_new") }
-        return try body(raw)
+    /// "name <email> time ±hhmm" as libgit2 writes a signature into a commit (`git_signature_new`, then
+    /// `git_signature__writebuf`): name and email cut at a NUL (where a C string ends), refused when
+    /// either holds an angle bracket, trimmed of what libgit2 calls crud at both ends (control
+    /// characters, space and `.,:;<>"\'`), refused when either is then empty; the time as an
+    /// unsigned 32-bit number.
+    func commitText() throws(GitError) -> [UInt8] {
+        let name = Signature.cString(name)
+        let email = Signature.cString(email)
+        let brackets: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">")]
+        if name.contains(where: brackets.contains) || email.contains(where: brackets.contains) {
+            throw GitError(
+                code: .other(-1), message: "Neither `name` nor `email` should contain angle brackets chars.",
+                function: "git_signature_new")
+        }
+        let trimmedName = Signature.trimmed(name)
+        let trimmedEmail = Signature.trimmed(email)
+        if trimmedName.isEmpty || trimmedEmail.isEmpty {
+            throw GitError(
+                code: .other(-1), message: "Signature cannot have an empty name or email", function: "git_signature_new"
+            )
+        }
+        let magnitude = Int(offsetMinutes.magnitude)
+        let hours = magnitude / 60
+        let minutes = magnitude % 60
+        let zone =
+            (offsetMinutes < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + "\(hours)" + (minutes < 10 ? "0" : "")
+            + "\(minutes)"
+        return trimmedName + Array(" <".utf8) + trimmedEmail
+            + Array("> \(UInt32(truncatingIfNeeded: time)) \(zone)".utf8)
+    }
+
+    /// The bytes of `text` up to its first NUL.
+    private static func cString(_ text: String) -> ArraySlice<UInt8> {
+        let bytes = Array(text.utf8)
+        return bytes[..<(bytes.firstIndex(of: 0) ?? bytes.count)]
+    }
+
+    /// `bytes` without libgit2's "crud" at either end.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        let crud: Set<UInt8> = Set(".,:;<>\"\\'".utf8)
+        func isCrud(_ byte: UInt8) -> Bool { byte <= 32 || crud.contains(byte) }
+        guard let first = bytes.firstIndex(where: { !isCrud($0) }), let last = bytes.lastIndex(where: { !isCrud($0) })
+        else { return [] }
+        return Array(bytes[first...last])
     }
 }

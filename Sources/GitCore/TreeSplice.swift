@@ -19,9 +19,11 @@ extension Repository {
         base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: PackWriter? = nil
     ) throws(GitError) -> ObjectID {
         if let id = try? splice(base: base, updates: updates, cache: cache, writer: writer) { return id }
-        // What the splice wrote before it gave way is no part of the tree libgit2 builds now.
-        writer?.forgetWrittenTrees()
-        return try updatedTree(base: base, updates: updates)
+        // What the splice wrote before it gave way is no part of the tree libgit2 builds now, through
+        // the writer's handle when there is one (so that its trees go to the pack).
+        guard let writer else { return try updatedTree(base: base, updates: updates) }
+        writer.forgetWrittenTrees()
+        return try (try writer.repository).updatedTree(base: base, updates: updates)
     }
 
     /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it.

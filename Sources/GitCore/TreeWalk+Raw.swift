@@ -48,11 +48,11 @@ extension Repository {
     /// The keys of one folder where the trees at `pair` differ, in git's order.
     private func differingKeys(_ trees: [RawTree], comparing pair: (Int, Int), prefix: String) -> [WalkItem] {
         var items: [WalkItem] = []
-        // The runs of entries every tree has alike at its start and at its end are not compared one by
-        // one: in a card folder of ~400 entries a merge changed one or two.
-        let runs = RawTree.commonRuns(trees)
-        var positions = [Int](repeating: runs.head, count: trees.count)
-        let ends = trees.map { $0.entries.count - runs.tail }
+        // The runs of entries every tree has alike (at its end here, anywhere else below) are not
+        // compared one by one: in a card folder of ~400 entries a merge changed one or two.
+        let tail = RawTree.commonTail(trees)
+        var positions = [Int](repeating: 0, count: trees.count)
+        let ends = trees.map { $0.entries.count - tail }
         // Reused for every key: no allocation per equal entry.
         var present = [Bool](repeating: false, count: trees.count)
         while true {

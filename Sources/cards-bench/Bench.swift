@@ -27,21 +27,15 @@ final class Bench {
     let onlyMerge: Bool
     /// Only the one-card rows (`--only ops`): the list, export, merge and sync rows are skipped.
     let onlyOps: Bool
-    /// Keep the decks (with --only merge: the --bare deck and its merge sides as branches).
-    let keep: Bool
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
-    init(
-        root: String, cardsBinary: String, repeats: Int, onlyMerge: Bool = false, onlyOps: Bool = false,
-        keep: Bool = false
-    ) {
+    init(root: String, cardsBinary: String, repeats: Int, onlyMerge: Bool = false, onlyOps: Bool = false) {
         self.root = root
         self.cardsBinary = cardsBinary
         self.repeats = repeats
         self.onlyMerge = onlyMerge
         self.onlyOps = onlyOps
-        self.keep = keep
     }
 
     func record(_ row: Row) {
@@ -187,8 +181,8 @@ final class Bench {
             let result = cards(["--deck", path, "add", "--title", title, "--url", url], capture: true)
             return (result.run, String(result.output.prefix(36)))
         }
-        func gitAdd() -> String {
-            let card = newCard("Git")
+        // The card made before the clock starts, as for ours (`cards add` gets it on its command line).
+        func gitAdd(_ card: Card) -> String {
             let gitPath = CardID.path(for: card.id)
             try? FileSystem.writeAtomically(card.encoded(), to: "\(twin)/\(gitPath)", durable: false)
             git(twin, ["add", gitPath])
@@ -214,9 +208,10 @@ final class Bench {
                 processSamples[position][0].append(added.run)
                 ids[position].append(added.id)
             }
-            spareGitPaths.append(gitAdd())
+            spareGitPaths.append(gitAdd(newCard("Git spare")))
+            let card = newCard("Git")
             var gitPath = ""
-            gitSamples[0].append(Measure.time { gitPath = gitAdd() })
+            gitSamples[0].append(Measure.time { gitPath = gitAdd(card) })
             gitPaths.append(gitPath)
         }
         for index in 0..<repeats {

@@ -73,7 +73,7 @@ print("machine: Linux \(kernel), \(cores) cores, \(memory) GB; \(gitVersion); li
 print("fsync on for both: cards default (CARDS_FSYNC unset), git -c core.fsync=all")
 
 let bench = Bench(
-    root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, onlyOps: onlyOps, keep: keep)
+    root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, onlyOps: onlyOps)
 let start = Measure.now()
 do {
     for size in sizes { try bench.run(size: size) }

@@ -187,3 +187,13 @@ struct RawTreeParseTests {
         }
     }
 }
+
+extension RawTree {
+    /// Whether two entries are the same bytes (mode, name and id): what `alikeEntries` counts.
+    static func same(_ left: RawTree, _ a: Entry, _ right: RawTree, _ b: Entry) -> Bool {
+        let count = a.end - a.nameStart
+        guard b.end - b.nameStart == count, a.mode == b.mode else { return false }
+        guard let x = left.bytes.baseAddress, let y = right.bytes.baseAddress else { return false }
+        return memcmp(x + a.nameStart, y + b.nameStart, count) == 0
+    }
+}
