@@ -17,8 +17,10 @@ public final class PackWriter {
     private var handle: Repository?
     /// The blobs written so far, to pack in `finish`.
     private var blobs: [git_oid] = []
-    /// The trees written through `write(tree:)` (a splice), to pack in `finish` without a walk.
-    private var splicedTrees: Set<ObjectID> = []
+    /// The trees written through `write(tree:)` (a splice), by id, to pack in `finish` without a walk.
+    /// Kept here, not in the in-memory store: a store's write and read each copy the bytes (a
+    /// 1000+1000 merge at 100,000 cards makes ~250 trees of ~27 KB), and libgit2 never reads them.
+    private var splicedTrees: [ObjectID: [UInt8]] = [:]
     /// The root tree of each commit written through `writeCommit`, read from its first line.
     private var commitTrees: [ObjectID: ObjectID] = [:]
 
@@ -65,17 +67,16 @@ public final class PackWriter {
         return ObjectID(oid)
     }
 
-    /// Writes a tree (its entries, no header) straight into the in-memory store, as `writeBlob` does
-    /// a blob, and remembers it: when the commit's root tree is one of these, `finish` packs them
-    /// without walking the new trees (a splice writes every new tree of the commit through here).
+    /// Keeps a tree (its entries, no header) for the pack: when the commit's root tree is one of these,
+    /// `finish` packs them without walking the new trees (a splice writes every new tree of the commit
+    /// through here, or gives way and has them forgotten).
     ///
     /// The id is `known` (hashed already, on the thread that made the bytes) or hashed here by
     /// `ObjectID.hardwareHash`: a merge makes ~250 new 27 KB card folders at 100,000 cards, and
     /// libgit2's collision-detecting SHA-1 took ~15 ms over them. `known` must be the bytes' tree id.
     func write(tree bytes: [UInt8], id known: ObjectID? = nil) throws(GitError) -> ObjectID {
         let id = known ?? bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_TREE) }
-        try writeToMemory(bytes, type: GIT_OBJECT_TREE, id: id.raw)
-        splicedTrees.insert(id)
+        splicedTrees[id] = bytes
         return id
     }
 
@@ -136,7 +137,13 @@ public final class PackWriter {
         // Everything was stored already (the same merge made again): no empty pack.
         if unique.isEmpty { return }
         var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
-        for id in unique { try appendFromMemory(id, to: &pack) }
+        for id in unique {
+            if let tree = splicedTrees[ObjectID(id)] {
+                tree.withUnsafeBytes { pack.append(id: id, type: GIT_OBJECT_TREE, data: $0) }
+            } else {
+                try appendFromMemory(id, to: &pack)
+            }
+        }
         // The common folder: a linked worktree's git folder has no objects of its own.
         try pack.install(in: packFolder, durable: durable)
     }
@@ -146,8 +153,8 @@ public final class PackWriter {
     private func collectNewTrees(of commit: ObjectID, into ids: inout [git_oid]) throws(GitError) {
         // A spliced root: every new tree under it was written through `write(tree:)` (a splice that
         // fell back to libgit2 does not reach the root, so its trees are found by the walk below).
-        if let root = commitTrees[commit], splicedTrees.contains(root) {
-            ids += splicedTrees.map(\.raw)
+        if let root = commitTrees[commit], splicedTrees[root] != nil {
+            ids += splicedTrees.keys.map(\.raw)
             return
         }
         let repository = try repository
@@ -176,6 +183,10 @@ public final class PackWriter {
         guard let readHeader = backend.pointee.read_header else { return 0 }
         var total = 0
         for id in ids {
+            if let tree = splicedTrees[ObjectID(id)] {
+                total += tree.count
+                continue
+            }
             var oid = id
             var length = 0
             var type = GIT_OBJECT_INVALID
