@@ -49,10 +49,28 @@ public enum PackConsolidation {
             return Pack(base: base, mapped: mapped)
         }
         packs.sort { ($0.objects, $0.base) < ($1.objects, $1.base) }
-        let count = combinedCount(packs.map(\.objects), limit: limit)
-        guard count >= 2 else { return 0 }
-        let chosen = Array(packs.prefix(count))
-        guard let combined = try write(chosen, from: repository, into: folder, holding: lock) else { return 0 }
+        // The chosen packs' objects, each listing read once. A pack whose listing fails its checks (a
+        // damaged index, a pack gone) is left as it is and the choice made again without it: being
+        // among the smallest, it would otherwise stop every consolidation after it.
+        var chosen: [Pack] = []
+        var listings: [[(id: git_oid, start: Int, end: Int, crc: UInt32)]] = []
+        while chosen.isEmpty {
+            let count = combinedCount(packs.map(\.objects), limit: limit)
+            guard count >= 2 else { return 0 }
+            listings = []
+            for pack in packs.prefix(count) {
+                guard let listed = pack.mapped.listedEntries() else { break }
+                listings.append(listed)
+            }
+            if listings.count == count {
+                chosen = Array(packs.prefix(count))
+            } else {
+                packs.remove(at: listings.count)
+            }
+        }
+        guard let combined = try write(chosen, listings, from: repository, into: folder, holding: lock) else {
+            return 0
+        }
         // The combined pack can have the very name of a chosen one (same objects, same bytes, left by
         // a consolidation killed before its removals): that one is the result, never removed.
         let old = chosen.filter { $0.base != combined }
@@ -64,7 +82,7 @@ public enum PackConsolidation {
             // The index first: a folder scan that no longer sees it never tries to open the pack.
             for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
         }
-        return count
+        return chosen.count
     }
 
     /// How many of the smallest packs (counts in ascending order) to combine: the fewest that leave
@@ -117,8 +135,8 @@ public enum PackConsolidation {
         var crc: UInt32
     }
 
-    /// Writes every object of `packs` once as one pack; returns its path without extension, or nil
-    /// when an index lists an entry outside its pack (nothing combined).
+    /// Writes every object of `packs` (as `listings`, each pack's `listedEntries`) once as one pack;
+    /// returns its path without extension, or nil when a pack can no longer be read (nothing combined).
     ///
     /// A whole object is copied as it lies in its pack, checked against the CRC-32 its index records
     /// (as `git repack` reuses objects): inflating, hashing and storing each one again through
@@ -126,13 +144,13 @@ public enum PackConsolidation {
     /// its place in its old pack) or an entry failing its check is read whole through libgit2, which
     /// resolves the delta or reports the damage (and then nothing is combined).
     private static func write(
-        _ packs: [Pack], from repository: Repository, into folder: String, holding lock: PackFolderLock
+        _ packs: [Pack], _ listings: [[(id: git_oid, start: Int, end: Int, crc: UInt32)]], from repository: Repository,
+        into folder: String, holding lock: PackFolderLock
     )
         throws(GitError) -> String?
     {
         var entries: [Listed] = []
-        for pack in packs {
-            guard let listed = pack.mapped.listedEntries() else { return nil }
+        for (pack, listed) in zip(packs, listings) {
             for entry in listed {
                 entries.append(
                     Listed(id: entry.id, pack: pack.mapped, start: entry.start, end: entry.end, crc: entry.crc))

@@ -32,12 +32,16 @@ extension Repository {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
-        // What `git_commit_create` checks: a commit never names an object that is not there.
-        for (id, what) in [(tree, "tree")] + parents.map({ ($0, "parent") }) {
+        // What `git_commit_create` checks: a commit names a stored tree and stored commits.
+        for (id, type, what) in [(tree, GIT_OBJECT_TREE, "tree")] + parents.map({ ($0, GIT_OBJECT_COMMIT, "parent") }) {
             var oid = id.raw
-            guard git_odb_exists(odb, &oid) == 1 else {
+            var length = 0
+            var stored = GIT_OBJECT_INVALID
+            guard git_odb_read_header(&length, &stored, odb, &oid) == 0, stored == type else {
+                git_error_clear()
                 throw GitError(
-                    code: .notFound, message: "the commit's \(what) \(id.short) is not stored",
+                    code: .notFound,
+                    message: "the commit's \(what) \(id.short) is not a stored \(what == "tree" ? "tree" : "commit")",
                     function: "createCommit")
             }
         }

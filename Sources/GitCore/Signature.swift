@@ -48,12 +48,11 @@ public struct Signature: Sendable, Hashable {
                 code: .other(-1), message: "Signature cannot have an empty name or email", function: "git_signature_new"
             )
         }
-        let magnitude = Int(offsetMinutes.magnitude)
-        let hours = magnitude / 60
-        let minutes = magnitude % 60
-        let zone =
-            (offsetMinutes < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + "\(hours)" + (minutes < 10 ? "0" : "")
-            + "\(minutes)"
+        // The offset's magnitude (libgit2's too, for the one offset whose negation overflows an Int32),
+        // hours and minutes each at least two digits.
+        let magnitude = offsetMinutes.magnitude
+        func twoDigits(_ value: UInt32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let zone = (offsetMinutes < 0 ? "-" : "+") + twoDigits(magnitude / 60) + twoDigits(magnitude % 60)
         return trimmedName + Array(" <".utf8) + trimmedEmail
             + Array("> \(UInt32(truncatingIfNeeded: time)) \(zone)".utf8)
     }

@@ -51,18 +51,25 @@ extension Repository {
         }
         guard !pending.isEmpty else {
             if let base { return base }
-            return try emptyTree()
+            return try emptyRoot(writer: writer)
         }
         let rebuilt = try rebuild(
             base, prefix: "", updates: pending[...].map { ($0.components[...], $0.blob) }, cache: cache, writer: writer)
         switch rebuilt {
         case .unchanged:
             if let base { return base }
-            return try emptyTree()
+            return try emptyRoot(writer: writer)
         case .tree(let id): return id
         // The root is written even when empty, as libgit2 does.
-        case .empty: return try emptyTree()
+        case .empty: return try emptyRoot(writer: writer)
         }
+    }
+
+    /// The empty tree as a commit's root: into the pack in the making when there is one (as every
+    /// other tree of the splice), else stored through the object database.
+    private func emptyRoot(writer: PackWriter?) throws(GitError) -> ObjectID {
+        guard let writer else { return try emptyTree() }
+        return try writer.write(tree: [], id: Repository.emptyTreeID)
     }
 
     private enum Rebuilt {

@@ -89,7 +89,7 @@ struct CommitBytesTests {
         var compared = 0
         var refused = 0
         for round in 0..<150 {
-            let zones: [Int32] = [0, 60, -60, 330, -210, 840, -720, 45, -1, 6_000]
+            let zones: [Int32] = [0, 60, -60, 330, -210, 840, -720, 45, -1, 6_000, Int32.min, Int32.max]
             let times: [Int64] = [0, 1, 1_700_000_000, -5, 4_294_967_296 + 7, Int64(Int32.max)]
             func signature() -> Signature {
                 Signature(
