@@ -3,12 +3,13 @@ import CGit2
 /// Writes the new objects of one commit (one card, a merge, an import of thousands of cards) as a
 /// single pack instead of one loose file (and, when durable, one fsync) per object.
 ///
-/// Blobs, trees and the commit are kept in an in-memory object store (libgit2's mempack) written
-/// directly; `finish` packs the new ones into `objects/pack` (see `PackFile`: whole objects, pack and
-/// index flushed before they are named). Only a tree libgit2 must build (`TreeSplice` gave way) goes
-/// through `repository`, a second handle on the repository whose object database has the in-memory
-/// store in front, opened on that first use: opening it read the configuration again and, for the
-/// commit's parent, every pack index (~0.3 ms of a one-card commit that never needed it).
+/// Blobs and the commit are kept in an in-memory object store (libgit2's mempack) written directly,
+/// the trees a splice makes as the arrays it made; `finish` packs the new ones into `objects/pack`
+/// (see `PackFile`: whole objects, pack and index flushed before they are named). Only a tree
+/// libgit2 must build (`TreeSplice` gave way) goes through `repository`, a second handle on the
+/// repository whose object database has the in-memory store in front, opened on that first use:
+/// opening it read the configuration again and, for the commit's parent, every pack index (~0.3 ms
+/// of a one-card commit that never needed it).
 public final class PackWriter {
     private let gitDirectory: String
     private let packFolder: String
