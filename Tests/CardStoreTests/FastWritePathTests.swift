@@ -53,6 +53,54 @@ struct FastWritePathTests {
         #expect(after.contains(CardID.path(for: cards[3].id)))
     }
 
+    @Test("a card folder in an old mode spelling (100664): the splice gives way, libgit2 builds the tree, all packed")
+    func oddModeFolderFallsBack() throws {
+        let scratch = try StoreScratch()
+        let directory = scratch.path("deck")
+        let deck = try Deck.create(at: directory, name: "Test", bare: true)
+        let cards = makeCards(40)
+        try deck.importCards(cards, source: "test")
+        // A tree written as given (git would not write 100664 itself); `replacing` one entry's id.
+        func literalTree(_ treeish: String, mode: (Int) -> String? = { _ in nil }, replacing: (String, String)? = nil)
+            throws -> String
+        {
+            var raw: [UInt8] = []
+            let lines = try scratch.git(["ls-tree", treeish], in: directory).split(separator: "\n")
+            for (index, line) in lines.enumerated() {
+                let parts = line.split(separator: "\t")
+                let fields = parts[0].split(separator: " ")
+                let name = String(parts[1])
+                let id = replacing.flatMap { $0.0 == name ? $0.1 : nil } ?? String(fields[2])
+                let spelled = mode(index) ?? (fields[0] == "040000" ? "40000" : String(fields[0]))
+                raw += Array("\(spelled) \(name)".utf8) + [0] + (try #require(ObjectID(hex: id))).bytes
+            }
+            let file = scratch.path("tree-\(UUID().uuidString)")
+            try Data(raw).write(to: URL(fileURLWithPath: file))
+            return try scratch.git(["hash-object", "-t", "tree", "--literally", "-w", file], in: directory)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let target = cards[0]
+        let components = CardID.path(for: target.id).split(separator: "/").map(String.init)
+        let folder = try literalTree("main:cards/\(components[1])", mode: { $0 == 0 ? "100664" : nil })
+        let cardsTree = try literalTree("main:cards", replacing: (components[1], folder))
+        let root = try literalTree("main", replacing: ("cards", cardsTree))
+        let commit = try scratch.git(["commit-tree", root, "-p", "main", "-m", "odd mode"], in: directory)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try scratch.git(["update-ref", "refs/heads/main", commit], in: directory)
+        let looseBefore = try scratch.git(["count-objects"], in: directory)
+
+        let reopened = try Deck.open(at: directory, searchUpward: false)
+        try reopened.edit(target.id, CardEdit(title: "Edited through libgit2"))
+        let shown = try scratch.git(["cat-file", "-p", "main:" + CardID.path(for: target.id)], in: directory)
+        #expect(shown.contains("Edited through libgit2"))
+        let listed = try scratch.git(["ls-tree", "-r", "--name-only", "main", "cards"], in: directory)
+        #expect(listed.split(separator: "\n").count == 40, "cards lost or added: \(listed)")
+        // The new trees and the commit went into a pack, as every commit's do: no loose object more.
+        #expect(try scratch.git(["count-objects"], in: directory) == looseBefore)
+        #expect(try RawTreeTests.fsckStatus(directory, strict: false) == 0)
+        #expect(try reopened.check(repair: false).problems.isEmpty)
+    }
+
     @Test("an index the patch does not handle (a stray file under cards/) falls back to libgit2")
     func fallsBack() throws {
         let scratch = try StoreScratch()
