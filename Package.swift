@@ -56,9 +56,10 @@ let package = Package(
         ),
         // The Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
         // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.
+        // libgcc's unwinder linked in too (`-static-libgcc`): loading libgcc_s.so cost ~0.2 ms a start.
         .executableTarget(
             name: "cards", dependencies: ["CardsCLI"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"]), staticLibstdcxx]),
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xclang-linker", "-static-libgcc"]), staticLibstdcxx]),
         .executableTarget(name: "cards-bench", dependencies: ["CardStore", "CardModel", "DeckMerge", "GitCore"]),
         // Seeded fuzzing of the parsers and the merge driver (`./dev reliability`, and a short run in the tests).
         .executableTarget(
