@@ -10,7 +10,8 @@ extension Deck {
         var id: String
     }
 
-    /// Below this many versions one thread decodes them all: waking a second costs more than it saves.
+    /// Below this many versions one thread reads and decodes them all: waking a second costs more
+    /// than it saves.
     static let parallelVersions = 64
 
     /// Reads and decodes the card versions a merge will ask `readVersion` for, ahead: out of the

@@ -104,11 +104,18 @@ final class MappedPack {
         return value < UInt64(pack.count) ? Int(value) : nil
     }
 
-    /// Every object the index lists, in the index's order (by id): its id, where its entry starts in
-    /// the pack and where it ends (the next entry's start, or the pack's checksum), and the CRC-32 the
-    /// index records for the entry's bytes. Nil when the pack cannot be mapped, or the index is
-    /// damaged: its checksum, names out of order, an offset out of the pack, two entries at one place.
-    func listedEntries() -> [(id: git_oid, start: Int, end: Int, crc: UInt32)]? {
+    /// An object the index lists: its id, its entry's bytes in the pack (type-and-size header and
+    /// zlib stream; valid while this pack lives) and the CRC-32 the index records for them.
+    struct ListedEntry {
+        let id: git_oid
+        let packed: UnsafeRawBufferPointer
+        let crc: UInt32
+    }
+
+    /// Every object the index lists, in the index's order (by id), its entry ending where the next one
+    /// in the pack begins (or at the pack's checksum). Nil when the pack cannot be mapped, or the index
+    /// is damaged: its checksum, names out of order, an offset out of the pack, two entries at one place.
+    func listedEntries() -> [ListedEntry]? {
         guard objectCount > 0 else { return [] }
         guard let pack else { return nil }
         // The names are trusted from here on (an entry is copied under the id listed for it, and its
@@ -131,7 +138,7 @@ final class MappedPack {
         // An entry ends where the next one in the pack begins.
         let sorted = starts.sorted()
         for index in sorted.indices.dropFirst() where sorted[index] == sorted[index - 1] { return nil }
-        var listed: [(id: git_oid, start: Int, end: Int, crc: UInt32)] = []
+        var listed: [ListedEntry] = []
         listed.reserveCapacity(objectCount)
         for position in 0..<objectCount {
             var id = git_oid()
@@ -148,7 +155,7 @@ final class MappedPack {
             }
             let end = low < sorted.count ? sorted[low] : pack.count - 20
             let crc = MappedPack.bigEndian32(index, at: names + objectCount * 20 + position * 4)
-            listed.append((id, start, end, crc))
+            listed.append(ListedEntry(id: id, packed: UnsafeRawBufferPointer(rebasing: pack[start..<end]), crc: crc))
         }
         return listed
     }

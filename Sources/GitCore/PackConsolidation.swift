@@ -53,7 +53,7 @@ public enum PackConsolidation {
         // damaged index, a pack gone) is left as it is and the choice made again without it: being
         // among the smallest, it would otherwise stop every consolidation after it.
         var chosen: [Pack] = []
-        var listings: [[(id: git_oid, start: Int, end: Int, crc: UInt32)]] = []
+        var listings: [[MappedPack.ListedEntry]] = []
         while chosen.isEmpty {
             let count = combinedCount(packs.map(\.objects), limit: limit)
             guard count >= 2 else { return 0 }
@@ -68,9 +68,7 @@ public enum PackConsolidation {
                 packs.remove(at: listings.count)
             }
         }
-        guard let combined = try write(chosen, listings, from: repository, into: folder, holding: lock) else {
-            return 0
-        }
+        let combined = try write(chosen, listings, from: repository, into: folder, holding: lock)
         // The combined pack can have the very name of a chosen one (same objects, same bytes, left by
         // a consolidation killed before its removals): that one is the result, never removed.
         let old = chosen.filter { $0.base != combined }
@@ -126,17 +124,8 @@ public enum PackConsolidation {
         return packs.filter { indexes.contains($0) && !kept.contains($0) }.sorted()
     }
 
-    /// One object of a pack being combined: where its entry lies and the CRC-32 its index records.
-    private struct Listed {
-        var id: git_oid
-        var pack: MappedPack
-        var start: Int
-        var end: Int
-        var crc: UInt32
-    }
-
     /// Writes every object of `packs` (as `listings`, each pack's `listedEntries`) once as one pack;
-    /// returns its path without extension, or nil when a pack can no longer be read (nothing combined).
+    /// returns its path without extension.
     ///
     /// A whole object is copied as it lies in its pack, checked against the CRC-32 its index records
     /// (as `git repack` reuses objects): inflating, hashing and storing each one again through
@@ -144,26 +133,19 @@ public enum PackConsolidation {
     /// its place in its old pack) or an entry failing its check is read whole through libgit2, which
     /// resolves the delta or reports the damage (and then nothing is combined).
     private static func write(
-        _ packs: [Pack], _ listings: [[(id: git_oid, start: Int, end: Int, crc: UInt32)]], from repository: Repository,
-        into folder: String, holding lock: PackFolderLock
+        _ packs: [Pack], _ listings: [[MappedPack.ListedEntry]], from repository: Repository, into folder: String,
+        holding lock: PackFolderLock
     )
-        throws(GitError) -> String?
+        throws(GitError) -> String
     {
-        var entries: [Listed] = []
-        for (pack, listed) in zip(packs, listings) {
-            for entry in listed {
-                entries.append(
-                    Listed(id: entry.id, pack: pack.mapped, start: entry.start, end: entry.end, crc: entry.crc))
-            }
-        }
-        let unique = PackFile.sortedUnique(entries, by: \.id)
+        // The entries' bytes lie in the packs' mappings.
+        defer { withExtendedLifetime(packs) {} }
+        let unique = PackFile.sortedUnique(listings.flatMap { $0 }, by: \.id)
         var odb: OpaquePointer?
         defer { if odb != nil { git_odb_free(odb) } }
-        let total = unique.reduce(0) { $0 + $1.end - $1.start }
-        var pack = PackFile(expectedBytes: total, objects: unique.count)
+        var pack = PackFile(expectedBytes: unique.reduce(0) { $0 + $1.packed.count }, objects: unique.count)
         for entry in unique {
-            guard let bytes = entry.pack.pack else { return nil }
-            let packed = UnsafeRawBufferPointer(rebasing: bytes[entry.start..<entry.end])
+            let packed = entry.packed
             // Types 1–4 (commit, tree, blob, tag) are whole; 6 and 7 are deltas.
             let type = packed.first.map { ($0 >> 4) & 0x7 } ?? 0
             if (1...4).contains(type), let base = packed.baseAddress,

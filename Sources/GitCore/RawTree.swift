@@ -178,8 +178,7 @@ struct RawTree: @unchecked Sendable {
             let prefix = commonPrefix(mine, theirs, limit: min(buffer.count, sibling.bytes.count))
             // Never counted twice: what the start took is not the end's.
             suffix = commonSuffix(mine, theirs, limit: min(buffer.count, sibling.bytes.count) - prefix)
-            var head = 0
-            while head < sibling.entries.count && sibling.entries[head].end <= prefix { head += 1 }
+            let head = sibling.firstEntry(endingAfter: prefix, in: sibling.entries.indices)
             entries.append(contentsOf: sibling.entries[..<head])
             position = head > 0 ? sibling.entries[head - 1].end : 0
         }
@@ -206,6 +205,18 @@ struct RawTree: @unchecked Sendable {
             position = entry.end
         }
         return entries
+    }
+
+    /// The first entry of `range` that ends after byte `limit` (`range.upperBound` when none does):
+    /// the entries before it lie within the first `limit` bytes.
+    private func firstEntry(endingAfter limit: Int, in range: Range<Int>) -> Int {
+        var low = range.lowerBound
+        var high = range.upperBound
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].end <= limit { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The index of the entry that starts at byte `offset`, if one does.
@@ -239,13 +250,7 @@ struct RawTree: @unchecked Sendable {
             if alike == 0 { return 0 }
         }
         // Alike bytes from entry starts parse alike: count the first tree's entries ending within them.
-        var low = positions[0]
-        var high = ends[0]
-        while low < high {
-            let middle = (low + high) / 2
-            if first.entries[middle].end <= start + alike { low = middle + 1 } else { high = middle }
-        }
-        var count = low - positions[0]
+        var count = first.firstEntry(endingAfter: start + alike, in: positions[0]..<ends[0]) - positions[0]
         for index in trees.indices { count = min(count, ends[index] - positions[index]) }
         return count
     }

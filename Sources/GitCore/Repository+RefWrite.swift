@@ -104,13 +104,9 @@ extension Repository {
 
     /// A reflog line as git writes it: old and new ids, who, when, a tab and the message on one line.
     static func reflogLine(old: ObjectID?, new: ObjectID, committer: Signature, message: String) -> [UInt8] {
-        let offset = committer.offsetMinutes
-        let sign = offset < 0 ? "-" : "+"
-        let hours = abs(offset) / 60
-        let minutes = abs(offset) % 60
-        let zone = sign + (hours < 10 ? "0" : "") + "\(hours)" + (minutes < 10 ? "0" : "") + "\(minutes)"
         let oldHex = old?.hex ?? String(repeating: "0", count: 40)
-        var line = Array("\(oldHex) \(new.hex) \(committer.name) <\(committer.email)> \(committer.time) \(zone)\t".utf8)
+        var line = Array(
+            "\(oldHex) \(new.hex) \(committer.name) <\(committer.email)> \(committer.time) \(committer.zone)\t".utf8)
         // The message on one line: every line feed and carriage return a space (a "\r\n" pair is one
         // Character, which a per-Character test let through and split the reflog line).
         line += message.utf8.map { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") ? UInt8(ascii: " ") : $0 }

@@ -35,8 +35,8 @@ public struct Signature: Sendable, Hashable {
     func commitText() throws(GitError) -> [UInt8] {
         let name = Signature.cString(name)
         let email = Signature.cString(email)
-        let brackets: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">")]
-        if name.contains(where: brackets.contains) || email.contains(where: brackets.contains) {
+        let isBracket = { (byte: UInt8) in byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") }
+        if name.contains(where: isBracket) || email.contains(where: isBracket) {
             throw GitError(
                 code: .other(-1), message: "Neither `name` nor `email` should contain angle brackets chars.",
                 function: "git_signature_new")
@@ -48,14 +48,20 @@ public struct Signature: Sendable, Hashable {
                 code: .other(-1), message: "Signature cannot have an empty name or email", function: "git_signature_new"
             )
         }
-        // The offset's magnitude (libgit2's too, for the one offset whose negation overflows an Int32),
-        // hours and minutes each at least two digits.
-        let magnitude = offsetMinutes.magnitude
-        func twoDigits(_ value: UInt32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let zone = (offsetMinutes < 0 ? "-" : "+") + twoDigits(magnitude / 60) + twoDigits(magnitude % 60)
         return trimmedName + Array(" <".utf8) + trimmedEmail
             + Array("> \(UInt32(truncatingIfNeeded: time)) \(zone)".utf8)
     }
+
+    /// The offset as git writes it, `+hhmm` or `-hhmm`: hours and minutes each at least two digits,
+    /// from the offset's magnitude (libgit2's too, for the one offset whose negation overflows).
+    var zone: String {
+        let magnitude = offsetMinutes.magnitude
+        func twoDigits(_ value: UInt32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return (offsetMinutes < 0 ? "-" : "+") + twoDigits(magnitude / 60) + twoDigits(magnitude % 60)
+    }
+
+    /// What libgit2 trims besides control characters and space.
+    private static let crud = Set(".,:;<>\"\\'".utf8)
 
     /// The bytes of `text` up to its first NUL.
     private static func cString(_ text: String) -> ArraySlice<UInt8> {
@@ -65,8 +71,7 @@ public struct Signature: Sendable, Hashable {
 
     /// `bytes` without libgit2's "crud" at either end.
     private static func trimmed(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        let crud: Set<UInt8> = Set(".,:;<>\"\\'".utf8)
-        func isCrud(_ byte: UInt8) -> Bool { byte <= 32 || crud.contains(byte) }
+        func isCrud(_ byte: UInt8) -> Bool { byte <= 32 || Signature.crud.contains(byte) }
         guard let first = bytes.firstIndex(where: { !isCrud($0) }), let last = bytes.lastIndex(where: { !isCrud($0) })
         else { return [] }
         return Array(bytes[first...last])

@@ -51,25 +51,18 @@ extension Repository {
         }
         guard !pending.isEmpty else {
             if let base { return base }
-            return try emptyRoot(writer: writer)
+            return try store([], id: Repository.emptyTreeID, writer: writer)
         }
         let rebuilt = try rebuild(
             base, prefix: "", updates: pending[...].map { ($0.components[...], $0.blob) }, cache: cache, writer: writer)
         switch rebuilt {
         case .unchanged:
             if let base { return base }
-            return try emptyRoot(writer: writer)
+            return try store([], id: Repository.emptyTreeID, writer: writer)
         case .tree(let id): return id
-        // The root is written even when empty, as libgit2 does.
-        case .empty: return try emptyRoot(writer: writer)
+        // The root is written even when empty, as libgit2 does (into the pack with the rest).
+        case .empty: return try store([], id: Repository.emptyTreeID, writer: writer)
         }
-    }
-
-    /// The empty tree as a commit's root: into the pack in the making when there is one (as every
-    /// other tree of the splice), else stored through the object database.
-    private func emptyRoot(writer: PackWriter?) throws(GitError) -> ObjectID {
-        guard let writer else { return try emptyTree() }
-        return try writer.write(tree: [], id: Repository.emptyTreeID)
     }
 
     private enum Rebuilt {
@@ -241,6 +234,8 @@ extension Repository {
     /// else through `git_odb_write`.
     private func store(_ bytes: [UInt8], id: ObjectID?, writer: PackWriter?) throws -> ObjectID {
         if let writer { return try writer.write(tree: bytes, id: id) }
+        // The empty tree (a root left without entries) as libgit2 writes it: no bytes to hand over.
+        if bytes.isEmpty { return try emptyTree() }
         var oid = git_oid()
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
