@@ -14,7 +14,14 @@ extension Deck {
                     + "`git config --global user.email you@example.com`, or set CARDS_AUTHOR_NAME and CARDS_AUTHOR_EMAIL"
             )
         }
-        return Signature(name: name, email: email, time: Deck.commitTime(), offsetMinutes: 0)
+        let signature = Signature(name: name, email: email, time: Deck.commitTime(), offsetMinutes: 0)
+        if let problem = signature.commitProblem {
+            throw StoreError(
+                .noIdentity,
+                "\(problem), which git cannot write in a commit: set another with `git config user.name` / "
+                    + "`git config user.email` (this deck) or `--global`, or CARDS_AUTHOR_NAME and CARDS_AUTHOR_EMAIL")
+        }
+        return signature
     }
 
     static func environment(_ name: String) -> String? {

@@ -33,23 +33,29 @@ public struct Signature: Sendable, Hashable {
     /// characters, space and `.,:;<>"\'`), refused when either is then empty; the time as an
     /// unsigned 32-bit number.
     func commitText() throws(GitError) -> [UInt8] {
-        let name = Signature.cString(name)
-        let email = Signature.cString(email)
-        let isBracket = { (byte: UInt8) in byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") }
-        if name.contains(where: isBracket) || email.contains(where: isBracket) {
-            throw GitError(
-                code: .other(-1), message: "Neither `name` nor `email` should contain angle brackets chars.",
-                function: "git_signature_new")
+        if let problem = commitProblem {
+            throw GitError(code: .other(-1), message: problem, function: "Signature.commitText")
         }
-        let trimmedName = Signature.trimmed(name)
-        let trimmedEmail = Signature.trimmed(email)
-        if trimmedName.isEmpty || trimmedEmail.isEmpty {
-            throw GitError(
-                code: .other(-1), message: "Signature cannot have an empty name or email", function: "git_signature_new"
-            )
-        }
+        let trimmedName = Signature.trimmed(Signature.cString(name))
+        let trimmedEmail = Signature.trimmed(Signature.cString(email))
         return trimmedName + Array(" <".utf8) + trimmedEmail
             + Array("> \(UInt32(truncatingIfNeeded: time)) \(zone)".utf8)
+    }
+
+    /// Why git (libgit2's `git_signature_new`) cannot write this name and email into a commit, naming
+    /// the one at fault; nil when it can. A name or email holding `<` or `>`, or left empty once the
+    /// spaces, control characters and `.,:;<>"\'` at its ends are trimmed (a NUL ends it, as in C).
+    public var commitProblem: String? {
+        for (field, value) in [("name", name), ("email", email)] {
+            let bytes = Signature.cString(value)
+            if bytes.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) {
+                return "the author \(field) \"\(value)\" holds an angle bracket (< or >)"
+            }
+            if Signature.trimmed(bytes).isEmpty {
+                return "the author \(field) \"\(value)\" is empty once spaces and punctuation at its ends are dropped"
+            }
+        }
+        return nil
     }
 
     /// The offset as git writes it, `+hhmm` or `-hhmm`: hours and minutes each at least two digits,

@@ -141,6 +141,21 @@ struct BadInputTests {
                 == "Env Person <env@example.invalid>\n")
     }
 
+    @Test("an identity git cannot write (angle brackets, only punctuation): refused naming it and where to change it")
+    func unwritableIdentity() throws {
+        let scratch = try Scratch(identity: false)
+        let withEnv = ["CARDS_AUTHOR_EMAIL": "ada@example.invalid"]
+        for name in ["Ada <ada@home>", "..."] {
+            let deck = scratch.path("deck-\(name.count)")
+            let result = try scratch.cards(
+                ["init", deck], extraEnvironment: withEnv.merging(["CARDS_AUTHOR_NAME": name]) { $1 })
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("\"\(name)\""), "the name is not named: \(result.stderr)")
+            #expect(result.stderr.contains("user.name") && result.stderr.contains("CARDS_AUTHOR_NAME"))
+            #expect(!FileManager.default.fileExists(atPath: deck), "the failed init left \(deck) behind")
+        }
+    }
+
     @Test("init on a path that is a file: refused, the file left as it was")
     func initOnAFile() throws {
         let scratch = try Scratch()
