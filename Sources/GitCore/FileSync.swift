@@ -184,6 +184,13 @@ public enum FileSync {
     static func writeTemporary(_ bytes: [UInt8], in folder: String, prefix: String, flush: Bool) throws(GitError)
         -> String
     {
+        try writeTemporary(in: folder, prefix: prefix, flush: flush) { writeAll($0, bytes) }
+    }
+
+    /// `writeTemporary` of what `write` writes to the open file (returning errno, or 0).
+    static func writeTemporary(in folder: String, prefix: String, flush: Bool, _ write: (Int32) -> Int32)
+        throws(GitError) -> String
+    {
         var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
@@ -199,7 +206,7 @@ public enum FileSync {
         }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         _ = fchmod(fd, 0o444)
-        var failure = writeAll(fd, bytes)
+        var failure = write(fd)
         if failure == 0 && flush && fsync(fd) != 0 { failure = errno }
         close(fd)
         guard failure == 0 else {

@@ -2,25 +2,53 @@ import CFastCRC
 import CGit2
 import Glibc
 
-/// A version-2 pack of whole (undeltified) objects and its version-2 index, built in memory and
+/// A version-2 pack of whole (undeltified) objects and its version-2 index, described in memory and
 /// installed into `objects/pack`.
 ///
 /// libgit2's packbuilder searches deltas among every object and then re-reads the pack it wrote
 /// through its indexer to build the index: for the 100,000 small blobs of a big import that was most
 /// of the import's time and memory. Card files are small and compress well on their own, so the pack
 /// here has no deltas (a later `git gc` may add them), and the index comes from what was written.
+///
+/// The pack is held as pieces: bytes of its own (the header, each entry's framing, objects copied
+/// in) and the bodies of objects kept as the arrays they came in (`append(id:type:keeping:)`: a
+/// merge's ~250 new 27 KB card folders at 100,000 cards), which go to the SHA-1 and to `writev` from
+/// where they lie, never copied into one new 7 MB buffer (fresh memory is dear: its page faults and
+/// the copy were ~5 ms of such a merge).
 struct PackFile {
-    private var pack: [UInt8] = []
+    /// One run of the pack's bytes.
+    private enum Piece {
+        /// Bytes of `own`.
+        case own(Range<Int>)
+        /// Bytes of `kept[index]`.
+        case kept(index: Int, Range<Int>)
+    }
+
+    /// The pack's bytes that are not kept objects' bodies, in order.
+    private var own: [UInt8] = []
+    /// The kept objects' bodies.
+    private var kept: [[UInt8]] = []
+    /// The pack, in order.
+    private var pieces: [Piece] = []
+    /// The pack's length so far.
+    private var length = 0
     private var entries: [(id: git_oid, crc: UInt32, offset: Int)] = []
 
-    /// Starts a pack; `expectedBytes` (the objects' total size) and the stored blocks' framing (~11
-    /// bytes an object, 5 more every 64 KB) are reserved up front so the buffer never doubles, which
-    /// would briefly hold it twice.
+    /// An entry's checksums: the zlib stream's Adler-32 of the object and the CRC-32 of the whole
+    /// entry, which the pack index records.
+    struct Checksums {
+        var adler: UInt32
+        var crc: UInt32
+    }
+
+    /// Starts a pack; `expectedBytes` (the total size of the objects that will be copied in) and the
+    /// stored blocks' framing (~11 bytes an object, 5 more every 64 KB) are reserved up front so the
+    /// buffer never doubles, which would briefly hold it twice.
     init(expectedBytes: Int, objects: Int) {
-        pack.reserveCapacity(12 + expectedBytes + expectedBytes / 2048 + 24 * objects + 20)
+        own.reserveCapacity(12 + expectedBytes + expectedBytes / 2048 + 24 * objects)
         entries.reserveCapacity(objects)
         // "PACK", version 2, object count (filled in by `install`).
-        pack += Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 0]
+        appendOwn(Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 0])
     }
 
     /// `ids` sorted, each once (the objects of a pack).
@@ -48,63 +76,178 @@ struct PackFile {
         return unique
     }
 
-    /// Appends one object after its type-and-size header as a zlib stream of stored blocks (level 0,
-    /// no compression). A folder tree is mostly random object ids and barely compresses, and a merge
-    /// reads hundreds of them where they lie in the mapped pack (`PackReader.readTree`); a card blob
-    /// then reads as a copy instead of being decoded (a 1000+1000 merge reads ~4,000 of them, `cards
-    /// list` every one). What that trades: a deck's packs take ~30 % more room (31 MB instead of 24 MB
-    /// for 100,000 cards) until `git gc` compresses them. libgit2's push compresses what it sends;
-    /// git serving this repository itself (`git clone` of the deck's folder) sends them as they are.
+    /// Appends one object, copied in, after its type-and-size header as a zlib stream of stored
+    /// blocks (level 0, no compression). A folder tree is mostly random object ids and barely
+    /// compresses, and a merge reads hundreds of them where they lie in the mapped pack
+    /// (`PackReader.readTree`); a card blob then reads as a copy instead of being decoded (a
+    /// 1000+1000 merge reads ~4,000 of them, `cards list` every one). What that trades: a deck's
+    /// packs take ~30 % more room (31 MB instead of 24 MB for 100,000 cards) until `git gc`
+    /// compresses them. libgit2's push compresses what it sends; git serving this repository itself
+    /// (`git clone` of the deck's folder) sends them as they are.
     mutating func append(id: git_oid, type: git_object_t, data: UnsafeRawBufferPointer) {
-        let offset = pack.count
-        var size = data.count
-        var byte = UInt8(truncatingIfNeeded: (Int(type.rawValue) << 4) | (size & 0x0F))
-        size >>= 4
-        while size > 0 {
-            pack.append(byte | 0x80)
-            byte = UInt8(truncatingIfNeeded: size & 0x7F)
-            size >>= 7
+        let checksums = Self.checksums(type: type, data: data)
+        appendEntry(id: id, type: type, size: data.count, checksums: checksums) { pack, block in
+            pack.appendOwn(UnsafeRawBufferPointer(rebasing: data[block]))
         }
-        pack.append(byte)
-        appendStoredStream(data)
-        let crc = pack.withUnsafeBufferPointer { buffer -> UInt32 in
-            guard let base = buffer.baseAddress else { return 0 }
-            return cards_crc32(0, base + offset, buffer.count - offset)
+    }
+
+    /// Appends one object as `append(id:type:data:)` does, its body kept as the array it is (not
+    /// copied) and written from there by `install`. `checksums` must be `PackFile.checksums` of the
+    /// same type and bytes (worked out ahead, on whichever thread).
+    mutating func append(id: git_oid, type: git_object_t, keeping body: [UInt8], checksums: Checksums) {
+        let index = kept.count
+        kept.append(body)
+        appendEntry(id: id, type: type, size: body.count, checksums: checksums) { pack, block in
+            pack.pieces.append(.kept(index: index, block))
+            pack.length += block.count
         }
-        entries.append((id, crc, offset))
+    }
+
+    /// The checksums of the entry `append` makes of an object of `type` holding `data`.
+    static func checksums(type: git_object_t, data: UnsafeRawBufferPointer) -> Checksums {
+        let adler = UInt32(
+            truncatingIfNeeded: adler32_z(1, data.baseAddress?.assumingMemoryBound(to: Bytef.self), data.count))
+        var crc: UInt32 = 0
+        func add(_ bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+            crc = cards_crc32(crc, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        (entryHeader(type: type, size: data.count) + zlibHeader).withUnsafeBytes { add($0) }
+        forEachStoredBlock(count: data.count) { block, final in
+            blockHeader(count: block.count, final: final).withUnsafeBytes { add($0) }
+            add(UnsafeRawBufferPointer(rebasing: data[block]))
+        }
+        bigEndian(adler).withUnsafeBytes { add($0) }
+        return Checksums(adler: adler, crc: crc)
     }
 
     /// Appends an entry of another pack as it lies there (type-and-size header and zlib stream), with
     /// the CRC-32 its index records for those bytes: what `git repack` does with an object it can
     /// reuse. Only for a whole object: a delta's base is named by where it lay in its own pack.
     mutating func appendEntry(id: git_oid, packed: UnsafeRawBufferPointer, crc: UInt32) {
-        entries.append((id, crc, pack.count))
-        pack.append(contentsOf: packed)
+        entries.append((id, crc, length))
+        appendOwn(packed)
     }
 
-    /// Appends `data` as the zlib stream level 0 makes (header, stored blocks of at most 65,535
-    /// bytes, Adler-32), written here: zlib's `compress2` set up a whole deflate state per object
-    /// (~270 KB allocated and its pages faulted in), ~70 µs an object, most of packing a merge's
-    /// 30 new trees.
-    private mutating func appendStoredStream(_ data: UnsafeRawBufferPointer) {
-        // CMF 0x78 (deflate, 32 KB window), FLG 0x01 (fastest level; the pair is a multiple of 31).
-        pack += [0x78, 0x01]
+    /// Appends an entry's framing around its body, which `body` appends block by block: the zlib
+    /// stream level 0 makes (header, stored blocks of at most 65,535 bytes, Adler-32), written here:
+    /// zlib's `compress2` set up a whole deflate state per object (~270 KB allocated and its pages
+    /// faulted in), ~70 µs an object, most of packing a merge's 30 new trees.
+    private mutating func appendEntry(
+        id: git_oid, type: git_object_t, size: Int, checksums: Checksums, body: (inout PackFile, Range<Int>) -> Void
+    ) {
+        entries.append((id, checksums.crc, length))
+        appendOwn(Self.entryHeader(type: type, size: size) + Self.zlibHeader)
+        Self.forEachStoredBlock(count: size) { block, final in
+            appendOwn(Self.blockHeader(count: block.count, final: final))
+            body(&self, block)
+        }
+        appendOwn(Self.bigEndian(checksums.adler))
+    }
+
+    /// The type-and-size header of a pack entry: type in bits 4–6 of the first byte, the size in
+    /// its low 4 bits and then 7 bits a byte, least significant first.
+    private static func entryHeader(type: git_object_t, size: Int) -> [UInt8] {
+        var header: [UInt8] = []
+        var size = size
+        var byte = UInt8(truncatingIfNeeded: (Int(type.rawValue) << 4) | (size & 0x0F))
+        size >>= 4
+        while size > 0 {
+            header.append(byte | 0x80)
+            byte = UInt8(truncatingIfNeeded: size & 0x7F)
+            size >>= 7
+        }
+        header.append(byte)
+        return header
+    }
+
+    /// CMF 0x78 (deflate, 32 KB window), FLG 0x01 (fastest level; the pair is a multiple of 31).
+    private static let zlibHeader: [UInt8] = [0x78, 0x01]
+
+    /// The ranges of the stored blocks of `count` bytes (one empty block for none), and whether each
+    /// is the last.
+    private static func forEachStoredBlock(count: Int, _ body: (Range<Int>, Bool) -> Void) {
         var offset = 0
         repeat {
-            let length = min(65_535, data.count - offset)
-            let final: UInt8 = offset + length == data.count ? 1 : 0
-            let low = UInt8(truncatingIfNeeded: length)
-            let high = UInt8(truncatingIfNeeded: length >> 8)
-            pack += [final, low, high, ~low, ~high]
-            pack.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[offset..<offset + length]))
+            let length = min(65_535, count - offset)
+            body(offset..<offset + length, offset + length == count)
             offset += length
-        } while offset < data.count
-        let checksum = UInt32(
-            truncatingIfNeeded: adler32_z(1, data.baseAddress?.assumingMemoryBound(to: Bytef.self), data.count))
-        pack += [
-            UInt8(truncatingIfNeeded: checksum >> 24), UInt8(truncatingIfNeeded: checksum >> 16),
-            UInt8(truncatingIfNeeded: checksum >> 8), UInt8(truncatingIfNeeded: checksum),
-        ]
+        } while offset < count
+    }
+
+    /// A stored block's header: BFINAL, then LEN and its complement, little-endian.
+    private static func blockHeader(count: Int, final: Bool) -> [UInt8] {
+        let low = UInt8(truncatingIfNeeded: count)
+        let high = UInt8(truncatingIfNeeded: count >> 8)
+        return [final ? 1 : 0, low, high, ~low, ~high]
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
+    }
+
+    private mutating func appendOwn(_ bytes: some Collection<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        let start = own.count
+        own.append(contentsOf: bytes)
+        if case .own(let last) = pieces.last, last.upperBound == start {
+            pieces[pieces.count - 1] = .own(last.lowerBound..<own.count)
+        } else {
+            pieces.append(.own(start..<own.count))
+        }
+        length += bytes.count
+    }
+
+    private mutating func appendOwn(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        let start = own.count
+        own.append(contentsOf: bytes)
+        if case .own(let last) = pieces.last, last.upperBound == start {
+            pieces[pieces.count - 1] = .own(last.lowerBound..<own.count)
+        } else {
+            pieces.append(.own(start..<own.count))
+        }
+        length += bytes.count
+    }
+
+    /// Calls `body` with the pack's bytes in order, as runs of `iovec`s: each run ends with the pieces
+    /// of one kept body (whose pointers are valid only during that call), so a merge's pack goes out in
+    /// one `writev` a kept folder. Stops at and returns the first nonzero result, else 0.
+    private func forEachRun(_ body: (UnsafeMutableBufferPointer<iovec>) -> Int32) -> Int32 {
+        own.withUnsafeBytes { own in
+            var run: [iovec] = []
+            var position = 0
+            func vector(_ bytes: UnsafeRawBufferPointer) -> iovec {
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+            }
+            while position < pieces.count {
+                switch pieces[position] {
+                case .own(let range):
+                    run.append(vector(UnsafeRawBufferPointer(rebasing: own[range])))
+                    position += 1
+                case .kept(let index, _):
+                    let result = kept[index].withUnsafeBytes { keptBytes -> Int32 in
+                        // This body's pieces, and the own bytes between and after them (its blocks'
+                        // headers, its Adler-32, the next entry's header).
+                        while position < pieces.count {
+                            if case .own(let range) = pieces[position] {
+                                run.append(vector(UnsafeRawBufferPointer(rebasing: own[range])))
+                            } else if case .kept(let other, let range) = pieces[position], other == index {
+                                run.append(vector(UnsafeRawBufferPointer(rebasing: keptBytes[range])))
+                            } else {
+                                break
+                            }
+                            position += 1
+                        }
+                        let result = run.withUnsafeMutableBufferPointer { body($0) }
+                        run.removeAll(keepingCapacity: true)
+                        return result
+                    }
+                    if result != 0 { return result }
+                }
+            }
+            return run.isEmpty ? 0 : run.withUnsafeMutableBufferPointer { body($0) }
+        }
     }
 
     /// Finishes the pack and its index and moves both into `packFolder` as `pack-<checksum>.pack`
@@ -120,12 +263,25 @@ struct PackFile {
         throws(GitError) -> String
     {
         let count = UInt32(entries.count)
-        for shift in 0..<4 { pack[8 + shift] = UInt8(truncatingIfNeeded: count >> (24 - 8 * UInt32(shift))) }
-        let packChecksum = pack.withUnsafeBytes { SHA1.digest($0) }
-        pack += packChecksum
+        for shift in 0..<4 { own[8 + shift] = UInt8(truncatingIfNeeded: count >> (24 - 8 * UInt32(shift))) }
+        // The checksum hashed on a second thread while the same bytes are written (a merge's 7 MB
+        // pack: ~3.5 ms of SHA-1); a small pack hashes in less time than a thread takes to start.
+        let image = self
+        let digest = BackgroundWork(onThread: length >= PackFile.hashBesideWriteSize) { image.digest() }
+        // Joined on every way out: the thread reads this pack's buffers.
+        defer { _ = digest.wait() }
+        var packChecksum: [UInt8] = []
+        let temporaryPack = try FileSync.writeTemporary(in: packFolder, prefix: "tmp_cards_pack_", flush: durable) {
+            fd in
+            var failure = forEachRun { FileSync.writeAll(fd, $0) }
+            // Only a head start for the flush that follows.
+            if failure == 0 && durable { _ = FileSync.startWriteOut(fd) }
+            packChecksum = digest.wait()
+            if failure == 0 { failure = FileSync.writeAll(fd, packChecksum) }
+            return failure
+        }
         let index = Self.index(entries, packChecksum: packChecksum)
         let name = packFolder + "/pack-" + ObjectID(bytes: packChecksum).hex
-        let temporaryPack = try FileSync.writeTemporary(pack, in: packFolder, prefix: "tmp_cards_pack_", flush: durable)
         let temporaryIndex: String
         do {
             temporaryIndex = try FileSync.writeTemporary(
@@ -176,6 +332,21 @@ struct PackFile {
                 function: "pack")
         }
         return name
+    }
+
+    /// From this pack size on its SHA-1 is computed on a second thread beside the write.
+    static let hashBesideWriteSize = 256 * 1024
+
+    /// The SHA-1 of the pack's bytes (its trailing checksum).
+    private func digest() -> [UInt8] {
+        var hasher = SHA1.Hasher()
+        _ = forEachRun { vectors in
+            for vector in vectors {
+                hasher.update(UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len))
+            }
+            return 0
+        }
+        return hasher.finalize()
     }
 
     /// The version-2 index: fan-out table, sorted ids, CRC-32s, offsets (large ones in a second

@@ -1,4 +1,5 @@
 import CGit2
+import Dispatch
 
 /// Writes the new objects of one commit (one card, a merge, an import of thousands of cards) as a
 /// single pack instead of one loose file (and, when durable, one fsync) per object.
@@ -137,10 +138,14 @@ public final class PackWriter {
         }
         // Everything was stored already (the same merge made again): no empty pack.
         if unique.isEmpty { return }
+        let checksums = treeChecksums()
         var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
         for id in unique {
             if let tree = splicedTrees[ObjectID(id)] {
-                tree.withUnsafeBytes { pack.append(id: id, type: GIT_OBJECT_TREE, data: $0) }
+                let sums =
+                    checksums[ObjectID(id)]
+                    ?? tree.withUnsafeBytes { PackFile.checksums(type: GIT_OBJECT_TREE, data: $0) }
+                pack.append(id: id, type: GIT_OBJECT_TREE, keeping: tree, checksums: sums)
             } else {
                 try appendFromMemory(id, to: &pack)
             }
@@ -180,14 +185,41 @@ public final class PackWriter {
         }
     }
 
+    /// Below this many bytes of spliced trees their pack checksums are worked out on one thread.
+    static let sideBySideChecksumBytes = 512 * 1024
+
+    /// The pack entry checksums of the spliced trees (~250 folders of ~27 KB in a 1000+1000 merge at
+    /// 100,000 cards: ~3 ms of Adler-32 and CRC-32), on two threads when there are many bytes.
+    private func treeChecksums() -> [ObjectID: PackFile.Checksums] {
+        let trees = Array(splicedTrees)
+        let total = trees.reduce(0) { $0 + $1.value.count }
+        let halves = total >= PackWriter.sideBySideChecksumBytes && Repository.processors > 1 ? 2 : 1
+        var sums = [PackFile.Checksums?](repeating: nil, count: trees.count)
+        sums.withUnsafeMutableBufferPointer { slots in
+            // Each half fills only its own slots.
+            let shared = UncheckedSendable((slots, trees))
+            DispatchQueue.concurrentPerform(iterations: halves) { half in
+                let (slots, trees) = shared.value
+                let middle = trees.count / halves
+                for index in half == 0 ? 0..<middle : middle..<trees.count {
+                    slots[index] = trees[index].value.withUnsafeBytes {
+                        PackFile.checksums(type: GIT_OBJECT_TREE, data: $0)
+                    }
+                }
+            }
+        }
+        var result: [ObjectID: PackFile.Checksums] = [:]
+        result.reserveCapacity(trees.count)
+        for (index, tree) in trees.enumerated() { result[tree.key] = sums[index] }
+        return result
+    }
+
     private func totalSize(of ids: [git_oid]) throws(GitError) -> Int {
         guard let readHeader = backend.pointee.read_header else { return 0 }
         var total = 0
         for id in ids {
-            if let tree = splicedTrees[ObjectID(id)] {
-                total += tree.count
-                continue
-            }
+            // Spliced trees are kept as they are, not copied into the pack's own buffer.
+            if splicedTrees[ObjectID(id)] != nil { continue }
             var oid = id
             var length = 0
             var type = GIT_OBJECT_INVALID

@@ -94,13 +94,16 @@ struct PackReaderTests {
         #expect(reader.read(ObjectID(bytes: [UInt8](repeating: 0xAB, count: 20)), type: GIT_OBJECT_BLOB) == nil)
     }
 
-    @Test("a pack written by hand (stored blocks) at the block edges: git verifies it, libgit2 and the reader read it")
-    func storedBlockEdges() throws {
+    @Test(
+        "a pack written by hand (stored blocks) at the block edges, objects copied in or kept where they lie: git verifies it, libgit2 and the reader read it",
+        arguments: [("copied", false), ("kept", false), ("alternately copied and kept", false), ("kept", true)])
+    func storedBlockEdges(how: String, small: Bool) throws {
         let scratch = try StoreScratch()
         let path = scratch.path("edges.git")
         try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
-        // Empty, one byte, one block exactly, one byte over, several blocks and a partial one.
-        let sizes = [0, 1, 65_534, 65_535, 65_536, 200_000]
+        // Empty, one byte, one block exactly, one byte over, several blocks and a partial one (the
+        // pack then big enough to be hashed on a second thread); or only small objects.
+        let sizes = small ? [0, 1, 2, 300] : [0, 1, 65_534, 65_535, 65_536, 200_000]
         var blobs: [(id: ObjectID, bytes: [UInt8])] = []
         for size in sizes {
             let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ size) }
@@ -108,14 +111,26 @@ struct PackReaderTests {
             blobs.append((id, bytes))
         }
         var pack = PackFile(expectedBytes: blobs.reduce(0) { $0 + $1.bytes.count }, objects: blobs.count)
-        for blob in PackFile.sortedUnique(blobs.map(\.id.raw)) {
+        for (position, blob) in PackFile.sortedUnique(blobs.map(\.id.raw)).enumerated() {
             guard let bytes = blobs.first(where: { $0.id == ObjectID(blob) })?.bytes else { continue }
-            bytes.withUnsafeBytes { pack.append(id: blob, type: GIT_OBJECT_BLOB, data: $0) }
+            let keep = how == "kept" || (how != "copied" && position % 2 == 1)
+            if keep {
+                let sums = bytes.withUnsafeBytes { PackFile.checksums(type: GIT_OBJECT_BLOB, data: $0) }
+                pack.append(id: blob, type: GIT_OBJECT_BLOB, keeping: bytes, checksums: sums)
+            } else {
+                bytes.withUnsafeBytes { pack.append(id: blob, type: GIT_OBJECT_BLOB, data: $0) }
+            }
         }
         let name = try pack.install(in: path + "/objects/pack")
         // git's own check of every entry's zlib stream, CRC and the pack's checksum.
         let verified = try scratch.git(["verify-pack", "-v", name + ".idx"], in: path)
         #expect(verified.contains("non delta: \(sizes.count) objects"))
+        // The index as git makes it from the pack (CRC-32s, offsets, checksums), byte for byte.
+        try FileManager.default.copyItem(atPath: name + ".pack", toPath: scratch.path("copy.pack"))
+        _ = try scratch.git(["index-pack", "-o", scratch.path("copy.idx"), scratch.path("copy.pack")], in: path)
+        #expect(
+            FileManager.default.contents(atPath: scratch.path("copy.idx"))
+                == FileManager.default.contents(atPath: name + ".idx"))
         let repository = try Repository.open(at: path)
         let reader = PackReader(objectsDirectory: path + "/objects/")
         for blob in blobs {
