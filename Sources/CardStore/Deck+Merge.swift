@@ -137,21 +137,30 @@ extension Deck {
     /// Whether a path from a tree may be written into the working tree: no absolute paths, no `..`,
     /// nothing inside `.git`. (libgit2 refuses such trees too; this is the second lock on the door.)
     static func isSafeWorkingPath(_ path: String) -> Bool {
-        let bytes = path.utf8
-        if bytes.isEmpty || bytes.first == UInt8(ascii: "/") { return false }
-        // Byte by byte (a merge asks for every changed path): only ASCII letters lowercase to
-        // "g", "i" or "t", so ".git" in any case is these four bytes.
-        let dot = UInt8(ascii: ".")
-        for component in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            if component.isEmpty || component.elementsEqual([dot]) || component.elementsEqual([dot, dot]) {
-                return false
+        var path = path
+        // Byte by byte in place, no component copied (a merge asks for every changed path, some more
+        // than once): only ASCII letters lowercase to "g", "i" or "t" with 0x20 set, so ".git" in any
+        // case is these four bytes.
+        return path.withUTF8 { bytes in
+            let slash = UInt8(ascii: "/")
+            let dot = UInt8(ascii: ".")
+            guard let first = bytes.first, first != slash else { return false }
+            var start = 0
+            for end in 0...bytes.count where end == bytes.count || bytes[end] == slash {
+                let length = end - start
+                if length == 0 { return false }
+                if bytes[start] == dot {
+                    if length == 1 || (length == 2 && bytes[start + 1] == dot) { return false }
+                    if length == 4 && bytes[start + 1] | 0x20 == UInt8(ascii: "g")
+                        && bytes[start + 2] | 0x20 == UInt8(ascii: "i") && bytes[start + 3] | 0x20 == UInt8(ascii: "t")
+                    {
+                        return false
+                    }
+                }
+                start = end + 1
             }
-            if component.count == 4 {
-                let lowered = component.map { $0 | 0x20 }
-                if component.first == dot && lowered.dropFirst().elementsEqual("git".utf8) { return false }
-            }
+            return true
         }
-        return true
     }
 
     struct MergePlan {

@@ -55,6 +55,14 @@ public enum DeckMerger {
         case (let o?, let t?):
             let oursIsBase = versions.oursIsBase && base != nil
             let theirsIsBase = versions.theirsIsBase && base != nil
+            // One side known to be the base's very bytes: one comparison decides (most cards of a big
+            // merge; the general case below would compare the changed side twice, with the other side
+            // and then with the base, which are the same).
+            if oursIsBase != theirsIsBase {
+                let changed = oursIsBase ? t : o
+                if same(changed, base) { return (o, DecisionText.unchanged(id: id, label: label, absent: false), []) }
+                return (changed, DecisionText.tookSide(id: id, label: label, ours: theirsIsBase, what: "edited"), [])
+            }
             if (oursIsBase && theirsIsBase) || same(o, t) {
                 if oursIsBase || same(o, base) {
                     return (o, DecisionText.unchanged(id: id, label: label, absent: false), [])

@@ -114,6 +114,39 @@ import Testing
         }
     }
 
+    /// Our side and theirs, their commit times as `clock` says.
+    static func sides(_ clock: Clock) -> (ours: MergeSide, theirs: MergeSide) {
+        let times: (Int64, Int64) =
+            switch clock {
+            case .oursLater: (200, 100)
+            case .theirsLater: (100, 200)
+            case .tie: (100, 100)
+            }
+        return (MergeSide(commit: oursCommit, time: times.0), MergeSide(commit: theirsCommit, time: times.1))
+    }
+
+    @Test(
+        "a side known to hold the base's very bytes is decided as comparing the cards decides",
+        arguments: rows.filter { $0.base != .noCard })
+    func sameBytesAsBase(_ row: Row) throws {
+        let versions = CardVersions(
+            base: Self.state(row.base, .unchanged).map { Self.card(row.field, $0) },
+            ours: Self.state(row.base, row.ours).map { Self.card(row.field, $0) },
+            theirs: Self.state(row.base, row.theirs).map { Self.card(row.field, $0) })
+        let (ours, theirs) = Self.sides(row.clock)
+        let compared = DeckMerger.mergeCard(id: Self.id, versions, ours: ours, theirs: theirs, policy: row.policy)
+        // Only a side that left the card as it was may be marked; each mark alone, then both.
+        for (oursMarked, theirsMarked) in [(true, false), (false, true), (true, true)]
+        where (!oursMarked || row.ours == .unchanged) && (!theirsMarked || row.theirs == .unchanged) {
+            var marked = versions
+            marked.oursIsBase = oursMarked
+            marked.theirsIsBase = theirsMarked
+            let known = DeckMerger.mergeCard(id: Self.id, marked, ours: ours, theirs: theirs, policy: row.policy)
+            #expect(known.card?.encoded() == compared.card?.encoded(), "marked \(oursMarked)/\(theirsMarked)")
+            #expect(known.decision == compared.decision, "marked \(oursMarked)/\(theirsMarked)")
+        }
+    }
+
     @Test(arguments: rows)
     func row(_ row: Row) throws {
         let b = Self.state(row.base, .unchanged)
@@ -122,14 +155,7 @@ import Testing
         let versions = CardVersions(
             base: b.map { Self.card(row.field, $0) }, ours: o.map { Self.card(row.field, $0) },
             theirs: t.map { Self.card(row.field, $0) })
-        let times: (Int64, Int64) =
-            switch row.clock {
-            case .oursLater: (200, 100)
-            case .theirsLater: (100, 200)
-            case .tie: (100, 100)
-            }
-        let ours = MergeSide(commit: Self.oursCommit, time: times.0)
-        let theirs = MergeSide(commit: Self.theirsCommit, time: times.1)
+        let (ours, theirs) = Self.sides(row.clock)
         let result = DeckMerger.merge([Self.id: versions], ours: ours, theirs: theirs, policy: row.policy)
         let swapped = DeckMerger.merge(
             [Self.id: versions.swapped], ours: theirs, theirs: ours, policy: row.policy)
