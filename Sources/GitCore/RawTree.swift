@@ -96,13 +96,20 @@ struct RawTree: @unchecked Sendable {
         return tail
     }
 
-    /// The length of the common start of `left` and `right`, at most `limit`: compared 8 bytes at a
-    /// time in one pass (memcmp gives only the order, and halving down to the first difference with it
-    /// read the same bytes several times over).
+    /// Bytes compared by one `memcmp` before the 8-byte loop looks for the first difference.
+    static let comparedBlock = 256
+
+    /// The length of the common start of `left` and `right`, at most `limit`: whole blocks compared
+    /// by `memcmp` (vectorised; a merge compares ~14 MB of card folders), then the block that differs
+    /// 8 bytes at a time (memcmp gives only the order, and halving down to the first difference with
+    /// it read the same bytes several times over).
     static func commonPrefix(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer, limit: Int) -> Int {
         let count = min(limit, left.count, right.count)
         guard count > 0, let a = left.baseAddress, let b = right.baseAddress else { return 0 }
         var offset = 0
+        while offset + comparedBlock <= count && memcmp(a + offset, b + offset, comparedBlock) == 0 {
+            offset += comparedBlock
+        }
         while offset + 8 <= count {
             // Read as little-endian numbers: the first differing byte holds the lowest set bit.
             let difference =
@@ -122,6 +129,11 @@ struct RawTree: @unchecked Sendable {
         let leftEnd = left.count
         let rightEnd = right.count
         var length = 0
+        while length + comparedBlock <= count
+            && memcmp(a + leftEnd - length - comparedBlock, b + rightEnd - length - comparedBlock, comparedBlock) == 0
+        {
+            length += comparedBlock
+        }
         while length + 8 <= count {
             // Read as little-endian numbers: the last differing byte holds the highest set bit.
             let difference =

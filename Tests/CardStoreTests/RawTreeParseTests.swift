@@ -117,7 +117,11 @@ struct RawTreeParseTests {
     func commonStartAndEnd(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         for round in 0..<200 {
-            let left = (0..<Int.random(in: 0...90, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) }
+            // Short, and long enough for whole blocks compared at once (`RawTree.comparedBlock`).
+            let longest = round % 2 == 0 ? 90 : 4 * RawTree.comparedBlock + 9
+            let left = (0..<Int.random(in: 0...longest, using: &random)).map { _ in
+                UInt8.random(in: 0...2, using: &random)
+            }
             var right = left
             if Int.random(in: 0..<2, using: &random) == 0 && !right.isEmpty {
                 right[Int.random(in: 0..<right.count, using: &random)] ^= 1
@@ -125,7 +129,7 @@ struct RawTreeParseTests {
             if Int.random(in: 0..<3, using: &random) == 0 {
                 right.insert(7, at: Int.random(in: 0...right.count, using: &random))
             }
-            let limit = Int.random(in: 0...100, using: &random)
+            let limit = Int.random(in: 0...longest + 10, using: &random)
             var prefix = 0
             while prefix < min(limit, left.count, right.count) && left[prefix] == right[prefix] { prefix += 1 }
             var suffix = 0
