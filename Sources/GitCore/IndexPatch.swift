@@ -130,7 +130,9 @@ public enum IndexPatch {
 
     /// Writes `image` (its `.original` pieces from `old`) and then its SHA-1 through `index.lock`
     /// (created exclusively, as git does), flushed as `flush` says, then renames it over the index;
-    /// removes the lock on failure.
+    /// removes the lock on failure. A big index is instead rewritten in place in its spare (the index
+    /// the last patch replaced, `IndexSpare`) and swapped with the index, `index.lock` held meanwhile;
+    /// when that is not possible it is written whole, and the index it replaces becomes the spare.
     ///
     /// The SHA-1 is computed on a second thread while this one writes the same pieces, and the
     /// file's pages start going to the disk (`FileSync.startWriteOut`) before the SHA-1 is done: at
@@ -154,6 +156,16 @@ public enum IndexPatch {
         let digest = BackgroundWork(onThread: old.count >= IndexPatch.hashBesideWriteSize) { image.digest(over: old) }
         // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
         defer { _ = digest.wait() }
+        if old.count >= IndexSpare.minimumSize {
+            let swapped = image.withVectors(over: old) { vectors in
+                IndexSpare.write(vectors, checksum: { digest.wait() }, indexPath: indexPath, flush: flush)
+            }
+            if swapped {
+                close(fd)
+                unlink(lockPath)
+                return
+            }
+        }
         var failure = image.withVectors(over: old) { FileSync.writeAll(fd, $0) }
         // Only a head start for the flush below, which decides: where sync_file_range is missing
         // (WSL1, some sandboxes) the write goes on without it.
@@ -162,7 +174,7 @@ public enum IndexPatch {
         if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }
         close(fd)
-        if failure == 0 && rename(lockPath, indexPath) != 0 { failure = errno }
+        if failure == 0 { failure = IndexSpare.install(lockPath, over: indexPath, size: old.count) }
         if failure != 0 {
             unlink(lockPath)
             throw GitError(

@@ -81,6 +81,79 @@ struct FastWritePathIndexTests {
         #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
     }
 
+    /// What the spare (`IndexSpare`) holds when the patch under test runs.
+    enum SpareState: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        /// The index the previous patch replaced.
+        case previousIndex
+        /// Random bytes, longer or shorter than the index: a write cut short, anything.
+        case garbageLonger, garbageShorter
+        /// Open in another file handle: a reader of the index from before it was replaced.
+        case heldOpenByAReader
+        /// A second name of the index itself (a retirement cut short after its link).
+        case linkedToTheIndex
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a big index is rewritten in place in its spare and swapped in, byte for byte as the old builder makes it; a spare that may be read, or that is the index, is left alone",
+        arguments: SpareState.allCases, [Scenario.editOne, .mixed])
+    func spare(state: SpareState, scenario: Scenario) throws {
+        // ~2,500 entries: an index over `IndexSpare.minimumSize`.
+        let fixture = try GitIndexFixture(cards: 2_500, variant: .plain)
+        let sparePath = IndexSpare.path(for: fixture.indexPath)
+        // A first patch, with no spare yet: the index written whole, the one it replaced kept as the spare.
+        let first = try fixture.edit(fixture.cardPaths[5], "{\"title\":\"First\"}\n")
+        #expect(try IndexPatch.apply([first], indexPath: fixture.indexPath, flush: .none) == .written)
+        #expect(try fixture.indexBytes().count >= IndexSpare.minimumSize)
+        #expect(FileManager.default.fileExists(atPath: sparePath))
+        // Before the spare is set up: git status may refresh the index, writing a new one.
+        let statusBefore = try stagedLines(fixture)
+        var reader: FileHandle?
+        switch state {
+        case .previousIndex: break
+        case .garbageLonger, .garbageShorter:
+            var random = SplitMix64(seed: 7)
+            let count = try fixture.indexBytes().count + (state == .garbageLonger ? 10_000 : -50_000)
+            let garbage = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+            try Data(garbage).write(to: URL(fileURLWithPath: sparePath))
+        case .heldOpenByAReader: reader = FileHandle(forReadingAtPath: sparePath)
+        case .linkedToTheIndex:
+            try FileManager.default.removeItem(atPath: sparePath)
+            #expect(link(fixture.indexPath, sparePath) == 0)
+        }
+        let spareBefore = try fixture.indexBytes(at: sparePath)
+        let spareFile = try inode(sparePath)
+        let (updates, staged) = try scenario.apply(to: fixture)
+        try fixture.setModificationTime(fixture.indexPath, seconds: fixture.indexSeconds)
+        let old = try fixture.indexBytes()
+        let expected = try #require(legacyOutput(old, updates: updates, seconds: fixture.indexSeconds))
+
+        #expect(try IndexPatch.apply(updates, indexPath: fixture.indexPath, flush: .strict) == .written)
+        #expect(try fixture.indexBytes() == expected, "\(state) \(scenario)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.indexPath + ".lock"))
+        let swapped = try inode(fixture.indexPath) == spareFile
+        switch state {
+        case .previousIndex, .garbageLonger, .garbageShorter: #expect(swapped, "\(state): written whole")
+        case .heldOpenByAReader:
+            #expect(!swapped)
+            #expect(try fixture.indexBytes(at: sparePath) == spareBefore, "the reader's file was changed")
+        case .linkedToTheIndex:
+            #expect(!swapped)
+            #expect(try inode(sparePath) != inode(fixture.indexPath), "the spare is still the index")
+        }
+        try reader?.close()
+        #expect(try stagedLines(fixture) == statusBefore.union(staged))
+        #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
+    }
+
+    /// The inode number of the file at `path`.
+    private func inode(_ path: String) throws -> UInt {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw CocoaError(.fileNoSuchFile) }
+        return UInt(info.st_ino)
+    }
+
     @Test("a top-level file whose name starts with cards (cards.md) is in no card's way: the patch writes")
     func topLevelCardsFile() throws {
         let fixture = try GitIndexFixture(cards: 12, variant: .plain)
