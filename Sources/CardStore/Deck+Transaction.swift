@@ -69,6 +69,8 @@ extension Deck {
                     snapshot: snapshot)
             }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
+            // The index the commit will need, written ahead while the commit is (a few ms at 100,000 cards).
+            let indexAhead = isBare ? nil : prepareIndex(for: change)
             // The new objects go into one pack (flushed before it is named). Without a pack, many loose
             // objects are written without an fsync each and flushed together before publishing; a few
             // are fsynced by libgit2 in every mode: it renames each object into place itself, so an
@@ -147,7 +149,10 @@ extension Deck {
                 throw StoreError.git(error, while: "publishing the commit on main")
             }
             do {
-                if !isBare { try updateWorkingTree(change.files, updates: updates, tree: tree, flush: flushMode) }
+                if !isBare {
+                    try updateWorkingTree(
+                        change.files, updates: updates, tree: tree, flush: flushMode, indexAhead: indexAhead)
+                }
             } catch {
                 // The commit is made: make it durable even though the working tree could not follow.
                 _ = try? finishOrderedFlush(afterIndex: false)

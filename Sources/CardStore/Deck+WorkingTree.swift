@@ -1,3 +1,4 @@
+import CardModel
 import GitCore
 import Glibc
 
@@ -5,6 +6,34 @@ extension Deck {
     /// From this many files on, a change updates the working tree with one `syncfs` per phase instead
     /// of one fsync per file.
     static let bulkThreshold = 256
+
+    /// Up to this many changed files a commit writes the index ahead (`IndexPreparation`); more
+    /// change entries near its start, and little of it could be written ahead.
+    static let indexAheadFiles = 16
+
+    /// Starts writing ahead the index a change will need (its changed entries without stat data,
+    /// their files compared by content until a later commit fills it in); nil when it cannot pay.
+    func prepareIndex(for change: DeckChange) -> IndexPreparation? {
+        guard let workingDirectory, change.files.count <= Deck.indexAheadFiles else { return nil }
+        let updates = change.files.map { file in
+            IndexUpdate(
+                path: file.path,
+                file: file.content.map {
+                    (change.storedBlobs[file.path] ?? ObjectID.blobHash(of: $0), FileStat.unknown)
+                })
+        }
+        return IndexPreparation(
+            updates: updates, indexPath: "\(gitDirectory)/index", flush: flushMode,
+            refresh: { path, blob in
+                // Stat data first: a change after it shows as a different file.
+                let full = "\(workingDirectory)/\(path)"
+                guard let stat = FileStat(path: full),
+                    let bytes = try? FileSystem.read(full, limit: Card.maximumFileSize),
+                    ObjectID.blobHash(of: bytes) == blob
+                else { return nil }
+                return stat
+            })
+    }
 
     /// A pack writer for the objects of a change, or nil for a change that is not `packable`. Every
     /// commit is one pack, however small: three fsyncs (pack, index, folder) where the five loose
@@ -20,7 +49,8 @@ extension Deck {
     /// ids already at hand (`files` and `updates` are parallel; for a path given twice the last wins).
     /// With `.ordered` the files are only written out: the caller's last fsync makes them durable.
     func updateWorkingTree(
-        _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode
+        _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode,
+        indexAhead: IndexPreparation? = nil
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         var last: [String: Int] = [:]
@@ -42,6 +72,8 @@ extension Deck {
         } else {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
+        // The index written ahead, if it is still the index's successor; else patched now.
+        if let indexAhead, (try? indexAhead.install()) == true { return }
         try updateIndexEntries(entries, tree: tree, flush: flush)
     }
 

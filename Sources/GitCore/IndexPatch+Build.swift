@@ -4,9 +4,15 @@ extension IndexPatch {
     /// The new index, without its checksum, as pieces of the old one (`bytes`) and new bytes; or why
     /// the fast path does not apply. `changes` are sorted by path; `indexTime` is the old index's
     /// modification time, which decides which unchanged entries are racily clean.
+    ///
+    /// `refresh`: for an unchanged card entry without stat data (all zero, as this patch leaves a
+    /// changed entry when it writes the index ahead of the file, see `IndexPreparation`; git's
+    /// read-tree does the same), the stat data of its file if the file holds the entry's blob, nil
+    /// to leave it as it is; asked for at most `refreshedEntries` entries.
     static func build(
         _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)],
-        indexTime: (seconds: UInt32, nanoseconds: UInt32)
+        indexTime: (seconds: UInt32, nanoseconds: UInt32),
+        refresh: ((_ path: String, _ blob: ObjectID) -> FileStat?)? = nil
     ) -> Result<IndexImage, Reason> {
         let end = bytes.count - 20
         guard end >= 12, bytes[0] == 0x44, bytes[1] == 0x49, bytes[2] == 0x52, bytes[3] == 0x43 else {
@@ -21,7 +27,7 @@ extension IndexPatch {
         let written: Int
         switch placeEntries(
             bytes, end: end, version: version, changes: changes,
-            indexTime: indexTime, position: &position, into: &image)
+            indexTime: indexTime, refresh: refresh, position: &position, into: &image)
         {
         case .failure(let reason): return .failure(reason)
         case .success(let count): written = count
@@ -44,10 +50,12 @@ extension IndexPatch {
     /// places, removed ones left out. Leaves `position` after the last entry; returns the entry count.
     private static func placeEntries(
         _ bytes: UnsafeRawBufferPointer, end: Int, version: UInt32, changes: [(path: [UInt8], update: IndexUpdate)],
-        indexTime: (seconds: UInt32, nanoseconds: UInt32), position: inout Int, into image: inout IndexImage
+        indexTime: (seconds: UInt32, nanoseconds: UInt32), refresh: ((String, ObjectID) -> FileStat?)?,
+        position: inout Int, into image: inout IndexImage
     ) -> Result<Int, Reason> {
         let entryCount = Int(be32(bytes, 8))
         var written = 0
+        var refreshesLeft = refresh == nil ? 0 : refreshedEntries
         // The start of the old bytes not yet placed.
         var runStart = position
         var next = 0
@@ -79,6 +87,26 @@ extension IndexPatch {
                 next += 1
                 runStart = position + entry.length
             } else {
+                if refreshesLeft > 0, let refresh, let base = bytes.baseAddress, hasNoStatData(bytes, at: position),
+                    isCardPath(Array(entry.name))
+                {
+                    refreshesLeft -= 1
+                    let blob = ObjectID(pointer: base + position + 40)
+                    // A file not older than the old index is left for a later patch, as git leaves it.
+                    // Nor is one whose mode changed: the entry's mode is what is staged.
+                    if let stat = refresh(String(decoding: entry.name, as: UTF8.self), blob), stat.fields.count == 10,
+                        stat.fields[6] == be32(bytes, position + 24),
+                        !IndexPatch.isRacilyClean(
+                            seconds: stat.fields[2], nanoseconds: stat.fields[3], indexTime: indexTime)
+                    {
+                        image.copy(runStart..<position)
+                        for field in stat.fields { image.append32(field) }
+                        runStart = position + 40
+                        written += 1
+                        position += entry.length
+                        continue
+                    }
+                }
                 if IndexPatch.isRacilyClean(
                     seconds: be32(bytes, position + 8), nanoseconds: be32(bytes, position + 12), indexTime: indexTime)
                 {
@@ -97,6 +125,17 @@ extension IndexPatch {
             next += 1
         }
         return .success(written)
+    }
+
+    /// At most this many entries without stat data are refreshed by one patch (each costs a read
+    /// and a hash of its file); a patch leaves one such entry per card it changes ahead of the file.
+    static let refreshedEntries = 32
+
+    /// Whether the entry at `position` has no stat data: change and modification times, inode and
+    /// size all zero.
+    static func hasNoStatData(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Bool {
+        for field in [0, 4, 8, 12, 20, 36] where be32(bytes, position + field) != 0 { return false }
+        return true
     }
 
     /// How `path` sorts against an entry's `name` in the index's order (bytes, then the shorter

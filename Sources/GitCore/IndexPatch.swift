@@ -5,6 +5,16 @@ public struct FileStat: Sendable, Hashable {
     /// The fields in index order: ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size (each truncated to 32 bits).
     var fields: [UInt32]
 
+    /// No stat data, only the mode of a plain file, as git's read-tree leaves an entry: git and
+    /// libgit2 compare such an entry's file by content, and a later patch fills it in
+    /// (`IndexPatch.build`'s `refresh`).
+    public static let unknown = FileStat(fields: [0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 0])
+
+    /// Stat data given field by field, in index order.
+    init(fields: [UInt32]) {
+        self.fields = fields
+    }
+
     /// The stat data of the file at `path` (not following a final symlink), or nil when it cannot be read.
     public init?(path: String) {
         var info = stat()
@@ -80,7 +90,7 @@ public enum IndexPatch {
         case .failure(let reason): return .declined(reason.text)
         case .success(let sorted): changes = sorted
         }
-        let old: (bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32)
+        let old: (bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32, identity: [Int])
         switch map(indexPath) {
         case .failure(let reason): return .declined(reason.text)
         case .success(let mapped): old = mapped
@@ -107,10 +117,11 @@ public enum IndexPatch {
         return .success(sorted.compactMap { path in latest[path].map { (path: path, update: $0) } })
     }
 
-    /// The index file mapped read-only (the caller unmaps it) with its modification time.
+    /// The index file mapped read-only (the caller unmaps it) with its modification time and what
+    /// identifies the file mapped (`identity(of:)`, from the same open file).
     /// Mapped, not read: no zero-filled copy of a 12 MB file, and its pages are the page cache's own.
     static func map(_ indexPath: String)
-        -> Result<(bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32), Reason>
+        -> Result<(bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32, identity: [Int]), Reason>
     {
         let fd = open(indexPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Reason(text: "no index file")) }
@@ -125,7 +136,19 @@ public enum IndexPatch {
         }
         let seconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_sec)
         let nanoseconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec)
-        return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds, nanoseconds))
+        return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds, nanoseconds, identity(info)))
+    }
+
+    /// What tells one index file from another, or from itself rewritten: device, inode, size and
+    /// modification time (git and libgit2 always write a new file; a patch swaps one in).
+    static func identity(of path: String) -> [Int]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return identity(info)
+    }
+
+    private static func identity(_ info: stat) -> [Int] {
+        [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
     }
 
     /// Writes `image` (its `.original` pieces from `old`) and then its SHA-1 through `index.lock`

@@ -34,6 +34,19 @@ enum IndexSpare {
     static func write(
         _ vectors: UnsafeMutableBufferPointer<iovec>, checksum: () -> [UInt8], indexPath: String, flush: FlushMode
     ) -> Bool {
+        prepare(vectors, checksum: checksum, indexPath: indexPath, flush: flush) && exchange(indexPath)
+    }
+
+    /// Swaps the spare with the index at `indexPath` (`RENAME_EXCHANGE`); false where that is missing.
+    static func exchange(_ indexPath: String) -> Bool {
+        cgit2_exchange(path(for: indexPath), indexPath) == 0
+    }
+
+    /// `write` without the swap: the spare holds the new index, flushed as `flush` says (true), or
+    /// could not be used (false).
+    static func prepare(
+        _ vectors: UnsafeMutableBufferPointer<iovec>, checksum: () -> [UInt8], indexPath: String, flush: FlushMode
+    ) -> Bool {
         let sparePath = path(for: indexPath)
         let fd = open(sparePath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }
@@ -73,8 +86,7 @@ enum IndexSpare {
         _ = cgit2_write_lease(fd, 0)
         leased = false
         if oldSize > total + digest.count && ftruncate(fd, off_t(total + digest.count)) != 0 { return false }
-        guard FileSync.flush(fd, flush) == 0 else { return false }
-        return cgit2_exchange(sparePath, indexPath) == 0
+        return FileSync.flush(fd, flush) == 0
     }
 
     /// Renames the finished `lockPath` over the index; the index it replaces is kept as the spare

@@ -147,6 +147,67 @@ struct FastWritePathIndexTests {
         #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
     }
 
+    /// A fixture over `IndexSpare.minimumSize` whose first patch has kept a spare.
+    private func fixtureWithSpare() throws -> GitIndexFixture {
+        let fixture = try GitIndexFixture(cards: 2_500, variant: .plain)
+        let first = try fixture.edit(fixture.cardPaths[5], "{\"title\":\"First\"}\n")
+        #expect(try IndexPatch.apply([first], indexPath: fixture.indexPath, flush: .none) == .written)
+        #expect(FileManager.default.fileExists(atPath: IndexSpare.path(for: fixture.indexPath)))
+        return fixture
+    }
+
+    @Test(
+        "an index written ahead (changed entries without stat data) and swapped in is byte for byte the old builder's",
+        arguments: [Scenario.editOne, .addOne, .removeOne, .mixed])
+    func writtenAhead(scenario: Scenario) throws {
+        let fixture = try fixtureWithSpare()
+        let statusBefore = try stagedLines(fixture)
+        let (updates, staged) = try scenario.apply(to: fixture)
+        let unknown = updates.map { update in
+            IndexUpdate(path: update.path, file: update.file.map { ($0.blob, FileStat.unknown) })
+        }
+        try fixture.setModificationTime(fixture.indexPath, seconds: fixture.indexSeconds)
+        let old = try fixture.indexBytes()
+        let expected = try #require(legacyOutput(old, updates: unknown, seconds: fixture.indexSeconds))
+        let started = IndexPreparation(
+            updates: unknown, indexPath: fixture.indexPath, flush: .strict, refresh: { _, _ in nil })
+        let ahead = try #require(started)
+        #expect(try ahead.install())
+        #expect(try fixture.indexBytes() == expected, "\(scenario)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.indexPath + ".lock"))
+        #expect(try !ahead.install(), "installed twice")
+        #expect(try fixture.indexBytes() == expected)
+        // git compares the files of entries without stat data by content: the same changes staged.
+        #expect(try stagedLines(fixture) == statusBefore.union(staged))
+        #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
+    }
+
+    @Test("an index written ahead is not swapped in over an index git changed meanwhile, nor while git holds its lock")
+    func writtenAheadYields() throws {
+        let fixture = try fixtureWithSpare()
+        let update = try fixture.edit(fixture.cardPaths[9], "{\"title\":\"Nine\"}\n")
+        let unknown = [IndexUpdate(path: update.path, file: update.file.map { ($0.blob, FileStat.unknown) })]
+        let first = IndexPreparation(
+            updates: unknown, indexPath: fixture.indexPath, flush: .none, refresh: { _, _ in nil })
+        let locked = try #require(first)
+        let lock = fixture.indexPath + ".lock"
+        #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
+        let before = try fixture.indexBytes()
+        #expect(throws: GitError.self) { try locked.install() }
+        #expect(try fixture.indexBytes() == before)
+        try FileManager.default.removeItem(atPath: lock)
+
+        let second = IndexPreparation(
+            updates: unknown, indexPath: fixture.indexPath, flush: .none, refresh: { _, _ in nil })
+        let ahead = try #require(second)
+        try fixture.write("README.md", "changed by hand\n")
+        try fixture.check(["add", "README.md"])
+        let gits = try fixture.indexBytes()
+        #expect(try !ahead.install())
+        #expect(try fixture.indexBytes() == gits, "git's index was replaced")
+        #expect(try fixture.check(["diff", "--cached", "--name-only"]).contains("README.md"))
+    }
+
     /// The inode number of the file at `path`.
     private func inode(_ path: String) throws -> UInt {
         var info = stat()
