@@ -5,7 +5,7 @@ extension Commands {
     static let initCommand = Command(
         spec: CommandSpec(
             name: "init", abstract: "Create a deck.", usage: "init [<dir>] [--name <name>] [--from <dir>] [--bare]",
-            arguments: [("dir", "Where to create the deck (default: the current folder).")],
+            arguments: [("dir", "Where to create the deck (default: --deck, else the current folder).")],
             options: [
                 .value("--name", "name", "The deck's name (default: the source deck's name, else the folder's)."),
                 .value("--from", "dir", "Import the cards of a folder laid out like a deck, such as sample-repo/."),
@@ -13,7 +13,11 @@ extension Commands {
             ],
             positionals: 0...1)
     ) { context, arguments in
-        let path = arguments.positionals.first ?? "."
+        // `cards --deck DIR init` names the new deck's folder as every other command names its deck.
+        if let folder = arguments.positionals.first, let option = context.deckOption, folder != option {
+            throw UsageError(message: "two folders for init: --deck \(option) and \(folder); give one")
+        }
+        let path = arguments.positionals.first ?? context.deckOption ?? "."
         let deck = try Deck.create(
             at: path, name: arguments.value("--name"), bare: arguments.has("--bare"), from: arguments.value("--from"))
         let count = try deck.snapshot().allCards().cards.count

@@ -11,7 +11,7 @@ import Glibc
 /// here has no deltas (a later `git gc` may add them), and the index comes from what was written.
 ///
 /// The pack is held as pieces: bytes of its own (the header, each entry's framing, objects copied
-/// in) and the bodies of objects kept as the arrays they came in (`append(id:type:keeping:)`: a
+/// in) and the bodies of objects kept as the arrays they came in (`append(id:type:keeping:checksums:)`: a
 /// merge's ~250 new 27 KB card folders at 100,000 cards), which go to the SHA-1 and to `writev` from
 /// where they lie, never copied into one new 7 MB buffer (fresh memory is dear: its page faults and
 /// the copy were ~5 ms of such a merge).
@@ -36,7 +36,7 @@ struct PackFile {
 
     /// An entry's checksums: the zlib stream's Adler-32 of the object and the CRC-32 of the whole
     /// entry, which the pack index records.
-    struct Checksums {
+    struct Checksums: Equatable {
         var adler: UInt32
         var crc: UInt32
     }
@@ -95,6 +95,9 @@ struct PackFile {
     /// copied) and written from there by `install`. `checksums` must be `PackFile.checksums` of the
     /// same type and bytes (worked out ahead, on whichever thread).
     mutating func append(id: git_oid, type: git_object_t, keeping body: [UInt8], checksums: Checksums) {
+        // Worked out elsewhere, on other threads: a wrong CRC-32 would pass every read and `git
+        // verify-pack` (only an index rebuilt from the pack shows it), so debug builds check it here.
+        assert(checksums == body.withUnsafeBytes { Self.checksums(type: type, data: $0) }, "wrong checksums")
         let index = kept.count
         kept.append(body)
         appendEntry(id: id, type: type, size: body.count, checksums: checksums) { pack, block in
@@ -195,24 +198,13 @@ struct PackFile {
         } else {
             pieces.append(.own(start..<own.count))
         }
-        length += bytes.count
+        length += own.count - start
     }
 
-    private mutating func appendOwn(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        let start = own.count
-        own.append(contentsOf: bytes)
-        if case .own(let last) = pieces.last, last.upperBound == start {
-            pieces[pieces.count - 1] = .own(last.lowerBound..<own.count)
-        } else {
-            pieces.append(.own(start..<own.count))
-        }
-        length += bytes.count
-    }
-
-    /// Calls `body` with the pack's bytes in order, as runs of `iovec`s: each run ends with the pieces
-    /// of one kept body (whose pointers are valid only during that call), so a merge's pack goes out in
-    /// one `writev` a kept folder. Stops at and returns the first nonzero result, else 0.
+    /// Calls `body` with the pack's bytes in order, as runs of `iovec`s: a run holds the pieces of at
+    /// most one kept body (whose pointers are valid only during that call) with the own bytes before
+    /// and after it up to the next kept body, so a merge's pack goes out in one `writev` a kept folder;
+    /// the last run may be own bytes only. Stops at and returns the first nonzero result, else 0.
     private func forEachRun(_ body: (UnsafeMutableBufferPointer<iovec>) -> Int32) -> Int32 {
         own.withUnsafeBytes { own in
             var run: [iovec] = []

@@ -139,6 +139,46 @@ struct PackReaderTests {
         }
     }
 
+    @Test(
+        "a commit's spliced trees packed by PackWriter (their checksums on two threads) get the index git's index-pack makes"
+    )
+    func splicedTreesPacked() throws {
+        let scratch = try StoreScratch()
+        let path = scratch.path("trees.git")
+        try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
+        let repository = try Repository.open(at: path)
+        let writer = try PackWriter(for: repository)
+        // 40 folders of 300 entries (~25 KB each, ~1 MB in all: past `sideBySideChecksumBytes`), and a
+        // root holding them.
+        var random = SplitMix64(seed: 11)
+        var root: [UInt8] = []
+        for folder in 0..<40 {
+            var tree: [UInt8] = []
+            for entry in 0..<300 {
+                tree += Array(String(format: "100644 card-%04d.json", entry).utf8) + [0]
+                tree += (0..<20).map { _ in UInt8.random(in: 0...255, using: &random) }
+            }
+            let id = try writer.write(tree: tree)
+            root += Array(String(format: "40000 %02x", folder).utf8) + [0] + id.bytes
+        }
+        let rootID = try writer.write(tree: root)
+        let signature = Signature(name: "T", email: "t@example.invalid", time: 1_700_000_000)
+        let commit = try writer.writeCommit(
+            Repository.commitBytes(
+                tree: rootID, parents: [], message: "trees\n", author: signature, committer: signature))
+        try writer.finish(commit: commit, durable: false)
+        let folder = path + "/objects/pack"
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".pack") })
+        try FileManager.default.copyItem(atPath: folder + "/" + name, toPath: scratch.path("copy.pack"))
+        _ = try scratch.git(["index-pack", "-o", scratch.path("copy.idx"), scratch.path("copy.pack")], in: path)
+        let idx = folder + "/" + name.dropLast(".pack".count) + ".idx"
+        #expect(
+            FileManager.default.contents(atPath: scratch.path("copy.idx")) == FileManager.default.contents(atPath: idx))
+        #expect(try scratch.git(["cat-file", "-t", commit.hex], in: path) == "commit\n")
+        #expect(try scratch.git(["cat-file", "-p", rootID.hex], in: path).contains("040000 tree"))
+    }
+
     @Test("reads a deck's own packs (trees stored uncompressed) as libgit2 does")
     func deckPacks() throws {
         let scratch = try StoreScratch()

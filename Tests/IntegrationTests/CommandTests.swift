@@ -24,6 +24,14 @@ struct CommandTests {
         #expect(again.status == 1)
         #expect(again.stderr.hasPrefix("Error: ") && again.stderr.contains("already a git repository"))
         #expect(try scratch.commits(deck).count == 1)
+        // The global --deck names the folder too; two different folders are a usage error.
+        let other = scratch.path("other")
+        let viaOption = try scratch.cards(["--deck", other, "init"])
+        #expect(viaOption.status == 0, "\(viaOption.stderr)")
+        #expect(try scratch.commits(other).count == 1)
+        let both = try scratch.cards(["--deck", other, "init", scratch.path("third")])
+        #expect(both.status == 64 && both.stderr.contains("two folders for init"), "\(both.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("third")))
     }
 
     @Test("init --from the sample, --bare, and list/show/export")
