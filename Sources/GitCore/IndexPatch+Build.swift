@@ -56,6 +56,9 @@ extension IndexPatch {
         let entryCount = Int(be32(bytes, 8))
         var written = 0
         var refreshesLeft = refresh == nil ? 0 : refreshedEntries
+        // Files that do not match are tried too, but not without end (an entry left so after a hand
+        // edit stays so until the edit is committed or undone).
+        var triesLeft = 4 * refreshesLeft
         // The start of the old bytes not yet placed.
         var runStart = position
         var next = 0
@@ -87,10 +90,10 @@ extension IndexPatch {
                 next += 1
                 runStart = position + entry.length
             } else {
-                if refreshesLeft > 0, let refresh, let base = bytes.baseAddress, hasNoStatData(bytes, at: position),
-                    isCardPath(Array(entry.name))
+                if refreshesLeft > 0, triesLeft > 0, let refresh, let base = bytes.baseAddress, entry.stage == 0,
+                    hasNoStatData(bytes, at: position), isCardPath(Array(entry.name))
                 {
-                    refreshesLeft -= 1
+                    triesLeft -= 1
                     let blob = ObjectID(pointer: base + position + 40)
                     // A file not older than the old index is left for a later patch, as git leaves it.
                     // Nor is one whose mode changed: the entry's mode is what is staged.
@@ -99,6 +102,7 @@ extension IndexPatch {
                         !IndexPatch.isRacilyClean(
                             seconds: stat.fields[2], nanoseconds: stat.fields[3], indexTime: indexTime)
                     {
+                        refreshesLeft -= 1
                         image.copy(runStart..<position)
                         for field in stat.fields { image.append32(field) }
                         runStart = position + 40

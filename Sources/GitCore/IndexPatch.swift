@@ -139,16 +139,19 @@ public enum IndexPatch {
         return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds, nanoseconds, identity(info)))
     }
 
-    /// What tells one index file from another, or from itself rewritten: device, inode, size and
-    /// modification time (git and libgit2 always write a new file; a patch swaps one in).
+    /// What tells one index file from another, or from itself rewritten: device, inode, size,
+    /// modification and change times (git and libgit2 always write a new file; a patch swaps one in).
     static func identity(of path: String) -> [Int]? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return identity(info)
     }
 
-    private static func identity(_ info: stat) -> [Int] {
-        [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
+    static func identity(_ info: stat) -> [Int] {
+        [
+            Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec,
+            info.st_ctim.tv_sec, info.st_ctim.tv_nsec,
+        ]
     }
 
     /// Writes `image` (its `.original` pieces from `old`) and then its SHA-1 through `index.lock`
@@ -197,7 +200,7 @@ public enum IndexPatch {
         if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }
         close(fd)
-        if failure == 0 { failure = IndexSpare.install(lockPath, over: indexPath, size: old.count) }
+        if failure == 0 { failure = IndexSpare.replaceKeepingSpare(lockPath, over: indexPath, size: old.count) }
         if failure != 0 {
             unlink(lockPath)
             throw GitError(

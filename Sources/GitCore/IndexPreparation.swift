@@ -9,13 +9,14 @@ import Glibc
 /// libgit2 then compare that file by content, as after `git read-tree`, and a later patch fills it in:
 /// `IndexPatch.build`'s `refresh`). The preparation rewrites the spare in place (`IndexSpare`) with
 /// the index's checksum hashed beside it; `install` then takes `index.lock`, checks that the index
-/// is still the very file the preparation read (else another writer changed it and the caller patches
-/// the index as before), and swaps the spare in.
+/// is still the very file the preparation read and the spare the file it wrote (else another writer
+/// changed one and the caller patches the index as before), and swaps the spare in.
 public final class IndexPreparation {
     /// What the thread found, written by it and read after joining it.
     private final class Outcome: @unchecked Sendable {
-        /// The identity of the index it read, when the spare holds the new index.
-        var identity: [Int]?
+        /// The identities of the index it read and of the spare it wrote, when the spare holds the
+        /// new index.
+        var identities: (index: [Int], spare: [Int])?
     }
 
     private let indexPath: String
@@ -25,14 +26,14 @@ public final class IndexPreparation {
     /// Starts writing ahead the index at `indexPath` with `updates` (their stat data as the caller
     /// wants it recorded, usually `FileStat.unknown`), flushed as `flush` says. `refresh` is
     /// `IndexPatch.build`'s, called on the preparing thread. Nil where it cannot pay: a small index,
-    /// no spare yet (the first patch keeps one), one processor.
+    /// no spare yet (the first patch keeps one), one processor, nothing flushed (`IndexSpare`).
     public init?(
         updates: [IndexUpdate], indexPath: String, flush: FlushMode,
         refresh: @escaping @Sendable (_ path: String, _ blob: ObjectID) -> FileStat?
     ) {
         var index = stat()
         var spare = stat()
-        guard !updates.isEmpty, Repository.processors > 1, stat(indexPath, &index) == 0,
+        guard !updates.isEmpty, flush != .none, Repository.processors > 1, stat(indexPath, &index) == 0,
             Int(index.st_size) >= IndexSpare.minimumSize, lstat(IndexSpare.path(for: indexPath), &spare) == 0
         else { return nil }
         self.indexPath = indexPath
@@ -49,10 +50,10 @@ public final class IndexPreparation {
             // Hashed on one more thread while this one compares and writes the spare's pages.
             let digest = BackgroundWork { image.digest(over: old.bytes) }
             defer { _ = digest.wait() }
-            let prepared = image.withVectors(over: old.bytes) { vectors in
+            let spare = image.withVectors(over: old.bytes) { vectors in
                 IndexSpare.prepare(vectors, checksum: { digest.wait() }, indexPath: indexPath, flush: flush)
             }
-            if prepared { outcome.identity = old.identity }
+            if let spare { outcome.identities = (old.identity, spare) }
             return []
         }
     }
@@ -67,7 +68,7 @@ public final class IndexPreparation {
     /// patches the index itself. Throws `.locked` while another process holds `index.lock`.
     public func install() throws(GitError) -> Bool {
         _ = work.wait()
-        guard let identity = outcome.identity else { return false }
+        guard let identities = outcome.identities else { return false }
         let lockPath = indexPath + ".lock"
         let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -81,8 +82,10 @@ public final class IndexPreparation {
             unlink(lockPath)
         }
         // Used once: a second install would swap the old index back.
-        outcome.identity = nil
-        guard IndexPatch.identity(of: indexPath) == identity else { return false }
+        outcome.identities = nil
+        guard IndexPatch.identity(of: indexPath) == identities.index,
+            IndexPatch.identity(of: IndexSpare.path(for: indexPath)) == identities.spare
+        else { return false }
         return IndexSpare.exchange(indexPath)
     }
 }

@@ -13,7 +13,13 @@ import Glibc
 /// A reader of the index (git, libgit2) that opened it before it was replaced may still be reading
 /// the spare: the spare is only rewritten under a write lease (`F_SETLEASE`), which the kernel grants
 /// only while no other open file or mapping of it exists, in any process. Otherwise, and wherever
-/// leases or `RENAME_EXCHANGE` are missing, the index is written whole as before.
+/// leases or `RENAME_EXCHANGE` are missing, and when nothing is flushed (`FlushMode.none`: a crash
+/// could then leave the index's name on a half-rewritten file), the index is written whole as before.
+///
+/// Before the spare is rewritten, the folder holding it is flushed: the rename or swap that made it
+/// the spare must be on disk first, or a power cut could give the index's name back to the file
+/// being rewritten. Only one writer at a time may use the spare: every caller holds the deck's
+/// lock (`cards.lock`), and a swap also holds `index.lock`.
 enum IndexSpare {
     /// Below this index size a whole rewrite is cheap: no spare is kept or used.
     static let minimumSize = 256 * 1024
@@ -34,7 +40,7 @@ enum IndexSpare {
     static func write(
         _ vectors: UnsafeMutableBufferPointer<iovec>, checksum: () -> [UInt8], indexPath: String, flush: FlushMode
     ) -> Bool {
-        prepare(vectors, checksum: checksum, indexPath: indexPath, flush: flush) && exchange(indexPath)
+        prepare(vectors, checksum: checksum, indexPath: indexPath, flush: flush) != nil && exchange(indexPath)
     }
 
     /// Swaps the spare with the index at `indexPath` (`RENAME_EXCHANGE`); false where that is missing.
@@ -42,58 +48,64 @@ enum IndexSpare {
         cgit2_exchange(path(for: indexPath), indexPath) == 0
     }
 
-    /// `write` without the swap: the spare holds the new index, flushed as `flush` says (true), or
-    /// could not be used (false).
+    /// `write` without the swap: the spare holds the new index, flushed as `flush` says, and its
+    /// identity (`IndexPatch.identity(of:)`) is returned; nil when it could not be used.
     static func prepare(
         _ vectors: UnsafeMutableBufferPointer<iovec>, checksum: () -> [UInt8], indexPath: String, flush: FlushMode
-    ) -> Bool {
+    ) -> [Int]? {
+        guard flush != .none else { return nil }
         let sparePath = path(for: indexPath)
-        let fd = open(sparePath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return false }
+        // Non-blocking: another program's lease on the file (a file server's, an indexer's) refuses
+        // the open instead of holding it, and index.lock with it, until that lease is broken.
+        let fd = open(sparePath, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         // No reader of the index from before it was replaced may still have it open or mapped.
-        guard cgit2_write_lease(fd, 1) == 0 else { return false }
+        guard cgit2_write_lease(fd, 1) == 0 else { return nil }
         var leased = true
         defer { if leased { _ = cgit2_write_lease(fd, 0) } }
         var spare = stat()
         var index = stat()
         guard fstat(fd, &spare) == 0, stat(indexPath, &index) == 0, (spare.st_mode & S_IFMT) == S_IFREG else {
-            return false
+            return nil
         }
         // A spare that is the index under a second name (a retirement cut short after its link) must
         // never be written in place: removed, for the next whole write to retire the index afresh.
         guard spare.st_nlink == 1, spare.st_ino != index.st_ino || spare.st_dev != index.st_dev else {
             unlink(sparePath)
-            return false
+            return nil
         }
+        // The rename or swap that made this file the spare, on disk before the file is rewritten.
+        guard FileSync.flush(path: folder(of: indexPath)) == 0 else { return nil }
         let oldSize = Int(spare.st_size)
         let total = vectors.reduce(0) { $0 + $1.iov_len }
         var old = UnsafeRawBufferPointer(start: nil, count: 0)
         if oldSize > 0 {
             guard let mapped = mmap(nil, oldSize, PROT_READ, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
-                return false
+                return nil
             }
             old = UnsafeRawBufferPointer(start: mapped, count: oldSize)
         }
         defer { if let base = old.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), oldSize) } }
         for run in differingPages(vectors, from: old) {
-            guard write(vectors, range: run, to: fd) else { return false }
+            guard write(vectors, range: run, to: fd) else { return nil }
         }
         let digest = checksum()
-        guard pwriteAll(fd, digest, at: total) else { return false }
-        // Released before truncating: a truncation breaks every lease on the file, this one too, and
-        // would wait for it to be given up.
+        guard pwriteAll(fd, digest, at: total) else { return nil }
+        // Released first, so that the truncation never waits on a lease break; only our own commands
+        // open the spare by name, one at a time.
         _ = cgit2_write_lease(fd, 0)
         leased = false
-        if oldSize > total + digest.count && ftruncate(fd, off_t(total + digest.count)) != 0 { return false }
-        return FileSync.flush(fd, flush) == 0
+        if oldSize > total + digest.count && ftruncate(fd, off_t(total + digest.count)) != 0 { return nil }
+        guard FileSync.flush(fd, flush) == 0, fstat(fd, &spare) == 0 else { return nil }
+        return IndexPatch.identity(spare)
     }
 
     /// Renames the finished `lockPath` over the index; the index it replaces is kept as the spare
     /// (linked under the spare's name first: a crash between the two steps leaves both names on the
     /// old index, which `write` then declines) when there is no spare yet and the index is big enough.
     /// Returns errno, or 0.
-    static func install(_ lockPath: String, over indexPath: String, size: Int) -> Int32 {
+    static func replaceKeepingSpare(_ lockPath: String, over indexPath: String, size: Int) -> Int32 {
         let sparePath = path(for: indexPath)
         var existing = stat()
         if size >= minimumSize && lstat(sparePath, &existing) != 0 && errno == ENOENT {
@@ -101,6 +113,12 @@ enum IndexSpare {
             _ = link(indexPath, sparePath)
         }
         return rename(lockPath, indexPath) == 0 ? 0 : errno
+    }
+
+    /// The folder holding the file at `path` ("." for a bare name).
+    static func folder(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The runs of whole pages (the last one cut at the end) where the bytes `vectors` describe differ
@@ -127,6 +145,8 @@ enum IndexSpare {
         }
         while vector < vectors.count {
             let length = vectors[vector].iov_len
+            // Only an empty buffer may have no address (`IndexImage.withVectors` points into arrays
+            // and the mapped index); either is passed over once its bytes are done.
             guard position < vectorStart + length, let base = vectors[vector].iov_base else {
                 vectorStart += length
                 vector += 1

@@ -20,13 +20,11 @@ struct FastWritePathTests {
         #expect(ObjectID(bytes: abc).hex == "a9993e364706816aba3e25717850c26c9cd0d89d")
     }
 
-    @Test(
-        "after imports (packed), adds, edits and deletes the index matches git: status clean, fsck clean",
-        arguments: [600, 2_500])
-    func indexStaysTrue(count: Int) throws {
+    @Test("after imports (packed), adds, edits and deletes the index matches git: status clean, fsck clean")
+    func indexStaysTrue() throws {
         let scratch = try StoreScratch()
         let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
-        let cards = makeCards(count)
+        let cards = makeCards(600)
         try deck.importCards(cards, source: "test")
         let packs = try FileManager.default.contentsOfDirectory(atPath: scratch.path("deck/.git/objects/pack"))
         #expect(packs.contains { $0.hasSuffix(".pack") })
@@ -34,18 +32,12 @@ struct FastWritePathTests {
         try deck.edit(cards[0].id, CardEdit(title: "Edited"))
         try deck.delete([cards[1].id, cards[2].id])
         try deck.edit(added.id, CardEdit(color: "red"))
-        if count > 2_000 {
-            // An index this big is written ahead of the card file: the card's entry without stat data
-            // (read before git status, which fills it in).
-            let entry = try scratch.git(["ls-files", "--debug", CardID.path(for: added.id)], in: scratch.path("deck"))
-            #expect(entry.contains("ctime: 0:0") && entry.contains("size: 0\t"), "\(entry)")
-        }
         let status = try scratch.git(["status", "--porcelain"], in: scratch.path("deck"))
         #expect(status.isEmpty, "git status: \(status)")
         let staged = try scratch.git(["diff", "--cached", "--name-only"], in: scratch.path("deck"))
         #expect(staged.isEmpty)
         let listed = try scratch.git(["ls-files", "cards"], in: scratch.path("deck"))
-        #expect(listed.split(separator: "\n").count == count - 1)
+        #expect(listed.split(separator: "\n").count == 599)
         // git's own index check, and libgit2's reading of the same file.
         let verify = try scratch.git(["fsck", "--no-progress"], in: scratch.path("deck"))
         #expect(!verify.contains("error"))
@@ -59,23 +51,6 @@ struct FastWritePathTests {
         try deck.edit(cards[4].id, CardEdit(title: "Another"))
         let after = try scratch.git(["status", "--porcelain"], in: scratch.path("deck"))
         #expect(after.contains(CardID.path(for: cards[3].id)))
-        guard count > 2_000 else { return }
-        // An entry left without stat data is filled in by a later commit once its file is older than
-        // the index (git status, which would fill it in itself, not run meanwhile).
-        try deck.edit(cards[7].id, CardEdit(title: "Seven"))
-        try deck.edit(cards[8].id, CardEdit(title: "Eight"))
-        try deck.edit(cards[9].id, CardEdit(title: "Nine"))
-        let seven = try scratch.git(["ls-files", "--debug", CardID.path(for: cards[7].id)], in: scratch.path("deck"))
-        #expect(!seven.contains("ctime: 0:0"), "\(seven)")
-        // A hand edit of a card whose entry has no stat data is found by content, and never filled in.
-        let nine = scratch.path("deck/" + CardID.path(for: cards[9].id))
-        let edited = try String(contentsOfFile: nine, encoding: .utf8).replacingOccurrences(of: "Nine", with: "Nein")
-        try edited.write(toFile: nine, atomically: false, encoding: .utf8)
-        try deck.edit(cards[10].id, CardEdit(title: "Ten"))
-        try deck.edit(cards[11].id, CardEdit(title: "Eleven"))
-        #expect(try deck.handEdits().map(\.path).contains(CardID.path(for: cards[9].id)))
-        let last = try scratch.git(["status", "--porcelain"], in: scratch.path("deck"))
-        #expect(last.contains(CardID.path(for: cards[9].id)))
     }
 
     @Test("a card folder in an old mode spelling (100664): the splice gives way, libgit2 builds the tree, all packed")
