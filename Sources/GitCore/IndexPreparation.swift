@@ -63,9 +63,10 @@ public final class IndexPreparation {
     }
 
     /// Makes the index written ahead the index: waits for the preparation, takes `index.lock`, checks
-    /// that the index is the file the preparation read, and swaps the spare in. False, with nothing
-    /// changed, when the preparation did not finish or the index changed meanwhile: the caller then
-    /// patches the index itself. Throws `.locked` while another process holds `index.lock`.
+    /// that the index and the spare are still the files the preparation read and wrote, and swaps the
+    /// spare in. False, with nothing changed, when the preparation did not finish or either file
+    /// changed meanwhile (or on a second call): the caller then patches the index itself. Throws
+    /// `.locked` while another process holds `index.lock`.
     public func install() throws(GitError) -> Bool {
         _ = work.wait()
         guard let identities = outcome.identities else { return false }
