@@ -163,6 +163,12 @@ extension Deck {
         }
     }
 
+    /// A path quoted with each non-ASCII code point written as `\u{…}`, so that two spellings of the
+    /// same text show apart.
+    static func spelled(_ path: String) -> String {
+        "'" + path.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "'"
+    }
+
     struct MergePlan {
         var change: DeckChange
         var report: MergeReport
@@ -188,7 +194,20 @@ extension Deck {
         }
         var paths: [String: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)] = [:]
         paths.reserveCapacity(changes.count)
-        for change in changes { paths[change.path] = (change.entries[0], change.entries[1], change.entries[2]) }
+        for change in changes {
+            // Swift compares strings by Unicode canonical equivalence: two files whose names differ only
+            // in normalization (an "é" as one code point or as "e" and an accent) would be one key here,
+            // and one file's change would land in the other. Refused, naming both, before anything changes.
+            if let index = paths.index(forKey: change.path) {
+                let other = paths.keys[index]
+                throw StoreError(
+                    .invalidInput,
+                    "\(Deck.spelled(other)) and \(Deck.spelled(change.path)) both changed, and their names differ "
+                        + "only in Unicode normalization: a deck cannot merge them; rename one of them "
+                        + "(`git mv`) in this deck or in \(theirsName), commit, and try again. Nothing was changed.")
+            }
+            paths[change.path] = (change.entries[0], change.entries[1], change.entries[2])
+        }
         let oursSide = MergeSide(commit: ours.hex, time: oursCommit.committer.time)
         let theirsSide = MergeSide(commit: theirs.hex, time: theirsCommit.committer.time)
         // The side whose tip is later (then the larger id) wins a file that is not a card: the same on both devices.

@@ -53,11 +53,12 @@ extension Deck {
         indexAhead: IndexPreparation? = nil
     ) throws(StoreError) {
         guard let workingDirectory else { return }
-        var last: [String: Int] = [:]
-        for (position, file) in files.enumerated() { last[file.path] = position }
+        // Keyed by bytes: two names that differ only in Unicode normalization are two files.
+        var last: [[UInt8]: Int] = [:]
+        for (position, file) in files.enumerated() { last[Array(file.path.utf8)] = position }
         var writes: [(full: String, bytes: [UInt8])] = []
         var entries: [(path: String, blob: ObjectID?)] = []
-        for (position, file) in files.enumerated() where last[file.path] == position {
+        for (position, file) in files.enumerated() where last[Array(file.path.utf8)] == position {
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             if let content = file.content, let blob = updates[position].blob {
                 writes.append((full, content))

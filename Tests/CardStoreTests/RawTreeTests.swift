@@ -98,6 +98,37 @@ struct RawTreeTests {
         return try store.literalTree(rootEntries)
     }
 
+    @Test(
+        "paths that differ only in Unicode normalization are two paths to the splice (it leaves non-ASCII names to libgit2)"
+    )
+    func normalizationTwins() throws {
+        let store = try Store()
+        let repository = store.repository
+        let base = try repository.updatedTree(
+            base: nil,
+            updates: [
+                TreeUpdate(path: "notes/\u{e9}.txt", blob: store.blobs[0]),
+                TreeUpdate(path: "notes/e\u{301}.txt", blob: store.blobs[1]),
+                TreeUpdate(path: "\u{e9}/a.txt", blob: store.blobs[2]),
+                TreeUpdate(path: "e\u{301}/a.txt", blob: store.blobs[3]),
+            ])
+        let updateSets: [[TreeUpdate]] = [
+            // Both files of a folder, both folders of the root, and a path given in both spellings.
+            [
+                TreeUpdate(path: "notes/\u{e9}.txt", blob: store.blobs[4]),
+                TreeUpdate(path: "notes/e\u{301}.txt", blob: store.blobs[5]),
+            ],
+            [TreeUpdate(path: "\u{e9}/a.txt", blob: store.blobs[6]), TreeUpdate(path: "e\u{301}/a.txt", blob: nil)],
+            [TreeUpdate(path: "notes/e\u{301}.txt", blob: store.blobs[7])],
+        ]
+        for updates in updateSets {
+            let cache = RawTreeCache()
+            _ = try repository.changedLeaves([base, base], comparing: (0, 1), cache: cache)
+            let spliced = try repository.splicedTree(base: base, updates: updates, cache: cache)
+            #expect(spliced == (try repository.updatedTree(base: base, updates: updates)), "\(updates)")
+        }
+    }
+
     @Test("random trees: the same changed leaves and the same updated tree as libgit2", arguments: seeds)
     func randomTrees(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
