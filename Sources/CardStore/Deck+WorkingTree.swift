@@ -54,11 +54,12 @@ extension Deck {
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         // Keyed by bytes: two names that differ only in Unicode normalization are two files.
+        let keys = files.map { Array($0.path.utf8) }
         var last: [[UInt8]: Int] = [:]
-        for (position, file) in files.enumerated() { last[Array(file.path.utf8)] = position }
+        for (position, key) in keys.enumerated() { last[key] = position }
         var writes: [(full: String, bytes: [UInt8])] = []
         var entries: [(path: String, blob: ObjectID?)] = []
-        for (position, file) in files.enumerated() where last[Array(file.path.utf8)] == position {
+        for (position, file) in files.enumerated() where last[keys[position]] == position {
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             if let content = file.content, let blob = updates[position].blob {
                 writes.append((full, content))
