@@ -163,12 +163,6 @@ extension Deck {
         }
     }
 
-    /// A path quoted with each non-ASCII code point written as `\u{…}`, so that two spellings of the
-    /// same text show apart.
-    static func spelled(_ path: String) -> String {
-        "'" + path.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "'"
-    }
-
     struct MergePlan {
         var change: DeckChange
         var report: MergeReport
@@ -192,21 +186,13 @@ extension Deck {
             try repository.changedLeaves(
                 [baseTree, oursCommit.tree, theirsCommit.tree], comparing: (1, 2), cache: trees)
         }
-        var paths: [String: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)] = [:]
+        // Keyed by the path's bytes: Swift compares strings by Unicode canonical equivalence, and two
+        // files whose names differ only in normalization (an "é" as one code point or as "e" and an
+        // accent) are two files to git; as one key, one file's change landed in the other.
+        var paths: [[UInt8]: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)] = [:]
         paths.reserveCapacity(changes.count)
         for change in changes {
-            // Swift compares strings by Unicode canonical equivalence: two files whose names differ only
-            // in normalization (an "é" as one code point or as "e" and an accent) would be one key here,
-            // and one file's change would land in the other. Refused, naming both, before anything changes.
-            if let index = paths.index(forKey: change.path) {
-                let other = paths.keys[index]
-                throw StoreError(
-                    .invalidInput,
-                    "\(Deck.spelled(other)) and \(Deck.spelled(change.path)) both changed, and their names differ "
-                        + "only in Unicode normalization: a deck cannot merge them; rename one of them "
-                        + "(`git mv`) in this deck or in \(theirsName), commit, and try again. Nothing was changed.")
-            }
-            paths[change.path] = (change.entries[0], change.entries[1], change.entries[2])
+            paths[Array(change.path.utf8)] = (change.entries[0], change.entries[1], change.entries[2])
         }
         let oursSide = MergeSide(commit: ours.hex, time: oursCommit.committer.time)
         let theirsSide = MergeSide(commit: theirs.hex, time: theirsCommit.committer.time)
@@ -216,11 +202,13 @@ extension Deck {
         // Every card version the loop below reads, read and decoded ahead (the decoding on two threads).
         var wanted: [VersionKey] = []
         // The card id of each card path, worked out once (splitting the path is not free at 2,000 cards).
-        var cardIDs: [String: String] = [:]
-        for (path, entries) in paths
-        where entries.ours?.id != entries.theirs?.id || entries.ours?.kind != entries.theirs?.kind {
-            guard let id = CardID.id(fromPath: path) else { continue }
-            cardIDs[path] = id
+        var cardIDs: [[UInt8]: String] = [:]
+        for change in changes {
+            let entries = (base: change.entries[0], ours: change.entries[1], theirs: change.entries[2])
+            guard entries.ours?.id != entries.theirs?.id || entries.ours?.kind != entries.theirs?.kind,
+                let id = CardID.id(fromPath: change.path)
+            else { continue }
+            cardIDs[Array(change.path.utf8)] = id
             guard Deck.isCardEntry(entries) else { continue }
             for entry in [entries.base, entries.ours, entries.theirs] {
                 if let entry { wanted.append(VersionKey(blob: entry.id, id: id)) }
@@ -230,9 +218,11 @@ extension Deck {
         var versions: [String: CardVersions] = [:]
         var files: [(path: String, content: [UInt8]?)] = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
-        var rawPicks: [(path: String, entry: TreeEntry?)] = []
-        for path in paths.keys.sorted() {
-            guard let entries = paths[path] else { continue }
+        var rawPicks: [(path: String, entry: TreeEntry?, ours: TreeEntry?)] = []
+        // In the walk's order: the paths' bytes, as git orders them, the same on every device.
+        for change in changes {
+            let path = change.path
+            let entries = (base: change.entries[0], ours: change.entries[1], theirs: change.entries[2])
             if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { continue }
             // What a deck never takes in (a link, a submodule, a path into .git, a huge blob) stays out: ours is kept.
             if entries.theirs != nil { try refuseUnsafePath(path, theirsName: theirsName) }
@@ -243,7 +233,7 @@ extension Deck {
                 continue
             }
             // Every changed path was seen by the loop above: no entry is no card path.
-            if let id = cardIDs[path], Deck.isCardEntry(entries) {
+            if let id = cardIDs[Array(path.utf8)], Deck.isCardEntry(entries) {
                 // A side that did not change the card has the base's blob: read it once.
                 let base = try readVersion(entries.base, path: path, id: id, ahead: ahead)
                 let mine =
@@ -263,7 +253,8 @@ extension Deck {
                 if mine.isInvalid || other.isInvalid || base.isInvalid {
                     // Keep an invalid file as it came, so status and fsck show it until someone fixes it;
                     // the valid version stays in history.
-                    rawPicks.append((path, Deck.pickInvalid(entries, mine: mine, other: other, theirsWins: theirsWins)))
+                    let pick = Deck.pickInvalid(entries, mine: mine, other: other, theirsWins: theirsWins)
+                    rawPicks.append((path, pick, entries.ours))
                     continue
                 }
                 var cardVersions = CardVersions(base: base.card, ours: mine.card, theirs: other.card)
@@ -284,7 +275,7 @@ extension Deck {
                         "\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")"
                     )
                 }
-                rawPicks.append((path, pick))
+                rawPicks.append((path, pick, entries.ours))
             }
         }
         let result = DeckMerger.merge(versions, ours: oursSide, theirs: theirsSide, policy: policy)
@@ -300,7 +291,7 @@ extension Deck {
             // encoded and hashed again (most of a merge's cards; ~5 ms of a 1000+1000 merge at 100k).
             if card != nil, let taken = sideTaken[id] {
                 if taken == .tookOurs { continue }
-                if let theirs = paths[path]?.theirs, let bytes = aheadBytes[theirs.id] {
+                if let theirs = paths[Array(path.utf8)]?.theirs, let bytes = aheadBytes[theirs.id] {
                     storedBlobs[path] = theirs.id
                     files.append((path, bytes))
                     continue
@@ -308,14 +299,13 @@ extension Deck {
             }
             let newBytes = card?.encoded()
             let newID = newBytes.map(ObjectID.blobHash(of:))
-            let entries = paths[path]
+            let entries = paths[Array(path.utf8)]
             if entries?.ours?.id == newID && (entries?.ours == nil) == (newBytes == nil) { continue }
             // Their version (or the base's) taken as it is: already stored, not written again.
             if let newID, newID == entries?.theirs?.id || newID == entries?.base?.id { storedBlobs[path] = newID }
             files.append((path, newBytes))
         }
-        for (path, entry) in rawPicks where entry?.id != paths[path]?.ours?.id || entry?.kind != paths[path]?.ours?.kind
-        {
+        for (path, entry, ours) in rawPicks where entry?.id != ours?.id || entry?.kind != ours?.kind {
             guard let entry else {
                 files.append((path, nil))
                 continue
@@ -327,10 +317,12 @@ extension Deck {
             let bytes = try git("reading \(path)") { () throws(GitError) in
                 try repository.readBlob(entry.id, limit: Deck.maximumIncomingFileSize)
             }
-            storedBlobs[path] = entry.id
+            // Stored blobs are looked up by `String` (canonical equivalence): only for card paths, which
+            // are ASCII; any other file is hashed again and packed twice at worst.
+            if CardID.id(fromPath: path) != nil { storedBlobs[path] = entry.id }
             files.append((path, bytes))
         }
-        files.sort { $0.path < $1.path }
+        files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         var trailers: [(String, String)] = result.trailers.compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), String(line[line.index(after: colon)...].drop(while: { $0 == " " })))
