@@ -8,9 +8,7 @@ import Testing
 struct FastCRCTests {
     @Test("random lengths, unaligned starts and running CRCs (seed printed)")
     func matchesZlib() {
-        let seed =
-            ProcessInfo.processInfo.environment["CARDS_TEST_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 0...UInt64.max)
+        let seed = TestSeeds.one("CARDS_TEST_SEED")
         print(
             "FastCRCTests.matchesZlib seed: \(seed) (CARDS_TEST_SEED=\(seed) replays it); "
                 + "folded on this processor: \(cards_crc32_is_folded() != 0)")

@@ -371,9 +371,7 @@ struct FastWritePathIndexTests {
 
     @Test("corrupted indexes: the streamed patch declines or writes exactly as the old builder did (seed printed)")
     func corruptIndexesMatchLegacy() throws {
-        let seed =
-            ProcessInfo.processInfo.environment["CARDS_TEST_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 0...UInt64.max)
+        let seed = TestSeeds.one("CARDS_TEST_SEED")
         print("corruptIndexesMatchLegacy seed: \(seed) (CARDS_TEST_SEED=\(seed) replays it)")
         var generator = SplitMix64(seed: seed)
         let fixture = try GitIndexFixture(cards: 16, variant: .resolvedConflict)

@@ -10,10 +10,7 @@ import Testing
 /// random orders. Seeded; the seed is in every failure message (`MERGE_STORE_SEEDS=N` for more).
 @Suite("Store merge properties")
 struct MergePropertyTests {
-    static let seeds: [UInt64] = {
-        let count = ProcessInfo.processInfo.environment["MERGE_STORE_SEEDS"].flatMap(Int.init) ?? 24
-        return (0..<UInt64(count)).map { 1_000 + $0 }
-    }()
+    static let seeds = TestSeeds.list("MERGE_STORE_SEEDS", count: 24, from: 1_000)
 
     @Test(
         "symmetric merges give identical trees; no card lost; every file valid; syncing until quiet converges",

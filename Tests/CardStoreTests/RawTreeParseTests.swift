@@ -10,10 +10,7 @@ import Testing
 /// every failure message (`RAW_TREE_SEEDS=N` for more).
 @Suite("Raw tree parsing: the shortcuts give what the plain way gives")
 struct RawTreeParseTests {
-    static let seeds: [UInt64] = {
-        let count = ProcessInfo.processInfo.environment["RAW_TREE_SEEDS"].flatMap(Int.init) ?? 40
-        return (0..<UInt64(count)).map { 9_100 + $0 }
-    }()
+    static let seeds = TestSeeds.list("RAW_TREE_SEEDS", count: 40, from: 9_100)
 
     /// One entry to write: its mode as spelled, its name and its id.
     typealias Spelled = (mode: String, name: String, id: [UInt8])

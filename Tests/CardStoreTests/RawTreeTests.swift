@@ -11,10 +11,7 @@ import Testing
 /// (`RAW_TREE_SEEDS=N` for more).
 @Suite("Raw trees: the walk and the splice agree with libgit2's")
 struct RawTreeTests {
-    static let seeds: [UInt64] = {
-        let count = ProcessInfo.processInfo.environment["RAW_TREE_SEEDS"].flatMap(Int.init) ?? 12
-        return (0..<UInt64(count)).map { 7_000 + $0 }
-    }()
+    static let seeds = TestSeeds.list("RAW_TREE_SEEDS", count: 12, from: 7_000)
 
     /// A bare repository and the blobs and trees of one seed.
     struct Store {

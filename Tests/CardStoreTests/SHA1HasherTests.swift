@@ -8,9 +8,7 @@ import Testing
 struct SHA1HasherTests {
     @Test("incremental digests equal one-shot ones over random splits (seed printed)", arguments: [false, true])
     func randomSplits(portable: Bool) {
-        let seed =
-            ProcessInfo.processInfo.environment["CARDS_TEST_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 0...UInt64.max)
+        let seed = TestSeeds.one("CARDS_TEST_SEED")
         print("SHA1HasherTests.randomSplits(portable: \(portable)) seed: \(seed) (CARDS_TEST_SEED=\(seed) replays it)")
         var generator = SplitMix64(seed: seed)
         for round in 0..<300 {

@@ -1,5 +1,6 @@
 import CardModel
 import Foundation
+import TestSupport
 import Testing
 
 @testable import DeckMerge
@@ -111,7 +112,7 @@ import Testing
 
     /// `MERGE_SEED=<n>` replays a printed seed.
     static func seed() -> UInt64 {
-        ProcessInfo.processInfo.environment["MERGE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+        TestSeeds.one("MERGE_SEED")
     }
 
     @Test func threeDevicesConverge() {
