@@ -76,7 +76,7 @@ enum IndexSpare {
             return nil
         }
         // The rename or swap that made this file the spare, on disk before the file is rewritten.
-        guard FileSync.flush(path: folder(of: indexPath)) == 0 else { return nil }
+        guard Repository.flushFolder(of: indexPath) == 0 else { return nil }
         let oldSize = Int(spare.st_size)
         let total = vectors.reduce(0) { $0 + $1.iov_len }
         var old = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -113,12 +113,6 @@ enum IndexSpare {
             _ = link(indexPath, sparePath)
         }
         return rename(lockPath, indexPath) == 0 ? 0 : errno
-    }
-
-    /// The folder holding the file at `path` ("." for a bare name).
-    static func folder(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The runs of whole pages (the last one cut at the end) where the bytes `vectors` describe differ
