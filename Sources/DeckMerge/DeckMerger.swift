@@ -63,16 +63,17 @@ public enum DeckMerger {
                 if same(changed, base) { return (o, DecisionText.unchanged(id: id, label: label, absent: false), []) }
                 return (changed, DecisionText.tookSide(id: id, label: label, ours: theirsIsBase, what: "edited"), [])
             }
-            if (oursIsBase && theirsIsBase) || same(o, t) {
+            // From here both sides are marked alike: both the base's bytes, or neither known to be.
+            if oursIsBase || same(o, t) {
                 if oursIsBase || same(o, base) {
                     return (o, DecisionText.unchanged(id: id, label: label, absent: false), [])
                 }
                 return (o, DecisionText.sameOnBoth(id: id, label: label, added: base == nil), [])
             }
-            if oursIsBase || same(o, base) {
+            if same(o, base) {
                 return (t, DecisionText.tookSide(id: id, label: label, ours: false, what: "edited"), [])
             }
-            if theirsIsBase || same(t, base) {
+            if same(t, base) {
                 return (o, DecisionText.tookSide(id: id, label: label, ours: true, what: "edited"), [])
             }
             let merged = FieldMerge(
