@@ -163,6 +163,9 @@ extension Deck {
         }
     }
 
+    /// A path's entries in the merge base, ours and theirs (nil: absent).
+    typealias MergeEntries = (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)
+
     struct MergePlan {
         var change: DeckChange
         var report: MergeReport
@@ -186,13 +189,13 @@ extension Deck {
             try repository.changedLeaves(
                 [baseTree, oursCommit.tree, theirsCommit.tree], comparing: (1, 2), cache: trees)
         }
-        // Keyed by the path's bytes: Swift compares strings by Unicode canonical equivalence, and two
-        // files whose names differ only in normalization (an "é" as one code point or as "e" and an
-        // accent) are two files to git; as one key, one file's change landed in the other.
-        var paths: [[UInt8]: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)] = [:]
-        paths.reserveCapacity(changes.count)
-        for change in changes {
-            paths[Array(change.path.utf8)] = (change.entries[0], change.entries[1], change.entries[2])
+        // The paths the sides disagree on, in the walk's order (the paths' bytes, as git orders them, the
+        // same on every device). Kept as a list: keyed by `String` (Unicode canonical equivalence), two
+        // files whose names differ only in normalization were one, and one's change landed in the other.
+        let disagreeing = changes.compactMap { change -> (path: String, entries: MergeEntries)? in
+            let entries = (base: change.entries[0], ours: change.entries[1], theirs: change.entries[2])
+            if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { return nil }
+            return (change.path, entries)
         }
         let oursSide = MergeSide(commit: ours.hex, time: oursCommit.committer.time)
         let theirsSide = MergeSide(commit: theirs.hex, time: theirsCommit.committer.time)
@@ -201,29 +204,22 @@ extension Deck {
 
         // Every card version the loop below reads, read and decoded ahead (the decoding on two threads).
         var wanted: [VersionKey] = []
-        // The card id of each card path, worked out once (splitting the path is not free at 2,000 cards).
-        var cardIDs: [[UInt8]: String] = [:]
-        for change in changes {
-            let entries = (base: change.entries[0], ours: change.entries[1], theirs: change.entries[2])
-            guard entries.ours?.id != entries.theirs?.id || entries.ours?.kind != entries.theirs?.kind,
-                let id = CardID.id(fromPath: change.path)
-            else { continue }
-            cardIDs[Array(change.path.utf8)] = id
-            guard Deck.isCardEntry(entries) else { continue }
+        // Each changed card's entries, by card id (card paths are ASCII, one path an id).
+        var cardEntries: [String: MergeEntries] = [:]
+        for (path, entries) in disagreeing {
+            guard let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) else { continue }
+            cardEntries[id] = entries
             for entry in [entries.base, entries.ours, entries.theirs] {
                 if let entry { wanted.append(VersionKey(blob: entry.id, id: id)) }
             }
         }
         let (ahead, aheadBytes) = readVersionsAhead(wanted, packs: trees.reader(for: repository))
         var versions: [String: CardVersions] = [:]
-        var files: [(path: String, content: [UInt8]?)] = []
+        // Each file with the blob already stored for it, if any (`DeckChange.storedBlobs`).
+        var files: [(path: String, content: [UInt8]?, stored: ObjectID?)] = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         var rawPicks: [(path: String, entry: TreeEntry?, ours: TreeEntry?)] = []
-        // In the walk's order: the paths' bytes, as git orders them, the same on every device.
-        for change in changes {
-            let path = change.path
-            let entries = (base: change.entries[0], ours: change.entries[1], theirs: change.entries[2])
-            if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { continue }
+        for (path, entries) in disagreeing {
             // What a deck never takes in (a link, a submodule, a path into .git, a huge blob) stays out: ours is kept.
             if entries.theirs != nil { try refuseUnsafePath(path, theirsName: theirsName) }
             if let incoming = entries.theirs, incoming.id != entries.base?.id || incoming.kind != entries.base?.kind,
@@ -232,8 +228,7 @@ extension Deck {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
             }
-            // Every changed path was seen by the loop above: no entry is no card path.
-            if let id = cardIDs[Array(path.utf8)], Deck.isCardEntry(entries) {
+            if let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) {
                 // A side that did not change the card has the base's blob: read it once.
                 let base = try readVersion(entries.base, path: path, id: id, ahead: ahead)
                 let mine =
@@ -284,30 +279,28 @@ extension Deck {
         for decision in result.decisions where decision.kind == .tookOurs || decision.kind == .tookTheirs {
             sideTaken[decision.id] = decision.kind
         }
-        var storedBlobs: [String: ObjectID] = [:]
         for (id, card) in result.cards {
             let path = CardID.path(for: id)
             // Changed (or added) on one side only: that side's file as it is, as git takes it, not
             // encoded and hashed again (most of a merge's cards; ~5 ms of a 1000+1000 merge at 100k).
             if card != nil, let taken = sideTaken[id] {
                 if taken == .tookOurs { continue }
-                if let theirs = paths[Array(path.utf8)]?.theirs, let bytes = aheadBytes[theirs.id] {
-                    storedBlobs[path] = theirs.id
-                    files.append((path, bytes))
+                if let theirs = cardEntries[id]?.theirs, let bytes = aheadBytes[theirs.id] {
+                    files.append((path, bytes, theirs.id))
                     continue
                 }
             }
             let newBytes = card?.encoded()
             let newID = newBytes.map(ObjectID.blobHash(of:))
-            let entries = paths[Array(path.utf8)]
+            let entries = cardEntries[id]
             if entries?.ours?.id == newID && (entries?.ours == nil) == (newBytes == nil) { continue }
             // Their version (or the base's) taken as it is: already stored, not written again.
-            if let newID, newID == entries?.theirs?.id || newID == entries?.base?.id { storedBlobs[path] = newID }
-            files.append((path, newBytes))
+            let stored = newID.flatMap { $0 == entries?.theirs?.id || $0 == entries?.base?.id ? $0 : nil }
+            files.append((path, newBytes, stored))
         }
         for (path, entry, ours) in rawPicks where entry?.id != ours?.id || entry?.kind != ours?.kind {
             guard let entry else {
-                files.append((path, nil))
+                files.append((path, nil, nil))
                 continue
             }
             if let reason = quarantineReason(path: path, entry: entry) {
@@ -317,10 +310,7 @@ extension Deck {
             let bytes = try git("reading \(path)") { () throws(GitError) in
                 try repository.readBlob(entry.id, limit: Deck.maximumIncomingFileSize)
             }
-            // Stored blobs are looked up by `String` (canonical equivalence): only for card paths, which
-            // are ASCII; any other file is hashed again and packed twice at worst.
-            if CardID.id(fromPath: path) != nil { storedBlobs[path] = entry.id }
-            files.append((path, bytes))
+            files.append((path, bytes, entry.id))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         // Split at the first colon by bytes (a merge of 2,000 cards has 2,000 of these lines; searching
@@ -338,9 +328,9 @@ extension Deck {
         var body = "\(changed) card\(changed == 1 ? "" : "s") changed on either side"
         body += conflicts > 0 ? ", \(conflicts) with conflicts recorded (see `cards conflicts`)." : ", no conflicts."
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
-        var change = DeckChange(files: files, message: message)
+        var change = DeckChange(files: files.map { ($0.path, $0.content) }, message: message)
         change.trees = trees
-        change.storedBlobs = storedBlobs
+        for (position, file) in files.enumerated() { change.storedBlobs[position] = file.stored }
         return MergePlan(change: change, report: report)
     }
 

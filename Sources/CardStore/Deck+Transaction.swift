@@ -14,9 +14,10 @@ public struct DeckChange {
     /// Trees the change was planned from, kept as raw bytes (a merge's walk): the new tree is then
     /// spliced from them instead of being rebuilt through libgit2 (`Repository.splicedTree`).
     public var trees: RawTreeCache?
-    /// Blob ids of files in `files` whose content is already in the object database (a merge taking
-    /// one side's version): not written again. Each must be the blob id of that file's content.
-    public var storedBlobs: [String: ObjectID] = [:]
+    /// Blob ids of files in `files`, by position there, whose content is already in the object
+    /// database (a merge taking one side's version): not written again. Each must be the blob id of
+    /// that file's content.
+    public var storedBlobs: [Int: ObjectID] = [:]
 
     /// Creates a change.
     public init(files: [(path: String, content: [UInt8]?)], message: CommitMessage) {
@@ -69,8 +70,6 @@ extension Deck {
                     snapshot: snapshot)
             }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
-            // The index the commit will need, written ahead while the commit is (a few ms at 100,000 cards).
-            let indexAhead = isBare ? nil : prepareIndex(for: change)
             // The new objects go into one pack (flushed before it is named). Without a pack, many loose
             // objects are written without an fsync each and flushed together before publishing; a few
             // are fsynced by libgit2 in every mode: it renames each object into place itself, so an
@@ -80,10 +79,10 @@ extension Deck {
             let objectsFlush = ObjectsFlush(durable: durable, files: packer == nil ? change.files.count : 0)
             defer { objectsFlush.restore() }
             var updates: [TreeUpdate] = []
-            for file in change.files {
+            for (position, file) in change.files.enumerated() {
                 if let content = file.content {
                     let blob = try git("writing \(file.path)") { () throws(GitError) in
-                        if let stored = change.storedBlobs[file.path] { return stored }
+                        if let stored = change.storedBlobs[position] { return stored }
                         if let packer { return try packer.writeBlob(content) }
                         return try repository.writeBlob(content)
                     }
@@ -92,6 +91,8 @@ extension Deck {
                     updates.append(TreeUpdate(path: file.path, blob: nil))
                 }
             }
+            // The index the commit will need, written ahead while the rest is (a few ms at 100,000 cards).
+            let indexAhead = isBare ? nil : prepareIndex(for: updates)
             // Into a pack, every new tree and the commit go straight to the writer's memory: written
             // through libgit2's object database, each would first be looked for in every pack on disk.
             let tree = try git("building the new tree") { () throws(GitError) in

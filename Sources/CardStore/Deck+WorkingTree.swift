@@ -11,16 +11,13 @@ extension Deck {
     /// change entries near its start, and little of it could be written ahead.
     static let indexAheadFiles = 16
 
-    /// Starts writing ahead the index a change will need (its changed entries without stat data,
-    /// their files compared by content until a later commit fills it in); nil when it cannot pay.
-    func prepareIndex(for change: DeckChange) -> IndexPreparation? {
-        guard let workingDirectory, change.files.count <= Deck.indexAheadFiles else { return nil }
-        let updates = change.files.map { file in
-            IndexUpdate(
-                path: file.path,
-                file: file.content.map {
-                    (change.storedBlobs[file.path] ?? ObjectID.blobHash(of: $0), FileStat.unknown)
-                })
+    /// Starts writing ahead the index a commit's tree `updates` will need (its changed entries without
+    /// stat data, their files compared by content until a later commit fills it in); nil when it
+    /// cannot pay.
+    func prepareIndex(for updates: [TreeUpdate]) -> IndexPreparation? {
+        guard let workingDirectory, updates.count <= Deck.indexAheadFiles else { return nil }
+        let updates = updates.map { update in
+            IndexUpdate(path: update.path, file: update.blob.map { ($0, FileStat.unknown) })
         }
         return IndexPreparation(
             updates: updates, indexPath: "\(gitDirectory)/index", flush: flushMode,
