@@ -100,14 +100,8 @@ struct FastWritePathIndexTests {
         "a big index is rewritten in place in its spare and swapped in, byte for byte as the old builder makes it; a spare that may be read, or that is the index, is left alone",
         arguments: SpareState.allCases, [Scenario.editOne, .mixed])
     func spare(state: SpareState, scenario: Scenario) throws {
-        // ~2,500 entries: an index over `IndexSpare.minimumSize`.
-        let fixture = try GitIndexFixture(cards: 2_500, variant: .plain)
+        let fixture = try fixtureWithSpare()
         let sparePath = IndexSpare.path(for: fixture.indexPath)
-        // A first patch, with no spare yet: the index written whole, the one it replaced kept as the spare.
-        let first = try fixture.edit(fixture.cardPaths[5], "{\"title\":\"First\"}\n")
-        #expect(try IndexPatch.apply([first], indexPath: fixture.indexPath, flush: .none) == .written)
-        #expect(try fixture.indexBytes().count >= IndexSpare.minimumSize)
-        #expect(FileManager.default.fileExists(atPath: sparePath))
         // Before the spare is set up: git status may refresh the index, writing a new one.
         let statusBefore = try stagedLines(fixture)
         var reader: FileHandle?
@@ -150,11 +144,13 @@ struct FastWritePathIndexTests {
         #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
     }
 
-    /// A fixture over `IndexSpare.minimumSize` whose first patch has kept a spare.
+    /// A fixture of ~2,500 entries (an index over `IndexSpare.minimumSize`) whose first patch, with
+    /// no spare yet, wrote the index whole and kept the one it replaced as the spare.
     private func fixtureWithSpare() throws -> GitIndexFixture {
         let fixture = try GitIndexFixture(cards: 2_500, variant: .plain)
         let first = try fixture.edit(fixture.cardPaths[5], "{\"title\":\"First\"}\n")
         #expect(try IndexPatch.apply([first], indexPath: fixture.indexPath, flush: .none) == .written)
+        #expect(try fixture.indexBytes().count >= IndexSpare.minimumSize)
         #expect(FileManager.default.fileExists(atPath: IndexSpare.path(for: fixture.indexPath)))
         return fixture
     }

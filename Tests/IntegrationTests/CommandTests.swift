@@ -1,3 +1,4 @@
+import CardModel
 import Foundation
 import Testing
 
@@ -115,7 +116,7 @@ struct CommandTests {
         let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(UUID(uuidString: id) != nil && id == id.lowercased())
         #expect(add.stdout == id + "\n", "add prints the id alone")
-        let path = "cards/\(id.prefix(2))/\(id).json"
+        let path = CardID.path(for: id)
         #expect(
             try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains(
                 "Add card \"Octocat on GitHub\"\n\nCard-Id: \(id)\nOp: add"))
@@ -212,14 +213,14 @@ struct CommandTests {
         let first = try scratch.cards(["list", "--json"], in: deck)
         let cards = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]] ?? []
         let id = try #require(cards.first?["id"] as? String)
-        let path = deck + "/cards/\(id.prefix(2))/\(id).json"
+        let path = deck + "/" + CardID.path(for: id)
         // Hand edit: change the title, in non-canonical formatting.
         var object = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         object["title"] = "Edited by hand"
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
         let status = try scratch.cards(["status"], in: deck)
-        #expect(status.stdout.contains("changed") && status.stdout.contains("cards/\(id.prefix(2))/\(id).json"))
+        #expect(status.stdout.contains("changed") && status.stdout.contains(CardID.path(for: id)))
         let commit = try scratch.cards(["commit", "-m", "Fix my title"], in: deck)
         #expect(commit.status == 0, "\(commit.stderr)")
         #expect(
@@ -243,11 +244,9 @@ struct CommandTests {
         try lines.joined(separator: "\n").write(toFile: scratch.path("cards.jsonl"), atomically: true, encoding: .utf8)
         let imported = try scratch.cards(["import", scratch.path("cards.jsonl")], in: deck, extraEnvironment: flushed)
         #expect(imported.status == 0, "\(imported.stderr)")
-        let listed = try scratch.cards(["list", "--json"], in: deck).stdout
-        let cards = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []
-        let ids = cards.compactMap { $0["id"] as? String }
+        let ids = try scratch.cardIDs(deck).sorted()
         #expect(ids.count == 2_500)
-        func path(_ id: String) -> String { "cards/\(id.prefix(2))/\(id).json" }
+        func path(_ id: String) -> String { CardID.path(for: id) }
         func entry(_ id: String) throws -> String {
             try scratch.git(["ls-files", "--debug", path(id)], in: deck).stdout
         }

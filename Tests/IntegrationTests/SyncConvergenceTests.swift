@@ -30,9 +30,7 @@ struct SyncConvergenceTests {
 
     @Test("three devices, random operations, random sync order, then sync until quiet")
     func threeDevicesConverge() throws {
-        let seed =
-            ProcessInfo.processInfo.environment["CARDS_CONVERGENCE_SEED"].flatMap(UInt64.init)
-            ?? UInt64(Date().timeIntervalSince1970 * 1000)
+        let seed = TestSeeds.one("CARDS_CONVERGENCE_SEED")
         var random = SplitMix64(seed: seed)
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
