@@ -6,6 +6,10 @@ import Glibc
 ///
 /// The work must only read what the caller leaves untouched until `wait` returns.
 final class BackgroundWork {
+    /// From this many bytes on, hashing them is worth a thread of its own beside their write (an index
+    /// or a pack): fewer hash in less time than a thread takes to start.
+    static let worthAThread = 256 * 1024
+
     private let work: () -> [UInt8]
     private var result: [UInt8]?
     private var thread: pthread_t?

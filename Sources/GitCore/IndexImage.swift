@@ -44,17 +44,13 @@ struct IndexImage {
 
     /// Adds `value` as 4 big-endian bytes.
     mutating func append32(_ value: UInt32) {
-        append(contentsOf: Self.bigEndian(value))
+        append(contentsOf: BigEndian.bytes(value))
     }
 
     /// Overwrites 4 bytes of its own at `offset` of `added` with `value`, big-endian (the header's
     /// entry count, known only once every entry is placed).
     mutating func set32(_ value: UInt32, atAdded offset: Int) {
-        added.replaceSubrange(offset..<offset + 4, with: Self.bigEndian(value))
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
+        added.replaceSubrange(offset..<offset + 4, with: BigEndian.bytes(value))
     }
 
     /// Calls `body` with one `iovec` per piece, pointing into `original` (the file the `.original`

@@ -70,9 +70,6 @@ public enum IndexPatch {
         var text: String
     }
 
-    /// From this index size on its SHA-1 is computed on a second thread beside the write.
-    static let hashBesideWriteSize = 256 * 1024
-
     /// Whether `path` has the shape of a card file path, the only paths the patch changes.
     static func isCardPath(_ path: [UInt8]) -> Bool {
         guard path.count == 50, path[8] == UInt8(ascii: "/") else { return false }
@@ -179,7 +176,7 @@ public enum IndexPatch {
                 function: "IndexPatch.write")
         }
         // A small index (~1,000 cards) hashes in less time than a thread takes to start.
-        let digest = BackgroundWork(onThread: old.count >= IndexPatch.hashBesideWriteSize) { image.digest(over: old) }
+        let digest = BackgroundWork(onThread: old.count >= BackgroundWork.worthAThread) { image.digest(over: old) }
         // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
         defer { _ = digest.wait() }
         if old.count >= IndexSpare.minimumSize {
@@ -200,7 +197,9 @@ public enum IndexPatch {
         if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }
         close(fd)
-        if failure == 0 { failure = IndexSpare.replaceKeepingSpare(lockPath, over: indexPath, size: old.count) }
+        if failure == 0 {
+            failure = IndexSpare.replaceKeepingSpare(lockPath, over: indexPath, size: old.count, flush: flush)
+        }
         if failure != 0 {
             unlink(lockPath)
             throw GitError(

@@ -29,9 +29,9 @@ final class MappedPack {
         if valid {
             valid =
                 index[0] == 0xFF && index[1] == 0x74 && index[2] == 0x4F && index[3] == 0x63
-                && MappedPack.bigEndian32(index, at: 4) == 2
+                && BigEndian.read32(index, at: 4) == 2
         }
-        let count = valid ? Int(MappedPack.bigEndian32(index, at: header - 4)) : 0
+        let count = valid ? Int(BigEndian.read32(index, at: header - 4)) : 0
         // Names, CRCs and 32-bit offsets, then the two checksums (the 64-bit offsets checked on use).
         if valid && index.count < header + count * 28 + 40 { valid = false }
         isValidIndex = valid
@@ -69,8 +69,8 @@ final class MappedPack {
             guard let keyBase = raw.baseAddress else { return nil }
             let first = Int(raw[0])
             let fanout = 8
-            var low = first == 0 ? 0 : Int(MappedPack.bigEndian32(index, at: fanout + (first - 1) * 4))
-            var high = Int(MappedPack.bigEndian32(index, at: fanout + first * 4))
+            var low = first == 0 ? 0 : Int(BigEndian.read32(index, at: fanout + (first - 1) * 4))
+            var high = Int(BigEndian.read32(index, at: fanout + first * 4))
             guard low <= high, high <= objectCount else { return nil }
             let names = fanout + 256 * 4
             // The first 8 bytes as one big-endian number: they settle almost every step, and a memcmp
@@ -82,7 +82,7 @@ final class MappedPack {
                 let head = name.loadUnaligned(as: UInt64.self).bigEndian
                 let order = head != keyHead ? (head < keyHead ? -1 : 1) : memcmp(name, keyBase, 20)
                 if order == 0 {
-                    let crc = MappedPack.bigEndian32(index, at: names + objectCount * 20 + middle * 4)
+                    let crc = BigEndian.read32(index, at: names + objectCount * 20 + middle * 4)
                     return entryOffset(middle).map { ($0, crc) }
                 }
                 if order < 0 { low = middle + 1 } else { high = middle }
@@ -93,13 +93,13 @@ final class MappedPack {
 
     private func entryOffset(_ position: Int) -> Int? {
         let offsets = 8 + 256 * 4 + objectCount * 24
-        let small = MappedPack.bigEndian32(index, at: offsets + position * 4)
+        let small = BigEndian.read32(index, at: offsets + position * 4)
         guard small & 0x8000_0000 != 0 else { return Int(small) }
         let large = offsets + objectCount * 4 + Int(small & 0x7FFF_FFFF) * 8
         guard large + 8 <= index.count - 40 else { return nil }
         let value =
-            UInt64(MappedPack.bigEndian32(index, at: large)) << 32
-            | UInt64(MappedPack.bigEndian32(index, at: large + 4))
+            UInt64(BigEndian.read32(index, at: large)) << 32
+            | UInt64(BigEndian.read32(index, at: large + 4))
         guard let pack else { return nil }
         return value < UInt64(pack.count) ? Int(value) : nil
     }
@@ -154,15 +154,10 @@ final class MappedPack {
                 if sorted[middle] <= start { low = middle + 1 } else { high = middle }
             }
             let end = low < sorted.count ? sorted[low] : pack.count - 20
-            let crc = MappedPack.bigEndian32(index, at: names + objectCount * 20 + position * 4)
+            let crc = BigEndian.read32(index, at: names + objectCount * 20 + position * 4)
             listed.append(ListedEntry(id: id, packed: UnsafeRawBufferPointer(rebasing: pack[start..<end]), crc: crc))
         }
         return listed
-    }
-
-    private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
-            | UInt32(bytes[offset + 3])
     }
 
     /// The whole file at `path`, mapped read-only (private: a pack is never written in place).

@@ -120,7 +120,7 @@ struct PackFile {
             blockHeader(count: block.count, final: final).withUnsafeBytes { add($0) }
             add(UnsafeRawBufferPointer(rebasing: data[block]))
         }
-        bigEndian(adler).withUnsafeBytes { add($0) }
+        BigEndian.bytes(adler).withUnsafeBytes { add($0) }
         return Checksums(adler: adler, crc: crc)
     }
 
@@ -145,7 +145,7 @@ struct PackFile {
             appendOwn(Self.blockHeader(count: block.count, final: final))
             body(&self, block)
         }
-        appendOwn(Self.bigEndian(checksums.adler))
+        appendOwn(BigEndian.bytes(checksums.adler))
     }
 
     /// The type-and-size header of a pack entry: type in bits 4–6 of the first byte, the size in
@@ -183,10 +183,6 @@ struct PackFile {
         let low = UInt8(truncatingIfNeeded: count)
         let high = UInt8(truncatingIfNeeded: count >> 8)
         return [final ? 1 : 0, low, high, ~low, ~high]
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
     }
 
     private mutating func appendOwn(_ bytes: some Collection<UInt8>) {
@@ -259,7 +255,7 @@ struct PackFile {
         // The checksum hashed on a second thread while the same bytes are written (a merge's 7 MB
         // pack: ~3.5 ms of SHA-1); a small pack hashes in less time than a thread takes to start.
         let image = self
-        let digest = BackgroundWork(onThread: length >= PackFile.hashBesideWriteSize) { image.digest() }
+        let digest = BackgroundWork(onThread: length >= BackgroundWork.worthAThread) { image.digest() }
         // Joined on every way out: the thread reads this pack's buffers.
         defer { _ = digest.wait() }
         var packChecksum: [UInt8] = []
@@ -326,9 +322,6 @@ struct PackFile {
         return name
     }
 
-    /// From this pack size on its SHA-1 is computed on a second thread beside the write.
-    static let hashBesideWriteSize = 256 * 1024
-
     /// The SHA-1 of the pack's bytes (its trailing checksum).
     private func digest() -> [UInt8] {
         var hasher = SHA1.Hasher()
@@ -352,9 +345,7 @@ struct PackFile {
         }
         var out: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
         out.reserveCapacity(8 + 1024 + entries.count * 28 + 40)
-        func append32(_ value: UInt32) {
-            for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> shift)) }
-        }
+        func append32(_ value: UInt32) { out += BigEndian.bytes(value) }
         var fanout = [UInt32](repeating: 0, count: 256)
         for entry in entries { fanout[Int(entry.id.id.0)] += 1 }
         var running: UInt32 = 0
