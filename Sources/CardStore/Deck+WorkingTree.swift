@@ -72,7 +72,7 @@ extension Deck {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
         // The index written ahead, if it is still the index's successor; else patched now.
-        if let indexAhead, (try? indexAhead.install()) == true { return }
+        if let indexAhead, indexAhead.install() { return }
         try updateIndexEntries(entries, tree: tree, flush: flush)
     }
 

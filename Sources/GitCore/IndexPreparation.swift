@@ -64,20 +64,15 @@ public final class IndexPreparation {
 
     /// Makes the index written ahead the index: waits for the preparation, takes `index.lock`, checks
     /// that the index and the spare are still the files the preparation read and wrote, and swaps the
-    /// spare in. False, with nothing changed, when the preparation did not finish or either file
-    /// changed meanwhile (or on a second call): the caller then patches the index itself. Throws
-    /// `.locked` while another process holds `index.lock`.
-    public func install() throws(GitError) -> Bool {
+    /// spare in. False, with nothing changed, when the preparation did not finish, either file
+    /// changed meanwhile, another process holds `index.lock`, or on a second call: the caller then
+    /// patches the index itself (and waits out the lock).
+    public func install() -> Bool {
         _ = work.wait()
         guard let identities = outcome.identities else { return false }
         let lockPath = indexPath + ".lock"
         let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            guard errno == EEXIST else { return false }
-            throw GitError(
-                code: .locked, message: "\(lockPath) exists: another git process is writing the index",
-                function: "IndexPreparation.install")
-        }
+        guard fd >= 0 else { return false }
         defer {
             close(fd)
             unlink(lockPath)

@@ -103,12 +103,12 @@ enum IndexSpare {
 
     /// Renames the finished `lockPath` over the index; the index it replaces is kept as the spare
     /// (linked under the spare's name first: a crash between the two steps leaves both names on the
-    /// old index, which `write` then declines) when there is no spare yet and the index is big enough.
-    /// Returns errno, or 0.
-    static func replaceKeepingSpare(_ lockPath: String, over indexPath: String, size: Int) -> Int32 {
+    /// old index, which `write` then declines) when there is no spare yet, the index is big enough and
+    /// writes are flushed (`prepare` never uses a spare otherwise). Returns errno, or 0.
+    static func replaceKeepingSpare(_ lockPath: String, over indexPath: String, size: Int, flush: FlushMode) -> Int32 {
         let sparePath = path(for: indexPath)
         var existing = stat()
-        if size >= minimumSize && lstat(sparePath, &existing) != 0 && errno == ENOENT {
+        if size >= minimumSize && flush != .none && lstat(sparePath, &existing) != 0 && errno == ENOENT {
             // Where hard links are missing the index is replaced as before, without a spare.
             _ = link(indexPath, sparePath)
         }
