@@ -162,6 +162,8 @@ extension Deck {
             try finishOrderedFlush(afterIndex: !isBare)
             clearPending()
             consolidatePacks()
+            // A merge's few hundred folders and the packs' mappings: freed off the caller's time (~1 ms).
+            change.trees?.emptyInBackground()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
     }

@@ -49,3 +49,24 @@ final class BackgroundWork {
         return computed
     }
 }
+
+extension BackgroundWork {
+    /// Drops `value` on a detached thread of its own, so that whatever its last release frees (a
+    /// merge's hundreds of parsed folders, the packs' mappings, whose `munmap`s each interrupt the
+    /// other cores) is not freed on the caller's time. Where no thread can be started it is dropped here.
+    static func release(_ value: AnyObject) {
+        let context = Unmanaged.passRetained(value).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, &attributes,
+            { context in
+                if let context { Unmanaged<AnyObject>.fromOpaque(context).release() }
+                return nil
+            }, context)
+        if started != 0 { Unmanaged<AnyObject>.fromOpaque(context).release() }
+    }
+}

@@ -26,6 +26,30 @@ public final class RawTreeCache {
         return reader
     }
 
+    /// Empties the cache, its trees freed and its packs unmapped on a thread of their own
+    /// (`BackgroundWork.release`): ~1 ms after a merge that read a few hundred folders, which the
+    /// caller need not wait for once the commit is made. A tree still held elsewhere keeps its bytes
+    /// mapped (each holds their owner).
+    public func emptyInBackground() {
+        let held = Held(trees: trees, versions: versions, packReader: packReader)
+        trees = [:]
+        versions = [:]
+        packReader = nil
+        BackgroundWork.release(held)
+    }
+
+    /// What `emptyInBackground` hands over, in one object for one release.
+    private final class Held {
+        let trees: [ObjectID: RawTree]
+        let versions: [String: [ObjectID]]
+        let packReader: PackReader?
+        init(trees: [ObjectID: RawTree], versions: [String: [ObjectID]], packReader: PackReader?) {
+            self.trees = trees
+            self.versions = versions
+            self.packReader = packReader
+        }
+    }
+
     func remember(_ id: ObjectID, at path: String) {
         if versions[path]?.contains(id) == true { return }
         versions[path, default: []].append(id)

@@ -210,6 +210,45 @@ struct RawTreeTests {
                 == repository.updatedTree(base: ours, updates: single))
     }
 
+    @Test("a cache emptied in the background reads again; trees and a pack reader taken from it before stay readable")
+    func emptiedInBackground() throws {
+        let store = try Store()
+        let repository = store.repository
+        let base = try repository.updatedTree(
+            base: nil, updates: Self.paths.enumerated().map { TreeUpdate(path: $1, blob: store.blobs[$0 % 12]) })
+        let ours = try repository.updatedTree(
+            base: base, updates: [TreeUpdate(path: "cards/3f/77.json", blob: store.blobs[11])])
+        // Committed and packed, so that the raw path reads the trees from mapped packs (not through libgit2).
+        for (name, tree) in [("base", base), ("ours", ours)] {
+            let commit = try store.scratch.git(["commit-tree", "-m", name, tree.hex], in: store.directory)
+            try store.scratch.git(
+                ["update-ref", "refs/heads/\(name)", commit.trimmingCharacters(in: .whitespacesAndNewlines)],
+                in: store.directory)
+        }
+        // Stored uncompressed, as our own packs store trees: the walk then uses them where they lie.
+        try store.scratch.git(["-c", "pack.compression=0", "repack", "-adqF"], in: store.directory)
+        let cache = RawTreeCache()
+        let changes = try repository.changedLeaves([base, ours], comparing: (0, 1), cache: cache)
+        #expect(changes.map(\.path) == ["cards/3f/77.json"])
+        let reader = cache.reader(for: repository)
+        let heldTrees = Array(cache.trees.values)
+        let inMappedPacks = heldTrees.filter { tree in
+            Mirror(reflecting: tree).children.contains { $0.label == "owner" && $0.value is MappedPack }
+        }
+        #expect(!inMappedPacks.isEmpty, "the walk read no tree where it lies in a mapped pack")
+        let namesBefore = heldTrees.map { tree in tree.entries.map(tree.name) }
+        cache.emptyInBackground()
+        #expect(cache.trees.isEmpty && cache.versions.isEmpty)
+        // Time for the other thread's release; a tree or reader whose mapping it freed would crash here.
+        usleep(50_000)
+        #expect(heldTrees.map { tree in tree.entries.map(tree.name) } == namesBefore)
+        #expect(reader.readBlob(store.blobs[11], limit: 1 << 20) == Array("blob 11\n".utf8))
+        let updates = [TreeUpdate(path: "cards/00/c3.json", blob: store.blobs[5])]
+        #expect(
+            try repository.splicedTree(base: ours, updates: updates, cache: cache)
+                == repository.updatedTree(base: ours, updates: updates))
+    }
+
     /// `git fsck`'s exit status in the repository at `path` (`--strict` also refuses git's old file
     /// modes and other oddities).
     static func fsckStatus(_ path: String, strict: Bool = true) throws -> Int32 {
