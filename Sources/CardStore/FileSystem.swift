@@ -110,6 +110,32 @@ public enum FileSystem {
         return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
     }
 
+    /// One spelling of the place `path` names, for telling whether two paths name the same folder:
+    /// absolute, without ".", "..", repeated or trailing slashes, and with symbolic links resolved as
+    /// far as the path exists (the rest, not there yet, is taken as written).
+    public static func canonical(_ path: String) -> String {
+        var components: [Substring] = []
+        for component in absolute(path).split(separator: "/") where component != "." {
+            if component == ".." {
+                _ = components.popLast()
+            } else {
+                components.append(component)
+            }
+        }
+        var existing = components.count
+        while existing > 0 {
+            if let resolved = realpath("/" + components[..<existing].joined(separator: "/"), nil) {
+                let head = String(cString: resolved)
+                free(resolved)
+                let rest = components[existing...].joined(separator: "/")
+                if rest.isEmpty { return head }
+                return (head == "/" ? "" : head) + "/" + rest
+            }
+            existing -= 1
+        }
+        return "/" + components.joined(separator: "/")
+    }
+
     /// The entries of a folder (names only, no "." or ".."), sorted.
     public static func list(_ path: String) -> [String] {
         LockFiles.list(path).sorted()

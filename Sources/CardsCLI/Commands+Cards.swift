@@ -14,7 +14,9 @@ extension Commands {
             positionals: 0...1)
     ) { context, arguments in
         // `cards --deck DIR init` names the new deck's folder as every other command names its deck.
-        if let folder = arguments.positionals.first, let option = context.deckOption, folder != option {
+        if let folder = arguments.positionals.first, let option = context.deckOption,
+            FileSystem.canonical(folder) != FileSystem.canonical(option)
+        {
             throw UsageError(message: "two folders for init: --deck \(option) and \(folder); give one")
         }
         let path = arguments.positionals.first ?? context.deckOption ?? "."

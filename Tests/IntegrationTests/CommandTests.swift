@@ -33,6 +33,13 @@ struct CommandTests {
         let both = try scratch.cards(["--deck", other, "init", scratch.path("third")])
         #expect(both.status == 64 && both.stderr.contains("two folders for init"), "\(both.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("third")))
+        // Two spellings of one folder are one folder.
+        let spelled = try scratch.cards(["--deck", "./fourth/", "init", "fourth"], in: scratch.root)
+        #expect(spelled.status == 0, "\(spelled.stderr)")
+        #expect(try scratch.commits(scratch.path("fourth")).count == 1)
+        let dotted = try scratch.cards(["--deck", "fifth/../sixth", "init", scratch.path("sixth")], in: scratch.root)
+        #expect(dotted.status == 0, "\(dotted.stderr)")
+        #expect(try scratch.commits(scratch.path("sixth")).count == 1)
     }
 
     @Test("init --from the sample, --bare, and list/show/export")

@@ -1,0 +1,27 @@
+import CardStore
+import Foundation
+import Testing
+
+@Suite("FileSystem.canonical: one spelling per place")
+struct FileSystemPathTests {
+    @Test("dots, slashes and symbolic links, for folders that exist and that do not yet")
+    func spellings() throws {
+        let scratch = try StoreScratch()
+        let real = scratch.path("real")
+        try FileManager.default.createDirectory(atPath: real + "/inside", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link"), withDestinationPath: real)
+        let place = FileSystem.canonical(real + "/inside")
+        #expect(place.hasPrefix("/") && !place.hasSuffix("/"))
+        for spelling in [
+            real + "/inside/", real + "//inside", real + "/./inside", real + "/inside/../inside",
+            scratch.path("link") + "/inside", scratch.path("link/other/..") + "/inside",
+        ] {
+            #expect(FileSystem.canonical(spelling) == place, "\(spelling)")
+        }
+        // Not there yet: the part that exists resolved, the rest as written.
+        #expect(FileSystem.canonical(scratch.path("link") + "/new/deck/") == place.dropLast("inside".count) + "new/deck")
+        #expect(FileSystem.canonical(real + "/inside") != FileSystem.canonical(real + "/inside2"))
+        #expect(FileSystem.canonical("/") == "/")
+        #expect(FileSystem.canonical("/..") == "/")
+    }
+}
