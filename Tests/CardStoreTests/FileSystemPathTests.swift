@@ -19,7 +19,8 @@ struct FileSystemPathTests {
             #expect(FileSystem.canonical(spelling) == place, "\(spelling)")
         }
         // Not there yet: the part that exists resolved, the rest as written.
-        #expect(FileSystem.canonical(scratch.path("link") + "/new/deck/") == place.dropLast("inside".count) + "new/deck")
+        let newDeck = FileSystem.canonical(scratch.path("link") + "/new/deck/")
+        #expect(newDeck == place.dropLast("inside".count) + "new/deck")
         #expect(FileSystem.canonical(real + "/inside") != FileSystem.canonical(real + "/inside2"))
         #expect(FileSystem.canonical("/") == "/")
         #expect(FileSystem.canonical("/..") == "/")
