@@ -176,7 +176,9 @@ public enum IndexPatch {
                 function: "IndexPatch.write")
         }
         // A small index (~1,000 cards) hashes in less time than a thread takes to start.
-        let digest = BackgroundWork(onThread: old.count >= BackgroundWork.worthAThread) { image.digest(over: old) }
+        let digest = BackgroundWork(onThread: old.count >= BackgroundWork.worthAThread) {
+            image.checksum(over: old, indexPath: indexPath)
+        }
         // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
         defer { _ = digest.wait() }
         if old.count >= IndexSpare.minimumSize {

@@ -48,7 +48,7 @@ public final class IndexPreparation {
                 old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds), refresh: refresh)
             guard case .success(let image) = built else { return [] }
             // Hashed on one more thread while this one compares and writes the spare's pages.
-            let digest = BackgroundWork { image.digest(over: old.bytes) }
+            let digest = BackgroundWork { image.checksum(over: old.bytes, indexPath: indexPath) }
             defer { _ = digest.wait() }
             let spare = image.withVectors(over: old.bytes) { vectors in
                 IndexSpare.prepare(vectors, checksum: { digest.wait() }, indexPath: indexPath, flush: flush)
