@@ -10,16 +10,10 @@ extension Deck {
         guard let executable = FileSystem.executablePath(), !executable.contains(" ") else { return "cards" + suffix }
         let path = getenv("PATH").map { String(cString: $0) } ?? ""
         for folder in path.split(separator: ":") where FileSystem.exists("\(folder)/cards") {
-            return (realpath(folder: String(folder)) == FileSystem.parent(of: executable) ? "cards" : executable)
+            return (FileSystem.canonical(String(folder)) == FileSystem.parent(of: executable) ? "cards" : executable)
                 + suffix
         }
         return executable + suffix
-    }
-
-    private static func realpath(folder: String) -> String {
-        guard let resolved = Glibc.realpath(folder, nil) else { return folder }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// Creates a new deck at `path`: a git repository on `main` with `deck.json`, `.gitattributes`,

@@ -111,29 +111,26 @@ public enum FileSystem {
     }
 
     /// One spelling of the place `path` names, for telling whether two paths name the same folder:
-    /// absolute, without ".", "..", repeated or trailing slashes, and with symbolic links resolved as
-    /// far as the path exists (the rest, not there yet, is taken as written).
+    /// absolute, without ".", repeated or trailing slashes, resolved as the kernel resolves it as far
+    /// as it exists (each symbolic link followed before a ".." after it); the rest, not there yet, is
+    /// taken as written.
     public static func canonical(_ path: String) -> String {
-        var components: [Substring] = []
+        var resolved = "/"
+        var missing: [Substring] = []
         for component in absolute(path).split(separator: "/") where component != "." {
-            if component == ".." {
-                _ = components.popLast()
+            if !missing.isEmpty {
+                if component == ".." { missing.removeLast() } else { missing.append(component) }
+            } else if component == ".." {
+                resolved = parent(of: resolved)
+            } else if let real = realpath((resolved == "/" ? "" : resolved) + "/" + component, nil) {
+                resolved = String(cString: real)
+                free(real)
             } else {
-                components.append(component)
+                missing.append(component)
             }
         }
-        var existing = components.count
-        while existing > 0 {
-            if let resolved = realpath("/" + components[..<existing].joined(separator: "/"), nil) {
-                let head = String(cString: resolved)
-                free(resolved)
-                let rest = components[existing...].joined(separator: "/")
-                if rest.isEmpty { return head }
-                return (head == "/" ? "" : head) + "/" + rest
-            }
-            existing -= 1
-        }
-        return "/" + components.joined(separator: "/")
+        guard !missing.isEmpty else { return resolved }
+        return (resolved == "/" ? "" : resolved) + "/" + missing.joined(separator: "/")
     }
 
     /// The entries of a folder (names only, no "." or ".."), sorted.

@@ -71,28 +71,26 @@ struct IndexImage {
         }
     }
 
-    /// The SHA-1 of the file described (git's trailing checksum), fed piece by piece.
-    func digest(over original: UnsafeRawBufferPointer) -> [UInt8] {
-        digest(over: original, resuming: nil, interval: 0).digest
-    }
-
-    /// The index checksum of the file described, as `digest(over:)`, hashed from the checkpoint saved
-    /// beside `indexPath` (`IndexMidstates`) before its first byte that differs from `original`
-    /// (the index it patches) when that index is the one they are of; saves the new file's
-    /// checkpoints there for the next patch.
-    func checksum(over original: UnsafeRawBufferPointer, indexPath: String) -> [UInt8] {
+    /// The index checksum (SHA-1) of the file described, hashed from the checkpoint saved beside
+    /// `indexPath` (`IndexMidstates`) before its first byte that differs from `original` (the index
+    /// it patches) when they are that index's; and the new file's checkpoints, for the caller to save
+    /// once the new file is the index (nil for a small index).
+    func checksum(over original: UnsafeRawBufferPointer, indexPath: String) -> (
+        digest: [UInt8], midstates: IndexMidstates?
+    ) {
         let size = pieces.reduce(0) { $0 + $1.count }
-        guard size >= IndexMidstates.minimumSize, SHA1.canResume else { return digest(over: original) }
+        guard size >= IndexMidstates.minimumSize, SHA1.canResume else {
+            return (digest(over: original, resuming: nil, interval: 0).digest, nil)
+        }
+        let interval = IndexMidstates.interval(forSize: size)
         let loaded = IndexMidstates.load(for: indexPath, describing: original)
-        let hashed = digest(
-            over: original, resuming: loaded, interval: loaded?.interval ?? IndexMidstates.interval(forSize: size))
-        hashed.midstates?.save(for: indexPath)
-        return hashed.digest
+        let hashed = digest(over: original, resuming: loaded?.interval == interval ? loaded : nil, interval: interval)
+        return (hashed.digest, hashed.midstates)
     }
 
     /// The SHA-1 of the file described, from the last of `resuming`'s checkpoints (of `original`)
     /// that lies before the first difference from `original`, with the new file's checkpoints every
-    /// `interval` bytes (none for 0) and where the hashing started.
+    /// `interval` bytes (none for 0, or if one could not be taken) and where the hashing started.
     func digest(over original: UnsafeRawBufferPointer, resuming: IndexMidstates?, interval: Int) -> (
         digest: [UInt8], midstates: IndexMidstates?, resumedAt: Int
     ) {
@@ -109,6 +107,7 @@ struct IndexImage {
             }
         }
         var position = 0
+        var recording = interval > 0
         withVectors(over: original) { vectors in
             for vector in vectors {
                 let bytes = UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len)
@@ -119,14 +118,21 @@ struct IndexImage {
                     let stop = min(end, checkpoint)
                     hasher.update(UnsafeRawBufferPointer(rebasing: bytes[(offset - position)..<(stop - position)]))
                     offset = stop
-                    if stop == checkpoint, interval > 0, let state = hasher.midstate() { states.append(state) }
+                    // Each checkpoint in its place, or none at all: a missing one would shift the rest.
+                    if recording && stop == checkpoint {
+                        if let state = hasher.midstate(), state.length == stop {
+                            states.append(state)
+                        } else {
+                            recording = false
+                        }
+                    }
                 }
                 position = end
             }
         }
         let digest = hasher.finalize()
         let midstates =
-            interval > 0
+            recording
             ? IndexMidstates(interval: interval, hashedLength: position, checksum: digest, states: states) : nil
         return (digest, midstates, start)
     }
@@ -150,23 +156,14 @@ struct IndexImage {
                     bytes = UnsafeRawBufferPointer(rebasing: own[range])
                 }
                 let available = max(0, min(bytes.count, original.count - position))
-                let alike = Self.commonPrefix(
-                    bytes, UnsafeRawBufferPointer(rebasing: original[position..<(position + available)]))
+                let alike = RawTree.commonPrefix(
+                    bytes, UnsafeRawBufferPointer(rebasing: original[position..<(position + available)]),
+                    limit: available)
                 if alike < bytes.count { return position + alike }
                 position += bytes.count
             }
             return min(position, original.count)
         }
-    }
-
-    /// How many bytes `a` and `b` begin with alike (compared 256 at a time, then one by one).
-    private static func commonPrefix(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let length = min(a.count, b.count)
-        guard length > 0, let left = a.baseAddress, let right = b.baseAddress else { return 0 }
-        var offset = 0
-        while offset + 256 <= length && memcmp(left + offset, right + offset, 256) == 0 { offset += 256 }
-        while offset < length && a[offset] == b[offset] { offset += 1 }
-        return offset
     }
 }
 

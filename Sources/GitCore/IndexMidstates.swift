@@ -12,7 +12,11 @@ import Glibc
 ///
 /// A cache, never flushed and never trusted blindly: it applies only to the index whose size and
 /// trailing checksum it records, and carries a CRC-32 of its own; anything else (an index written by
-/// git or libgit2, a torn or stale file) is ignored and replaced after a whole hash.
+/// git or libgit2, a torn or stale file) is ignored and replaced after a whole hash. It is saved only
+/// once the index it describes is in place. It trusts that index's bytes as the last patch wrote
+/// them: an index damaged on disk since, its size and trailer intact, would get a checksum that
+/// does not match its bytes (as a whole hash would not), and git would refuse it (`cards fsck
+/// --repair` rewrites it).
 struct IndexMidstates: Equatable {
     /// Bytes between two checkpoints (a multiple of 64).
     let interval: Int
@@ -31,8 +35,8 @@ struct IndexMidstates: Equatable {
     /// Indexes smaller than this hash in well under a millisecond: no checkpoints.
     static let minimumSize = 256 * 1024
 
-    /// The interval for an index of `size` bytes: a power of two from 4 KiB with at most ~64
-    /// checkpoints (256 KiB for a 12 MB index).
+    /// The interval for an index of `size` bytes: a power of two from 4 KiB with at most 64
+    /// checkpoints (256 KiB for a 12 MB index); saved checkpoints at another interval are not used.
     static func interval(forSize size: Int) -> Int {
         var interval = 4096
         while interval < 1 << 30 && size / interval > 64 { interval *= 2 }
@@ -88,33 +92,33 @@ struct IndexMidstates: Equatable {
     /// The checkpoints saved beside `indexPath`, when they are of `index` (the index's bytes, with its
     /// checksum): the same size and trailing checksum.
     static func load(for indexPath: String, describing index: UnsafeRawBufferPointer) -> IndexMidstates? {
-        guard index.count >= minimumSize, SHA1.canResume,
-            let bytes = readFile(path(for: indexPath)),
+        guard index.count >= 20,
+            let bytes = Repository.readSmallFile(path(for: indexPath), limit: 64 * 1024, followingLinks: false),
             let midstates = decode(bytes), midstates.hashedLength == index.count - 20,
             midstates.checksum.elementsEqual(index[(index.count - 20)...])
         else { return nil }
         return midstates
     }
 
-    /// The bytes of the regular file at `path` when it is under 64 KB (it holds ~1.3 KB): never
-    /// follows a link, never waits on a FIFO.
-    private static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size < 64 * 1024 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        return count == bytes.count ? bytes : nil
+    /// Checkpoints handed from the thread that hashes an index to the one that saves them once that
+    /// index is in place (read after joining the hashing thread).
+    final class Pending: @unchecked Sendable {
+        /// The new index's checkpoints, once hashed.
+        var value: IndexMidstates?
     }
 
-    /// Writes the checkpoints beside `indexPath` (not flushed: a cache); a failure only costs the
-    /// next patch a whole hash.
+    /// Writes the checkpoints beside `indexPath` (not flushed: a cache), through a new file renamed
+    /// into place: whatever is at that name (a FIFO, a second name of another file) is replaced, never
+    /// opened. A failure only costs the next patch a whole hash.
     func save(for indexPath: String) {
-        let fd = open(Self.path(for: indexPath), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let target = Self.path(for: indexPath)
+        let temporary = "\(target).\(getpid()).tmp"
+        // A leftover of a killed process that had this pid.
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { return }
-        _ = FileSync.writeAll(fd, encoded())
+        let failure = FileSync.writeAll(fd, encoded())
         close(fd)
+        if failure != 0 || rename(temporary, target) != 0 { unlink(temporary) }
     }
 }

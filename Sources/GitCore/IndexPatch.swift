@@ -176,8 +176,11 @@ public enum IndexPatch {
                 function: "IndexPatch.write")
         }
         // A small index (~1,000 cards) hashes in less time than a thread takes to start.
+        let checkpoints = IndexMidstates.Pending()
         let digest = BackgroundWork(onThread: old.count >= BackgroundWork.worthAThread) {
-            image.checksum(over: old, indexPath: indexPath)
+            let hashed = image.checksum(over: old, indexPath: indexPath)
+            checkpoints.value = hashed.midstates
+            return hashed.digest
         }
         // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
         defer { _ = digest.wait() }
@@ -188,6 +191,7 @@ public enum IndexPatch {
             if swapped {
                 close(fd)
                 unlink(lockPath)
+                checkpoints.value?.save(for: indexPath)
                 return
             }
         }
@@ -208,5 +212,6 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
                 function: "IndexPatch.write")
         }
+        checkpoints.value?.save(for: indexPath)
     }
 }

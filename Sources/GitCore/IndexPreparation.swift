@@ -17,6 +17,8 @@ public final class IndexPreparation {
         /// The identities of the index it read and of the spare it wrote, when the spare holds the
         /// new index.
         var identities: (index: [Int], spare: [Int])?
+        /// The new index's checksum checkpoints, saved once it is the index.
+        var checkpoints: IndexMidstates?
     }
 
     private let indexPath: String
@@ -48,12 +50,21 @@ public final class IndexPreparation {
                 old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds), refresh: refresh)
             guard case .success(let image) = built else { return [] }
             // Hashed on one more thread while this one compares and writes the spare's pages.
-            let digest = BackgroundWork { image.checksum(over: old.bytes, indexPath: indexPath) }
+            let checkpoints = IndexMidstates.Pending()
+            let digest = BackgroundWork {
+                let hashed = image.checksum(over: old.bytes, indexPath: indexPath)
+                checkpoints.value = hashed.midstates
+                return hashed.digest
+            }
             defer { _ = digest.wait() }
             let spare = image.withVectors(over: old.bytes) { vectors in
                 IndexSpare.prepare(vectors, checksum: { digest.wait() }, indexPath: indexPath, flush: flush)
             }
-            if let spare { outcome.identities = (old.identity, spare) }
+            if let spare {
+                outcome.identities = (old.identity, spare)
+                _ = digest.wait()
+                outcome.checkpoints = checkpoints.value
+            }
             return []
         }
     }
@@ -82,6 +93,8 @@ public final class IndexPreparation {
         guard IndexPatch.identity(of: indexPath) == identities.index,
             IndexPatch.identity(of: IndexSpare.path(for: indexPath)) == identities.spare
         else { return false }
-        return IndexSpare.exchange(indexPath)
+        guard IndexSpare.exchange(indexPath) else { return false }
+        outcome.checkpoints?.save(for: indexPath)
+        return true
     }
 }

@@ -28,7 +28,7 @@ public final class PackReader {
     /// The pack the last object came from, asked first next time (objects of one commit sit together).
     private var lastPack = 0
     /// Counts the blobs read here in its `blobsRead`, as its own reads do.
-    private let counting: Repository?
+    private weak var counting: Repository?
 
     /// Maps the packs (each with its index) in `objectsDirectory`/pack; blobs read are counted in
     /// `counting`'s `blobsRead` when given.

@@ -28,8 +28,8 @@ public final class RawTreeCache {
 
     /// Empties the cache, its trees freed and its packs unmapped on a thread of their own
     /// (`BackgroundWork.release`): ~1 ms after a merge that read a few hundred folders, which the
-    /// caller need not wait for once the commit is made. A tree still held elsewhere keeps its bytes
-    /// mapped (each holds their owner).
+    /// caller need not wait for once the commit is made. A tree still held elsewhere keeps its pack
+    /// mapped (each tree holds the pack its bytes lie in, its `owner`).
     public func emptyInBackground() {
         let held = Held(trees: trees, versions: versions, packReader: packReader)
         trees = [:]

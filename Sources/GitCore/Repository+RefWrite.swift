@@ -154,13 +154,18 @@ extension Repository {
         }
     }
 
-    /// A whole small file, or nil (errno says why).
-    static func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    /// A whole small regular file, or nil (errno says why); never waits on a FIFO, and with
+    /// `followingLinks` false refuses a symbolic link.
+    static func readSmallFile(_ path: String, limit: Int = 4096, followingLinks: Bool = true) -> [UInt8]? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, Int(info.st_size) <= limit else {
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            errno = EINVAL
+            return nil
+        }
+        guard Int(info.st_size) <= limit else {
             errno = EFBIG
             return nil
         }

@@ -30,7 +30,7 @@ extension SHA1 {
         }
 
         /// A hasher that goes on from `midstate`, as if the bytes it was taken after had been added.
-        public init(resuming midstate: SHA1.Midstate, portable: Bool = false) {
+        init(resuming midstate: SHA1.Midstate, portable: Bool = false) {
             self.init(portable: portable)
             let bits = UInt64(midstate.length) &* 8
             guard let context else {
@@ -52,7 +52,7 @@ extension SHA1 {
 
         /// The state after the bytes added so far, when they are a whole number of 64-byte blocks; nil
         /// in the middle of a block.
-        public func midstate() -> SHA1.Midstate? {
+        func midstate() -> SHA1.Midstate? {
             guard let context else { return portable.midstate() }
             guard context.load(fromByteOffset: 92, as: UInt32.self) == 0 else { return nil }
             let bits =
@@ -86,15 +86,15 @@ extension SHA1 {
 extension SHA1 {
     /// The state of a SHA-1 between two 64-byte blocks: enough to go on hashing later from there
     /// without the bytes before it (the index's checkpoints, `IndexMidstates`).
-    public struct Midstate: Equatable, Sendable {
+    struct Midstate: Equatable, Sendable {
         /// The five chaining words.
-        public let words: [UInt32]
+        let words: [UInt32]
         /// How many bytes were hashed to reach it (a multiple of 64).
-        public let length: Int
+        let length: Int
 
         /// The state after `length` bytes with chaining words `words`; nil unless there are five
         /// words and `length` is a whole number of blocks.
-        public init?(words: [UInt32], length: Int) {
+        init?(words: [UInt32], length: Int) {
             guard words.count == 5, length >= 0, length % 64 == 0 else { return nil }
             self.words = words
             self.length = length
@@ -103,7 +103,7 @@ extension SHA1 {
 
     /// Whether a hasher resumed from a midstate gives the digest of the whole (the native hasher
     /// reads and writes libcrypto's `SHA_CTX` fields, whose layout is checked here once).
-    public static let canResume: Bool = {
+    static let canResume: Bool = {
         let bytes = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
         return bytes.withUnsafeBytes { buffer in
             var first = Hasher()

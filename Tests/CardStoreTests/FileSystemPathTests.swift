@@ -22,6 +22,12 @@ struct FileSystemPathTests {
         let newDeck = FileSystem.canonical(scratch.path("link") + "/new/deck/")
         #expect(newDeck == place.dropLast("inside".count) + "new/deck")
         #expect(FileSystem.canonical(real + "/inside") != FileSystem.canonical(real + "/inside2"))
+        // A link followed by "..": the link's target's parent, as the kernel goes, not the link's folder.
+        let elsewhere = scratch.path("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere + "/deep", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: real + "/jump", withDestinationPath: elsewhere + "/deep")
+        #expect(FileSystem.canonical(real + "/jump/..") == FileSystem.canonical(elsewhere))
+        #expect(FileSystem.canonical(real + "/jump/../new") == FileSystem.canonical(elsewhere) + "/new")
         #expect(FileSystem.canonical("/") == "/")
         #expect(FileSystem.canonical("/..") == "/")
     }

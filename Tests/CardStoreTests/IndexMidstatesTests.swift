@@ -69,6 +69,10 @@ struct IndexMidstatesTests {
             image.copy(0..<offset)
             image.copy(min(body.count, offset + newBytes.count)..<body.count)
         case 3:  // The header rewritten (a new entry count), and an entry overwritten.
+            guard body.count >= 12 else {
+                image.copy(0..<body.count)
+                break
+            }
             image.append(contentsOf: body.prefix(8) + [0, 0, 1, 2])
             let start = min(body.count, max(12, offset))
             image.copy(12..<start)
@@ -151,21 +155,39 @@ struct IndexMidstatesTests {
         try Data(index).write(to: URL(fileURLWithPath: indexPath))
         var whole = IndexImage()
         whole.copy(0..<body.count)
-        let checksum = index.withUnsafeBytes { whole.checksum(over: $0, indexPath: indexPath) }
-        #expect(checksum == SHA1.digest(body))
+        let first = index.withUnsafeBytes { whole.checksum(over: $0, indexPath: indexPath) }
+        #expect(first.digest == SHA1.digest(body))
         let savedPath = IndexMidstates.path(for: indexPath)
+        // Nothing saved until the caller says the new file is the index.
+        #expect(!FileManager.default.fileExists(atPath: savedPath))
+        first.midstates?.save(for: indexPath)
         let saved = try #require(index.withUnsafeBytes { IndexMidstates.load(for: indexPath, describing: $0) })
+        #expect(saved == first.midstates)
         #expect(saved.interval == 8192 && saved.states.count == body.count / 8192)
         #expect(IndexMidstates.decode(saved.encoded()) == saved)
 
-        // An edit near the end through the file: resumed from the last checkpoint before it.
+        // An edit near the end, checksummed over the saved file: resumed from its last checkpoint
+        // before the edit, and the new checkpoints start with the old ones.
+        let at = body.count - 20_000
         var edit = IndexImage()
-        edit.copy(0..<(body.count - 100))
+        edit.copy(0..<at)
         edit.append(contentsOf: [1, 2, 3])
-        edit.copy((body.count - 97)..<body.count)
+        edit.copy((at + 3)..<body.count)
         let edited = Self.materialize(edit, over: index)
         let resumed = index.withUnsafeBytes { edit.digest(over: $0, resuming: saved, interval: saved.interval) }
-        #expect(resumed.digest == SHA1.digest(edited) && resumed.resumedAt >= body.count - 100 - saved.interval)
+        #expect(resumed.resumedAt == at / 8192 * 8192)
+        let viaFile = index.withUnsafeBytes { edit.checksum(over: $0, indexPath: indexPath) }
+        #expect(viaFile.digest == SHA1.digest(edited) && resumed.digest == viaFile.digest)
+        let newStates = try #require(viaFile.midstates).states
+        let kept = resumed.resumedAt / 8192
+        #expect(Array(newStates.prefix(kept)) == Array(saved.states.prefix(kept)))
+        #expect(newStates.count == saved.states.count && newStates.last != saved.states.last)
+        // Checkpoints of another interval (an index that grew or shrank past a power of two) are not used.
+        let coarse = try #require(
+            index.withUnsafeBytes { whole.digest(over: $0, resuming: nil, interval: 16384).midstates })
+        coarse.save(for: indexPath)
+        let notResumed = index.withUnsafeBytes { edit.checksum(over: $0, indexPath: indexPath) }
+        #expect(notResumed.digest == SHA1.digest(edited) && notResumed.midstates?.interval == 8192)
 
         // Another index of the same size: its checksum differs, the checkpoints are not its.
         var other = body
@@ -190,9 +212,17 @@ struct IndexMidstatesTests {
         #expect(mkfifo(savedPath, 0o644) == 0)
         #expect(index.withUnsafeBytes { IndexMidstates.load(for: indexPath, describing: $0) } == nil)
         try FileManager.default.removeItem(atPath: savedPath)
-        // Written again by the next checksum, and then good for that index.
-        let again = index.withUnsafeBytes { whole.checksum(over: $0, indexPath: indexPath) }
-        #expect(again == checksum)
+        // Saved over a FIFO or a second name of another file: replaced, never opened or truncated.
+        #expect(mkfifo(savedPath, 0o644) == 0)
+        saved.save(for: indexPath)
         #expect(index.withUnsafeBytes { IndexMidstates.load(for: indexPath, describing: $0) } == saved)
+        try FileManager.default.removeItem(atPath: savedPath)
+        try FileManager.default.linkItem(atPath: scratch.path("elsewhere"), toPath: savedPath)
+        let linked = try Data(contentsOf: URL(fileURLWithPath: scratch.path("elsewhere")))
+        let newer = try #require(viaFile.midstates)
+        newer.save(for: indexPath)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("elsewhere"))) == linked)
+        #expect(IndexMidstates.decode(Array(try Data(contentsOf: URL(fileURLWithPath: savedPath)))) == newer)
+        #expect(FileManager.default.subpaths(atPath: scratch.root)?.filter { $0.hasSuffix(".tmp") } == [])
     }
 }
