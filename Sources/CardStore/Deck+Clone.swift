@@ -47,6 +47,7 @@ extension Deck {
             head = try repository.referenceTarget(Deck.branch)
             try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
             try repository.setConfig("merge.cards.driver", mergeDriverCommand)
+            try repository.setConfig("pull.rebase", "false")
         } catch {
             cleanUp()
             throw StoreError.git(error, while: "setting up the clone")

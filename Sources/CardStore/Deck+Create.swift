@@ -26,7 +26,13 @@ extension Deck {
         if FileSystem.exists("\(absolute)/.git") || (bare && FileSystem.exists("\(absolute)/HEAD")) {
             throw StoreError(
                 .alreadyExists,
-                "\(path) is already a git repository; `cards init` makes a deck in a new or empty folder")
+                "\(path) is already a git repository; `cards init` makes a deck in a folder that is not one yet")
+        }
+        // A deck inside another deck's working tree would show in it as broken card files.
+        if let (root, isDeck) = enclosingRepository(of: absolute), isDeck {
+            throw StoreError(
+                .alreadyExists,
+                "\(path) is inside the deck at \(root); create the new deck in a folder outside that deck")
         }
         // Read and check the source first, so a bad source leaves nothing behind.
         var imported: [Card] = []
@@ -63,6 +69,8 @@ extension Deck {
         try git("configuring the merge driver") { () throws(GitError) in
             try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
             try repository.setConfig("merge.cards.driver", mergeDriverCommand)
+            // A diverged `git pull` merges (with the driver) instead of asking how (git 2.27 and later).
+            try repository.setConfig("pull.rebase", "false")
         }
         let deck = try Deck(repository: repository)
         let metadata = JSONValue.object(["format": .number("1"), "name": .string(deckName)]).canonicalBytes()

@@ -85,6 +85,12 @@ extension Deck {
         // Before anything is fetched: git's own half-done merge is the first thing to settle.
         try checkNoUnfinishedGitOperation()
         let remote = try syncRemote(named: options.remote)
+        // A push there would be refused: said before anything is fetched or merged into this deck.
+        do {
+            try Repository.checkPushable(remote.url)
+        } catch {
+            throw StoreError.remote(error, "syncing with", remote)
+        }
         var report = SyncReport(remote: remote, dryRun: options.dryRun)
         try commitHandEditsBeforeSync(options, remote: remote, into: &report)
         // Set once a step changed the deck or the remote; a later round that finds them equal keeps its report.

@@ -65,16 +65,53 @@ public final class Deck {
         do {
             repository = searchUpward ? try Repository.discover(from: path) : try Repository.open(at: path)
         } catch {
-            if error.code == .notFound {
-                throw StoreError(
-                    .notADeck,
-                    "\(path) is not a deck (no git repository there or above it); create one with `cards init \(path)`")
-            }
+            if error.code == .notFound { throw notADeck(path, searchedUpward: searchUpward) }
             throw StoreError.git(error, while: "opening \(path)")
         }
         let deck = try Deck(repository: repository)
         try deck.checkIsDeck()
         return deck
+    }
+
+    /// Why no deck was found at `path`, and what to do: a folder that does not exist, one inside a
+    /// deck or a git repository (an explicit `--deck` is not searched upward, and `cards init` there
+    /// would nest a repository inside it), or none of these.
+    static func notADeck(_ path: String, searchedUpward: Bool) -> StoreError {
+        guard FileSystem.exists(path) else {
+            return StoreError(.notADeck, "\(path) does not exist; create a deck there with `cards init \(path)`")
+        }
+        if !searchedUpward, let (root, isDeck) = enclosingRepository(of: path) {
+            return StoreError(
+                .notADeck,
+                isDeck
+                    ? "\(path) is inside the deck at \(root), not a deck of its own; name that folder (`--deck \(root)`)"
+                    : "\(path) is inside the git repository at \(root), which is not a deck; create a deck in a "
+                        + "folder outside it with `cards init <folder>`")
+        }
+        let there = searchedUpward ? "there or above it" : "there"
+        return StoreError(
+            .notADeck, "\(path) is not a deck (no git repository \(there)); create one with `cards init \(path)`")
+    }
+
+    /// The repository whose working tree holds `path` (or the nearest folder of it that exists), by
+    /// the folder a person would name, and whether it is a deck; nil when there is none.
+    static func enclosingRepository(of path: String) -> (root: String, isDeck: Bool)? {
+        var existing = FileSystem.absolute(path)
+        while !FileSystem.exists(existing) && existing != "/" { existing = FileSystem.parent(of: existing) }
+        guard let repository = try? Repository.discover(from: existing) else { return nil }
+        let root = repository.workingDirectory.map(trimSlash) ?? trimSlash(repository.gitDirectory)
+        let isDeck = (try? Deck(repository: repository))?.isDeckRepository ?? false
+        return (root, isDeck)
+    }
+
+    /// Whether `checkIsDeck` passes.
+    var isDeckRepository: Bool {
+        do {
+            try checkIsDeck()
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Fails unless the repository is a deck: it has `deck.json` at the root of `main`, or `main` is unborn
@@ -92,7 +129,8 @@ public final class Deck {
         throw StoreError(
             .notADeck,
             "\(location) is a git repository but not a deck (no deck.json on branch main); "
-                + "create a deck with `cards init`, or clone one with `cards clone`")
+                + "create a deck in another folder with `cards init <folder>`, or clone one there with "
+                + "`cards clone <url> <folder>`")
     }
 
     /// The commit `main` points to, or nil when the deck has no commit yet.

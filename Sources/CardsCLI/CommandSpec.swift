@@ -109,7 +109,8 @@ extension CommandSpec {
                     value = arguments[index]
                     index += 1
                 } else {
-                    throw UsageError(message: "missing value for '\(option.name) <\(valueName)>'", command: self)
+                    // Named as typed: `-n` for `-n`, not its long name.
+                    throw UsageError(message: "missing value for '\(name) <\(valueName)>'", command: self)
                 }
                 if !option.repeatable, result.values[option.name] != nil {
                     throw UsageError(message: "'\(option.name)' given more than once", command: self)

@@ -87,9 +87,16 @@ extension Commands {
         )
         try demo.run(["--deck", laptop, "log", "-n", "6"])
         demo.say(
-            "\nDone. \(arguments.has("--keep") ? "The decks are in \(root)." : "Run `cards demo --keep` to keep the decks and look around.")"
+            "\nDone. \(arguments.has("--keep") ? "The decks are in \(root)." : "Run `\(invokedName) demo --keep` to keep the decks and look around.")"
         )
         return 0
+    }
+
+    /// This program as it was run, for a command the demo suggests: its path when run by one (`./dev
+    /// demo` runs the build's binary, not on PATH yet), else `cards`.
+    static var invokedName: String {
+        let first = CommandLine.arguments.first ?? "cards"
+        return first.contains("/") ? first : "cards"
     }
 
     /// The sample deck: the option, else `sample-repo/` in the current folder, else beside the package

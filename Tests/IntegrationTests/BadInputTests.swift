@@ -62,6 +62,7 @@ struct BadInputTests {
             name: "move with two positions", arguments: ["move", ambiguousA, "--top", "--bottom"], status: 64,
             mentions: ["exactly one"]),
         Case(name: "log -n not a number", arguments: ["log", "-n", "ten"], status: 64, mentions: ["ten"]),
+        Case(name: "log -n without a value", arguments: ["log", "-n"], status: 64, mentions: ["'-n <n>'"]),
         Case(
             name: "import of a missing file", arguments: ["import", "/nonexistent/cards.json"], status: 1,
             mentions: ["/nonexistent/cards.json"]),
@@ -110,8 +111,32 @@ struct BadInputTests {
             "--deck", scratch.path("repo"), "add", "--title", "X", "--url", "https://x.example",
         ])
         #expect(repo.status == 1)
-        #expect(repo.stderr.contains("not a deck"))
+        #expect(repo.stderr.contains("not a deck") && repo.stderr.contains("cards init <folder>"), "\(repo.stderr)")
         #expect(try scratch.git(["rev-list", "--all"], in: scratch.path("repo")).stdout.isEmpty)
+        let initThere = try scratch.cards(["--deck", scratch.path("repo"), "init"])
+        #expect(initThere.status == 1 && initThere.stderr.contains("is already a git repository"))
+        // --deck names a deck's own folder: one inside a deck or a repository says so, and which.
+        let deck = try scratch.sampleDeck()
+        // As git names the deck's folder (the scratch root may hold a doubled slash).
+        let shown = deck.replacingOccurrences(of: "//", with: "/")
+        let inside = try scratch.cards(["--deck", deck + "/cards", "list"])
+        #expect(inside.status == 1)
+        #expect(inside.stderr.contains("is inside the deck at \(shown)") && inside.stderr.contains("--deck \(shown)"))
+        try FileManager.default.createDirectory(atPath: scratch.path("repo/sub"), withIntermediateDirectories: true)
+        let inRepo = try scratch.cards(["--deck", scratch.path("repo/sub"), "list"])
+        #expect(inRepo.status == 1 && inRepo.stderr.contains("inside the git repository at"), "\(inRepo.stderr)")
+        let missing = try scratch.cards(["--deck", scratch.path("nowhere"), "list"])
+        #expect(missing.status == 1 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
+        // A deck is never made inside another: the outer one would show broken card files.
+        for nested in [deck + "/cards", deck + "/new", deck + "/cards/sub"] {
+            let made = try scratch.cards(["init", nested])
+            #expect(made.status == 1 && made.stderr.contains("inside the deck at \(shown)"), "\(made.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: nested + "/.git"))
+        }
+        let bareNested = try scratch.cards(["init", "--bare", deck + "/server.git"])
+        #expect(bareNested.status == 1 && !FileManager.default.fileExists(atPath: deck + "/server.git"))
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+        try scratch.expectClean(deck)
     }
 
     @Test("no git identity configured: a clear error telling how to set one, nothing left behind, the retry works")

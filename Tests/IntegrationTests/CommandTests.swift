@@ -17,6 +17,7 @@ struct CommandTests {
         let show = try scratch.git(["show", "main:deck.json"], in: deck).stdout
         #expect(show == "{\n  \"format\": 1,\n  \"name\": \"My cards\"\n}\n")
         #expect(try scratch.git(["config", "merge.cards.driver"], in: deck).stdout.contains("cards merge-driver"))
+        #expect(try scratch.git(["config", "pull.rebase"], in: deck).stdout == "false\n")
         #expect(try scratch.git(["show", "main:.gitattributes"], in: deck).stdout.contains("merge=cards"))
         #expect(try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout.contains("Op: init"))
         try scratch.expectClean(deck)

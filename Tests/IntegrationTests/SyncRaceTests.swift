@@ -195,20 +195,25 @@ struct SyncRaceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: full) == ["note.txt"])
     }
 
-    @Test("pushing to a local repository with a working tree is refused")
+    @Test("syncing with a local repository with a working tree is refused before anything is fetched or merged")
     func nonBareLocalRemote() throws {
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
         let other = try scratch.clone(server, "other")
         let deck = try scratch.clone(server, "deck")
         try scratch.addCard(deck, "Not pushed")
+        // Diverged: a sync that fetched first would merge the other deck's card into this one.
+        try scratch.addCard(other, "Only there")
         #expect(try scratch.cards(["remote", "add", "other", other], in: deck).status == 0)
         let before = try scratch.main(other)
+        let ours = try scratch.main(deck)
         let result = try scratch.sync(deck, ["other"])
         #expect(result.status == 1)
         #expect(
             result.stderr.contains("has a working tree; a remote on this machine must be a bare repository"),
             "\(result.stderr)")
         #expect(try scratch.main(other) == before)
+        #expect(try scratch.main(deck) == ours)
+        #expect(try scratch.git(["for-each-ref", "refs/remotes/other"], in: deck).stdout.isEmpty)
     }
 }
