@@ -61,7 +61,7 @@ extension Commands {
             output.print(
                 dryRun
                     ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
-                    : "Merged \(name) (\(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
+                    : "Merged \(name) into main (merge commit \(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
             )
             // One line a card, as `cards sync` prints them.
             for decision in changed { output.print("  \(decision.summary)") }

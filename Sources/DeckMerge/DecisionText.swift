@@ -64,8 +64,8 @@ enum DecisionText {
         let deleted = editedIsOurs ? "theirs" : "ours"
         return CardDecision(
             id: id, kind: .keptEditedOverDelete,
-            summary: "\(label): deleted on \(deleted) (\(deletedIn)) but edited on \(edited) (\(editedIn)); "
-                + "kept the edited card with a conflict record",
+            summary: "\(label): deleted on \(deleted) (\(short(deletedIn))) but edited on \(edited) "
+                + "(\(short(editedIn))); kept the edited card with a conflict record",
             trailers: ["Card-Conflict: \(id) kept edited card from \(editedIn) over delete in \(deletedIn)"])
     }
 
@@ -76,10 +76,15 @@ enum DecisionText {
         let deleted = editedIsOurs ? "theirs" : "ours"
         return CardDecision(
             id: id, kind: .deletedOverEdit,
-            summary: "\(label): deleted on \(deleted) (\(deletedIn)) over an edit on \(edited); "
+            summary: "\(label): deleted on \(deleted) (\(short(deletedIn))) over an edit on \(edited); "
                 + "the edited version is in commit \(editedIn)",
             trailers: ["Card-Conflict: \(id) deleted in \(deletedIn) over edit; edited version in \(editedIn)"],
             restoreCommit: editedIn)
+    }
+
+    /// A commit id as the rest of the output shows one (its first 7 hex digits); trailers keep it whole.
+    static func short(_ commit: String) -> String {
+        String(commit.prefix(7))
     }
 
     /// A value on one line: scalars as JSON, containers by kind, long text cut.
