@@ -100,18 +100,11 @@ public final class Deck {
         while !FileSystem.exists(existing) && existing != "/" { existing = FileSystem.parent(of: existing) }
         guard let repository = try? Repository.discover(from: existing) else { return nil }
         let root = repository.workingDirectory.map(trimSlash) ?? trimSlash(repository.gitDirectory)
-        let isDeck = (try? Deck(repository: repository))?.isDeckRepository ?? false
-        return (root, isDeck)
-    }
-
-    /// Whether `checkIsDeck` passes.
-    var isDeckRepository: Bool {
-        do {
-            try checkIsDeck()
-            return true
-        } catch {
-            return false
-        }
+        // Read directly, not through a `Deck`: opening one sets process-wide flush settings.
+        guard let head = try? repository.referenceTarget(Deck.branch), let tree = try? repository.commit(head).tree,
+            (try? repository.treeEntry(in: tree, path: Deck.metadataPath)) != nil
+        else { return (root, false) }
+        return (root, true)
     }
 
     /// Fails unless the repository is a deck: it has `deck.json` at the root of `main`, or `main` is unborn
