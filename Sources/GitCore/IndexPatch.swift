@@ -191,6 +191,7 @@ public enum IndexPatch {
             if swapped {
                 close(fd)
                 unlink(lockPath)
+                _ = digest.wait()  // joined: its checkpoints are seen here
                 checkpoints.value?.save(for: indexPath)
                 return
             }
