@@ -41,7 +41,15 @@ extension Deck {
                 "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(name)`"
             )
         }
-        try git("adding remote \(name)") { () throws(GitError) in try repository.addRemote(name: name, url: url) }
+        try git("adding remote \(name)") { () throws(GitError) in
+            try repository.addRemote(name: name, url: url)
+            // The first remote becomes main's upstream, as `git push -u` or a clone makes it: a plain
+            // `git pull` then knows where to pull from.
+            if try repository.configString("branch.main.remote") == nil {
+                try repository.setConfig("branch.main.remote", name)
+                try repository.setConfig("branch.main.merge", Deck.branch)
+            }
+        }
     }
 
     /// Removes a remote and its remote-tracking refs.

@@ -91,6 +91,9 @@ struct SyncOutcomeTests {
         #expect(try scratch.git(["commit", "-q", "-m", "readme"], in: work).status == 0)
         #expect(try scratch.git(["push", "-q", plain.repository, "main"], in: work).status == 0)
         #expect(try scratch.cards(["remote", "add", "plain", plain.url], in: deck).status == 0)
+        // The first remote added is main's upstream (for a plain `git pull`); a second one leaves it.
+        #expect(try scratch.git(["config", "branch.main.remote"], in: deck).stdout == "origin\n")
+        #expect(try scratch.git(["config", "branch.main.merge"], in: deck).stdout == "refs/heads/main\n")
         let before = try scratch.fingerprint(deck)
         let plainMain = try plain.main(scratch)
         let refused = try scratch.sync(deck, ["plain"])
