@@ -16,6 +16,11 @@ extension Deck {
             throw StoreError(
                 .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
         }
+        // A deck inside another deck's working tree would show in it as broken card files.
+        if let (root, isDeck) = enclosingRepository(of: absolute), isDeck {
+            throw StoreError(
+                .alreadyExists, "\(path) is inside the deck at \(root); clone into a folder outside that deck")
+        }
         // Remove only what the clone made, so a refused clone leaves the place as it was (an empty folder).
         func cleanUp() {
             FileSystem.removeCreated(at: absolute, entriesBefore: existed ? [] : nil)
@@ -47,7 +52,7 @@ extension Deck {
             head = try repository.referenceTarget(Deck.branch)
             try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
             try repository.setConfig("merge.cards.driver", mergeDriverCommand)
-            try repository.setConfig("pull.rebase", "false")
+            try Deck.preferMergingPulls(repository)
         } catch {
             cleanUp()
             throw StoreError.git(error, while: "setting up the clone")

@@ -16,6 +16,12 @@ extension Deck {
         return executable + suffix
     }
 
+    /// Sets `pull.rebase false` unless the user chose a `pull.rebase` of their own: git 2.33.1 and later
+    /// stop a diverged `git pull` and ask how to reconcile when none is set (2.27 to 2.33.0 warn).
+    static func preferMergingPulls(_ repository: Repository) throws(GitError) {
+        if try repository.configString("pull.rebase") == nil { try repository.setConfig("pull.rebase", "false") }
+    }
+
     /// Creates a new deck at `path`: a git repository on `main` with `deck.json`, `.gitattributes`,
     /// the merge-driver config and a first commit; then, with `source`, a second commit importing
     /// the cards of that folder (laid out like a deck, e.g. `sample-repo/`).
@@ -69,8 +75,7 @@ extension Deck {
         try git("configuring the merge driver") { () throws(GitError) in
             try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
             try repository.setConfig("merge.cards.driver", mergeDriverCommand)
-            // A diverged `git pull` merges (with the driver) instead of asking how (git 2.27 and later).
-            try repository.setConfig("pull.rebase", "false")
+            try Deck.preferMergingPulls(repository)
         }
         let deck = try Deck(repository: repository)
         let metadata = JSONValue.object(["format": .number("1"), "name": .string(deckName)]).canonicalBytes()

@@ -43,12 +43,20 @@ extension Deck {
         }
         try git("adding remote \(name)") { () throws(GitError) in
             try repository.addRemote(name: name, url: url)
-            // The first remote becomes main's upstream, as `git push -u` or a clone makes it: a plain
-            // `git pull` then knows where to pull from.
-            if try repository.configString("branch.main.remote") == nil {
-                try repository.setConfig("branch.main.remote", name)
-                try repository.setConfig("branch.main.merge", Deck.branch)
-            }
+        }
+        try followSyncRemote()
+    }
+
+    /// Makes the remote `cards sync` uses by default main's upstream, as a clone or `git push -u` makes
+    /// it, so that a plain `git pull` pulls from where `cards sync` syncs: when there is none yet, or
+    /// `origin` was just added. Nothing when no remote is left or the choice is ambiguous.
+    private func followSyncRemote() throws(StoreError) {
+        guard let remote = try? syncRemote(named: nil) else { return }
+        try git("setting main's upstream") { () throws(GitError) in
+            let current = try repository.configString("branch.main.remote")
+            guard current == nil || (remote.name == "origin" && current != "origin") else { return }
+            try repository.setConfig("branch.main.remote", remote.name)
+            try repository.setConfig("branch.main.merge", Deck.branch)
         }
     }
 
@@ -58,6 +66,8 @@ extension Deck {
             throw StoreError(.invalidInput, "there is no remote named \(name); `cards remote list` shows the remotes")
         }
         try git("removing remote \(name)") { () throws(GitError) in try repository.removeRemote(name: name) }
+        // libgit2 drops main's upstream with its remote: the remote left for `cards sync` takes it.
+        try followSyncRemote()
     }
 
     /// The remote `cards sync` uses: the one named, else the only remote, else `origin`.

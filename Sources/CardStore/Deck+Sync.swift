@@ -85,11 +85,15 @@ extension Deck {
         // Before anything is fetched: git's own half-done merge is the first thing to settle.
         try checkNoUnfinishedGitOperation()
         let remote = try syncRemote(named: options.remote)
-        // A push there would be refused: said before anything is fetched or merged into this deck.
-        do {
-            try Repository.checkPushable(remote.url)
-        } catch {
-            throw StoreError.remote(error, "syncing with", remote)
+        // A push there would be refused (a repository on this machine with a working tree): said before
+        // anything is merged into this deck for it, and only where a push would follow (taking
+        // such a remote's changes, a fast-forward, still works).
+        func checkPushable() throws(StoreError) {
+            do {
+                try Repository.checkPushable(remote.url)
+            } catch {
+                throw StoreError.remote(error, "pushing to", remote)
+            }
         }
         var report = SyncReport(remote: remote, dryRun: options.dryRun)
         try commitHandEditsBeforeSync(options, remote: remote, into: &report)
@@ -105,6 +109,7 @@ extension Deck {
                 // An empty remote (no main yet): it gets our main.
                 report.action = .push(from: nil, to: ours)
                 report.changedCards = try cardCount(at: ours)
+                try checkPushable()
                 if options.dryRun { return report }
                 if try push(remote, options.settings, round: report.rounds) {
                     acted = true
@@ -144,6 +149,7 @@ extension Deck {
                     }
                     throw massDeleteError(refused, remote)
                 }
+                try checkPushable()
                 if options.dryRun { return report }
                 if try push(remote, options.settings, round: report.rounds) {
                     acted = true
@@ -151,6 +157,7 @@ extension Deck {
                 }
                 continue
             }
+            try checkPushable()
             report.action = .mergeAndPush(ours: ours, theirs: theirs)
             let merged = try merge(
                 theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun)

@@ -77,16 +77,22 @@ public final class Deck {
     /// deck or a git repository (an explicit `--deck` is not searched upward, and `cards init` there
     /// would nest a repository inside it), or none of these.
     static func notADeck(_ path: String, searchedUpward: Bool) -> StoreError {
-        guard FileSystem.exists(path) else {
-            return StoreError(.notADeck, "\(path) does not exist; create a deck there with `cards init \(path)`")
-        }
-        if !searchedUpward, let (root, isDeck) = enclosingRepository(of: path) {
+        let enclosing = searchedUpward ? nil : enclosingRepository(of: path)
+        if let (root, isDeck) = enclosing, isDeck {
+            let place = FileSystem.isDirectory(path) ? "is inside" : "does not exist, and would be inside"
             return StoreError(
                 .notADeck,
-                isDeck
-                    ? "\(path) is inside the deck at \(root), not a deck of its own; name that folder (`--deck \(root)`)"
-                    : "\(path) is inside the git repository at \(root), which is not a deck; create a deck in a "
-                        + "folder outside it with `cards init <folder>`")
+                "\(path) \(place) the deck at \(root), not a deck of its own; use the deck's folder, \(root)")
+        }
+        if !FileSystem.isDirectory(path) {
+            if FileSystem.exists(path) { return StoreError(.notADeck, "\(path) is not a folder; give a deck's folder") }
+            return StoreError(.notADeck, "\(path) does not exist; create a deck there with `cards init \(path)`")
+        }
+        if let (root, _) = enclosing {
+            return StoreError(
+                .notADeck,
+                "\(path) is not a deck (it is inside the git repository at \(root), which is not one); create "
+                    + "one with `cards init \(path)`")
         }
         let there = searchedUpward ? "there or above it" : "there"
         return StoreError(
@@ -96,8 +102,12 @@ public final class Deck {
     /// The repository whose working tree holds `path` (or the nearest folder of it that exists), by
     /// the folder a person would name, and whether it is a deck; nil when there is none.
     static func enclosingRepository(of path: String) -> (root: String, isDeck: Bool)? {
-        var existing = FileSystem.absolute(path)
-        while !FileSystem.exists(existing) && existing != "/" { existing = FileSystem.parent(of: existing) }
+        var existing = FileSystem.canonical(path)
+        while !FileSystem.exists(existing) {
+            let parent = FileSystem.parent(of: existing)
+            if parent == existing { return nil }
+            existing = parent
+        }
         guard let repository = try? Repository.discover(from: existing) else { return nil }
         let root = repository.workingDirectory.map(trimSlash) ?? trimSlash(repository.gitDirectory)
         // Read directly, not through a `Deck`: opening one sets process-wide flush settings.
@@ -122,8 +132,8 @@ public final class Deck {
         throw StoreError(
             .notADeck,
             "\(location) is a git repository but not a deck (no deck.json on branch main); "
-                + "create a deck in another folder with `cards init <folder>`, or clone one there with "
-                + "`cards clone <url> <folder>`")
+                + "create a deck in another folder with `cards init <folder>`, or clone one into another "
+                + "folder with `cards clone <url> <folder>`")
     }
 
     /// The commit `main` points to, or nil when the deck has no commit yet.

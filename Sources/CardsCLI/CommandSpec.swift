@@ -113,7 +113,7 @@ extension CommandSpec {
                     throw UsageError(message: "missing value for '\(name) <\(valueName)>'", command: self)
                 }
                 if !option.repeatable, result.values[option.name] != nil {
-                    throw UsageError(message: "'\(option.name)' given more than once", command: self)
+                    throw UsageError(message: "'\(name)' given more than once", command: self)
                 }
                 result.values[option.name, default: []].append(value)
                 result.order.append((option.name, value))

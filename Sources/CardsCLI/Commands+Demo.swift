@@ -96,7 +96,8 @@ extension Commands {
     /// demo` runs the build's binary, not on PATH yet), else `cards`.
     static var invokedName: String {
         let first = CommandLine.arguments.first ?? "cards"
-        return first.contains("/") ? first : "cards"
+        guard first.contains("/") else { return "cards" }
+        return first.contains(" ") ? "'\(first)'" : first
     }
 
     /// The sample deck: the option, else `sample-repo/` in the current folder, else beside the package

@@ -169,4 +169,20 @@ import Testing
         let picked = try ConflictResolver.resolve(card, field: "platformName", .pick(2))
         #expect(picked?.platformName == "GitLab")
     }
+
+    @Test("a deleted-versus-edited line names commits by 7 hex digits; its trailer keeps them whole")
+    func deletedVersusEditedIds() {
+        let deletedIn = String(repeating: "a", count: 40)
+        let editedIn = String(repeating: "b", count: 40)
+        let kept = DecisionText.keptEdited(
+            id: Self.id, label: "\"Card\"", editedIsOurs: true, deletedIn: deletedIn, editedIn: editedIn)
+        #expect(kept.summary.contains("(aaaaaaa)") && kept.summary.contains("(bbbbbbb)"), "\(kept.summary)")
+        #expect(!kept.summary.contains(deletedIn) && !kept.summary.contains(editedIn))
+        #expect(kept.trailers.allSatisfy { $0.contains(deletedIn) && $0.contains(editedIn) })
+        let deleted = DecisionText.deletedEdited(
+            id: Self.id, label: "\"Card\"", editedIsOurs: false, deletedIn: deletedIn, editedIn: editedIn)
+        #expect(deleted.summary.contains("(aaaaaaa)") && !deleted.summary.contains(deletedIn), "\(deleted.summary)")
+        // The edited version's commit stays whole: it is what `cards restore` takes.
+        #expect(deleted.summary.contains(editedIn) && deleted.restoreCommit == editedIn)
+    }
 }

@@ -121,10 +121,16 @@ struct BadInputTests {
         let shown = deck.replacingOccurrences(of: "//", with: "/")
         let inside = try scratch.cards(["--deck", deck + "/cards", "list"])
         #expect(inside.status == 1)
-        #expect(inside.stderr.contains("is inside the deck at \(shown)") && inside.stderr.contains("--deck \(shown)"))
+        #expect(inside.stderr.contains("is inside the deck at \(shown)"))
+        #expect(inside.stderr.contains("use the deck's folder"))
+        let missingInside = try scratch.cards(["--deck", deck + "/cardz", "list"])
+        #expect(missingInside.stderr.contains("does not exist, and would be inside the deck at \(shown)"))
         try FileManager.default.createDirectory(atPath: scratch.path("repo/sub"), withIntermediateDirectories: true)
         let inRepo = try scratch.cards(["--deck", scratch.path("repo/sub"), "list"])
         #expect(inRepo.status == 1 && inRepo.stderr.contains("inside the git repository at"), "\(inRepo.stderr)")
+        // ... where a deck may be made, as the message says (a deck in a dotfiles repository, say).
+        #expect(try scratch.cards(["init", scratch.path("repo/sub")]).status == 0)
+        #expect(try scratch.cards(["--deck", scratch.path("repo/sub"), "list"]).status == 0)
         let missing = try scratch.cards(["--deck", scratch.path("nowhere"), "list"])
         #expect(missing.status == 1 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
         // A deck is never made inside another: the outer one would show broken card files.
@@ -135,6 +141,9 @@ struct BadInputTests {
         }
         let bareNested = try scratch.cards(["init", "--bare", deck + "/server.git"])
         #expect(bareNested.status == 1 && !FileManager.default.fileExists(atPath: deck + "/server.git"))
+        let cloned = try scratch.cards(["clone", deck, deck + "/copy"])
+        #expect(cloned.status == 1 && cloned.stderr.contains("inside the deck at \(shown)"), "\(cloned.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: deck + "/copy"))
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
         try scratch.expectClean(deck)
     }

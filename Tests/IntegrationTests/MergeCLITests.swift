@@ -4,7 +4,7 @@ import Testing
 /// `cards merge`, `conflicts`, `resolve` and the git merge driver, with the git CLI on real repos.
 @Suite("Merge from the command line")
 struct MergeCLITests {
-    /// A bare "remote" from the sample and two clones made by the git CLI, with our merge driver configured.
+    /// A bare "remote" from the sample and two clones made by `cards clone`, with the merge driver set to this build.
     func setUp(_ scratch: Scratch) throws -> (remote: String, a: String, b: String) {
         let remote = scratch.path("remote.git")
         #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
@@ -20,6 +20,28 @@ struct MergeCLITests {
         String(try scratch.cards(["list"], in: deck).stdout.prefix(8))
     }
 
+    @Test("a deck made with cards init and cards remote add: a plain git pull merges card files with the driver")
+    func plainGitPullAfterRemoteAdd() throws {
+        let scratch = try Scratch()
+        let a = scratch.path("a")
+        #expect(try scratch.cards(["init", a, "--from", Binaries.sampleRepo]).status == 0)
+        try scratch.git(["config", "merge.cards.driver", "\(Binaries.cards) merge-driver %O %A %B %P"], in: a)
+        let server = scratch.path("server.git")
+        try scratch.git(["init", "-q", "--bare", server], in: scratch.root)
+        #expect(try scratch.cards(["remote", "add", "origin", server], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        let b = scratch.path("b")
+        #expect(try scratch.cards(["clone", server, b]).status == 0)
+        let id = try firstID(scratch, a)
+        #expect(try scratch.cards(["edit", id, "--color", "red"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).status == 0)
+        #expect(try scratch.cards(["edit", id, "--title", "Title from A"], in: a).status == 0)
+        let pull = try scratch.git(["pull", "--no-edit"], in: a)
+        #expect(pull.status == 0, "git pull failed: \(pull.stdout)\(pull.stderr)")
+        let show = try scratch.cards(["show", id, "--json"], in: a).stdout
+        #expect(show.contains("\"title\": \"Title from A\"") && show.contains("\"color\": \"red\""), "\(show)")
+    }
+
     @Test("git merge of two branches that edited different fields of one card finishes cleanly with both edits")
     func gitMergeUsesDriver() throws {
         let scratch = try Scratch()
@@ -28,7 +50,7 @@ struct MergeCLITests {
         #expect(try scratch.cards(["edit", id, "--title", "Title from A"], in: a).status == 0)
         #expect(try scratch.cards(["edit", id, "--color", "red"], in: b).status == 0)
         try scratch.git(["push", "-q", "origin", "main"], in: b)
-        // Plain `git pull`: the deck's `pull.rebase false` makes a diverged pull a merge (git 2.27 and
+        // Plain `git pull`: the deck's `pull.rebase false` makes a diverged pull a merge (git 2.33.1 and
         // later would otherwise stop and ask how to reconcile).
         let pull = try scratch.git(["pull", "--no-edit", "origin", "main"], in: a)
         #expect(pull.status == 0, "git pull failed: \(pull.stdout)\(pull.stderr)")

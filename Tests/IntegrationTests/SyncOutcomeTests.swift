@@ -91,9 +91,11 @@ struct SyncOutcomeTests {
         #expect(try scratch.git(["commit", "-q", "-m", "readme"], in: work).status == 0)
         #expect(try scratch.git(["push", "-q", plain.repository, "main"], in: work).status == 0)
         #expect(try scratch.cards(["remote", "add", "plain", plain.url], in: deck).status == 0)
-        // The first remote added is main's upstream (for a plain `git pull`); a second one leaves it.
+        // The remote `cards sync` uses is main's upstream (for a plain `git pull`): origin, kept when
+        // another is added, and the one left when origin is removed.
         #expect(try scratch.git(["config", "branch.main.remote"], in: deck).stdout == "origin\n")
         #expect(try scratch.git(["config", "branch.main.merge"], in: deck).stdout == "refs/heads/main\n")
+
         let before = try scratch.fingerprint(deck)
         let plainMain = try plain.main(scratch)
         let refused = try scratch.sync(deck, ["plain"])
@@ -114,6 +116,9 @@ struct SyncOutcomeTests {
             emptyClone.status == 1 && emptyClone.stderr.contains("has no branch main: it is empty or not a deck"),
             "\(emptyClone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("e")))
+        // origin removed: the remote left, the one `cards sync` now uses, is main's upstream.
+        #expect(try scratch.cards(["remote", "remove", "origin"], in: deck).status == 0)
+        #expect(try scratch.git(["config", "branch.main.remote"], in: deck).stdout == "plain\n")
     }
 
     @Test(

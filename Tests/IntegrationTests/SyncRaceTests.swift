@@ -195,25 +195,40 @@ struct SyncRaceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: full) == ["note.txt"])
     }
 
-    @Test("syncing with a local repository with a working tree is refused before anything is fetched or merged")
+    @Test(
+        "a local repository with a working tree: taken from (fast-forward), but a sync that would push there is refused before anything is merged"
+    )
     func nonBareLocalRemote() throws {
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
         let other = try scratch.clone(server, "other")
         let deck = try scratch.clone(server, "deck")
-        try scratch.addCard(deck, "Not pushed")
-        // Diverged: a sync that fetched first would merge the other deck's card into this one.
-        try scratch.addCard(other, "Only there")
         #expect(try scratch.cards(["remote", "add", "other", other], in: deck).status == 0)
+        // Only the other deck moved: taking its change needs no push, and works.
+        try scratch.addCard(other, "Only there")
+        let ahead = try scratch.main(other)
+        let dryRun = try scratch.sync(deck, ["other", "--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        let taken = try scratch.sync(deck, ["other"])
+        #expect(taken.status == 0, "\(taken.stderr)")
+        #expect(try scratch.main(deck) == ahead)
+        // Diverged: the sync would merge and then push; refused before the merge.
+        try scratch.addCard(deck, "Not pushed")
+        try scratch.addCard(other, "Only there too")
         let before = try scratch.main(other)
         let ours = try scratch.main(deck)
-        let result = try scratch.sync(deck, ["other"])
-        #expect(result.status == 1)
-        #expect(
-            result.stderr.contains("has a working tree; a remote on this machine must be a bare repository"),
-            "\(result.stderr)")
-        #expect(try scratch.main(other) == before)
-        #expect(try scratch.main(deck) == ours)
-        #expect(try scratch.git(["for-each-ref", "refs/remotes/other"], in: deck).stdout.isEmpty)
+        for arguments in [["other", "--dry-run"], ["other"]] {
+            let result = try scratch.sync(deck, arguments)
+            #expect(result.status == 1)
+            #expect(
+                result.stderr.contains("has a working tree; a remote on this machine must be a bare repository"),
+                "\(result.stderr)")
+            #expect(try scratch.main(other) == before)
+            #expect(try scratch.main(deck) == ours)
+        }
+        // Only this deck moved: the push it needs is refused too.
+        try scratch.cards(["remote", "add", "fresh", try scratch.clone(server, "fresh")], in: deck)
+        let pushOnly = try scratch.sync(deck, ["fresh"])
+        #expect(pushOnly.status == 1 && pushOnly.stderr.contains("has a working tree"), "\(pushOnly.stderr)")
     }
 }
