@@ -26,6 +26,11 @@ struct MessageLineTests {
         #expect(line.filter { $0 == UInt8(ascii: "\n") }.count == 1 && line.last == UInt8(ascii: "\n"))
         #expect(!line.contains(UInt8(ascii: "\r")))
         #expect(String(decoding: line, as: UTF8.self).hasSuffix("\tcards: x  y z w\n"))
+        // Who and when as the commit's committer line has them (libgit2 trims a signature's ends).
+        let padded = Signature(name: " Ada. ", email: " ada@example.invalid ", time: 5, offsetMinutes: -90)
+        let padLine = Repository.reflogLine(old: id, new: id, committer: padded, message: "m")
+        let text = String(decoding: padLine, as: UTF8.self)
+        #expect(text == "\(id.hex) \(id.hex) Ada <ada@example.invalid> 5 -0130\tm\n", "\(text)")
     }
 }
 
