@@ -112,8 +112,9 @@ struct IndexMidstates: Equatable {
     /// opened. A failure only costs the next patch a whole hash.
     func save(for indexPath: String) {
         let target = Self.path(for: indexPath)
-        let temporary = "\(target).\(getpid()).tmp"
-        // A leftover of a killed process that had this pid.
+        // One name for every writer (they take turns under cards.lock): what a killed one left is
+        // removed here, and a mix of two could only fail the file's CRC.
+        let temporary = "\(target).tmp"
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { return }
