@@ -44,17 +44,20 @@ extension Deck {
         try git("adding remote \(name)") { () throws(GitError) in
             try repository.addRemote(name: name, url: url)
         }
-        try followSyncRemote()
+        try followSyncRemote(added: name)
     }
 
     /// Makes the remote `cards sync` uses by default main's upstream, as a clone or `git push -u` makes
-    /// it, so that a plain `git pull` pulls from where `cards sync` syncs: when there is none yet, or
-    /// `origin` was just added. Nothing when no remote is left or the choice is ambiguous.
-    private func followSyncRemote() throws(StoreError) {
+    /// it, so that a plain `git pull` pulls from where `cards sync` syncs: when main has none (or one
+    /// whose remote is gone), or `origin` was just `added`. An upstream the user chose otherwise stays;
+    /// nothing when no remote is left or the choice is ambiguous.
+    private func followSyncRemote(added: String? = nil) throws(StoreError) {
         guard let remote = try? syncRemote(named: nil) else { return }
+        let names = Set(try remotes().map(\.name))
         try git("setting main's upstream") { () throws(GitError) in
             let current = try repository.configString("branch.main.remote")
-            guard current == nil || (remote.name == "origin" && current != "origin") else { return }
+            let missing = current.map { !names.contains($0) } ?? true
+            guard missing || (added == "origin" && remote.name == "origin") else { return }
             try repository.setConfig("branch.main.remote", remote.name)
             try repository.setConfig("branch.main.merge", Deck.branch)
         }

@@ -119,6 +119,13 @@ struct SyncOutcomeTests {
         // origin removed: the remote left, the one `cards sync` now uses, is main's upstream.
         #expect(try scratch.cards(["remote", "remove", "origin"], in: deck).status == 0)
         #expect(try scratch.git(["config", "branch.main.remote"], in: deck).stdout == "plain\n")
+        // origin added again takes it; an upstream the user then chose stays through other remotes' comings and goings.
+        #expect(try scratch.cards(["remote", "add", "origin", empty.url], in: deck).status == 0)
+        #expect(try scratch.git(["config", "branch.main.remote"], in: deck).stdout == "origin\n")
+        try scratch.git(["config", "branch.main.remote", "plain"], in: deck)
+        #expect(try scratch.cards(["remote", "add", "backup", empty.url], in: deck).status == 0)
+        #expect(try scratch.cards(["remote", "remove", "backup"], in: deck).status == 0)
+        #expect(try scratch.git(["config", "branch.main.remote"], in: deck).stdout == "plain\n")
     }
 
     @Test(
