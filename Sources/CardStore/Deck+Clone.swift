@@ -16,11 +16,7 @@ extension Deck {
             throw StoreError(
                 .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
         }
-        // A deck inside another deck's working tree would show in it as broken card files.
-        if let (root, isDeck) = enclosingRepository(of: absolute), isDeck {
-            throw StoreError(
-                .alreadyExists, "\(path) is inside the deck at \(root); clone into a folder outside that deck")
-        }
+        try refuseInsideDeck(absolute, shownAs: path, instead: "clone into a folder")
         // Remove only what the clone made, so a refused clone leaves the place as it was (an empty folder).
         func cleanUp() {
             FileSystem.removeCreated(at: absolute, entriesBefore: existed ? [] : nil)
@@ -50,9 +46,7 @@ extension Deck {
         let head: ObjectID?
         do {
             head = try repository.referenceTarget(Deck.branch)
-            try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
-            try repository.setConfig("merge.cards.driver", mergeDriverCommand)
-            try Deck.preferMergingPulls(repository)
+            try Deck.configureGit(repository)
         } catch {
             cleanUp()
             throw StoreError.git(error, while: "setting up the clone")

@@ -16,9 +16,12 @@ extension Deck {
         return executable + suffix
     }
 
-    /// Sets `pull.rebase false` unless the user chose a `pull.rebase` of their own: git 2.33.1 and later
-    /// stop a diverged `git pull` and ask how to reconcile when none is set (2.27 to 2.33.0 warn).
-    static func preferMergingPulls(_ repository: Repository) throws(GitError) {
+    /// A new deck's git settings (`cards init` and `cards clone`): the merge driver, and `pull.rebase
+    /// false` unless the user chose a `pull.rebase` of their own (git 2.33.1 and later stop a diverged
+    /// `git pull` and ask how to reconcile when none is set).
+    static func configureGit(_ repository: Repository) throws(GitError) {
+        try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
+        try repository.setConfig("merge.cards.driver", mergeDriverCommand)
         if try repository.configString("pull.rebase") == nil { try repository.setConfig("pull.rebase", "false") }
     }
 
@@ -34,12 +37,7 @@ extension Deck {
                 .alreadyExists,
                 "\(path) is already a git repository; `cards init` makes a deck in a folder that is not one yet")
         }
-        // A deck inside another deck's working tree would show in it as broken card files.
-        if let (root, isDeck) = enclosingRepository(of: absolute), isDeck {
-            throw StoreError(
-                .alreadyExists,
-                "\(path) is inside the deck at \(root); create the new deck in a folder outside that deck")
-        }
+        try refuseInsideDeck(absolute, shownAs: path, instead: "create the new deck in a folder")
         // Read and check the source first, so a bad source leaves nothing behind.
         var imported: [Card] = []
         var sourceName: String?
@@ -72,11 +70,7 @@ extension Deck {
         let repository = try git("creating a repository at \(path)") { () throws(GitError) in
             try Repository.create(at: absolute, bare: bare)
         }
-        try git("configuring the merge driver") { () throws(GitError) in
-            try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
-            try repository.setConfig("merge.cards.driver", mergeDriverCommand)
-            try Deck.preferMergingPulls(repository)
-        }
+        try git("configuring the merge driver") { () throws(GitError) in try Deck.configureGit(repository) }
         let deck = try Deck(repository: repository)
         let metadata = JSONValue.object(["format": .number("1"), "name": .string(deckName)]).canonicalBytes()
         try deck.commitChange { (_) throws(StoreError) in

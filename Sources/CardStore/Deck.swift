@@ -79,7 +79,7 @@ public final class Deck {
     static func notADeck(_ path: String, searchedUpward: Bool) -> StoreError {
         let enclosing = searchedUpward ? nil : enclosingRepository(of: path)
         if let (root, isDeck) = enclosing, isDeck {
-            let place = FileSystem.isDirectory(path) ? "is inside" : "does not exist, and would be inside"
+            let place = FileSystem.exists(path) ? "is inside" : "does not exist, and would be inside"
             return StoreError(
                 .notADeck,
                 "\(path) \(place) the deck at \(root), not a deck of its own; use the deck's folder, \(root)")
@@ -97,6 +97,14 @@ public final class Deck {
         let there = searchedUpward ? "there or above it" : "there"
         return StoreError(
             .notADeck, "\(path) is not a deck (no git repository \(there)); create one with `cards init \(path)`")
+    }
+
+    /// Refuses to make a deck at `absolute` (shown as `path`) inside another deck's working tree, where
+    /// it would show as broken card files; `instead` says what to do (`cards init`, `cards clone`).
+    static func refuseInsideDeck(_ absolute: String, shownAs path: String, instead: String) throws(StoreError) {
+        if let (root, isDeck) = enclosingRepository(of: absolute), isDeck {
+            throw StoreError(.alreadyExists, "\(path) is inside the deck at \(root); \(instead) outside that deck")
+        }
     }
 
     /// The repository whose working tree holds `path` (or the nearest folder of it that exists), by

@@ -125,6 +125,8 @@ struct BadInputTests {
         #expect(inside.stderr.contains("use the deck's folder"))
         let missingInside = try scratch.cards(["--deck", deck + "/cardz", "list"])
         #expect(missingInside.stderr.contains("does not exist, and would be inside the deck at \(shown)"))
+        let fileInside = try scratch.cards(["--deck", deck + "/deck.json", "list"])
+        #expect(fileInside.stderr.contains("deck.json is inside the deck at \(shown)"), "\(fileInside.stderr)")
         try FileManager.default.createDirectory(atPath: scratch.path("repo/sub"), withIntermediateDirectories: true)
         let inRepo = try scratch.cards(["--deck", scratch.path("repo/sub"), "list"])
         #expect(inRepo.status == 1 && inRepo.stderr.contains("inside the git repository at"), "\(inRepo.stderr)")
