@@ -48,7 +48,7 @@ public enum CardsCLI {
             }
             if first == "--deck" {
                 rest = rest.dropFirst()
-                guard let value = rest.first else {
+                guard let value = rest.first, !value.isEmpty else {
                     return usageFailure(UsageError(message: "missing value for '--deck <dir>'"), output: output)
                 }
                 context.deckOption = value
@@ -56,6 +56,9 @@ public enum CardsCLI {
                 continue
             }
             if first.hasPrefix("--deck=") {
+                guard first.count > "--deck=".count else {
+                    return usageFailure(UsageError(message: "missing value for '--deck <dir>'"), output: output)
+                }
                 context.deckOption = String(first.dropFirst("--deck=".count))
                 rest = rest.dropFirst()
                 continue
@@ -137,12 +140,19 @@ struct Context {
     /// `--deck DIR`, if given.
     var deckOption: String?
 
-    /// The deck to work on: `--deck`, else `$CARDS_DECK`, else the deck containing the current folder.
-    func openDeck() throws(StoreError) -> Deck {
-        if let deckOption { return try Deck.open(at: deckOption, searchUpward: false) }
-        if let environment = getenv("CARDS_DECK").map({ String(cString: $0) }), !environment.isEmpty {
-            return try Deck.open(at: environment, searchUpward: false)
+    /// The deck's folder as named: `--deck`, else `$CARDS_DECK` (when not empty); nil for the deck
+    /// containing the current folder.
+    var deckFolder: String? {
+        if let deckOption { return deckOption }
+        guard let environment = getenv("CARDS_DECK").map({ String(cString: $0) }), !environment.isEmpty else {
+            return nil
         }
+        return environment
+    }
+
+    /// The deck to work on: the one `deckFolder` names, else the deck containing the current folder.
+    func openDeck() throws(StoreError) -> Deck {
+        if let deckFolder { return try Deck.open(at: deckFolder, searchUpward: false) }
         return try Deck.open(at: ".", searchUpward: true)
     }
 }

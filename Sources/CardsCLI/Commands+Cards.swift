@@ -13,13 +13,14 @@ extension Commands {
             ],
             positionals: 0...1)
     ) { context, arguments in
-        // `cards --deck DIR init` names the new deck's folder as every other command names its deck.
+        // `cards --deck DIR init` (or $CARDS_DECK) names the new deck's folder as every other command
+        // names its deck; a folder given to init itself goes before the environment's default.
         if let folder = arguments.positionals.first, let option = context.deckOption,
             FileSystem.canonical(folder) != FileSystem.canonical(option)
         {
             throw UsageError(message: "two folders for init: --deck \(option) and \(folder); give one")
         }
-        let path = arguments.positionals.first ?? context.deckOption ?? "."
+        let path = arguments.positionals.first ?? context.deckFolder ?? "."
         let deck = try Deck.create(
             at: path, name: arguments.value("--name"), bare: arguments.has("--bare"), from: arguments.value("--from"))
         let count = try deck.snapshot().allCards().cards.count

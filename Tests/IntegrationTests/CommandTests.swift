@@ -34,6 +34,15 @@ struct CommandTests {
         let both = try scratch.cards(["--deck", other, "init", scratch.path("third")])
         #expect(both.status == 64 && both.stderr.contains("two folders for init"), "\(both.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("third")))
+        // $CARDS_DECK names it too, as for every other command; a folder given to init goes first.
+        let fromEnvironment = try scratch.cards(
+            ["init"], in: scratch.root, extraEnvironment: ["CARDS_DECK": scratch.path("env")])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+        #expect(try scratch.commits(scratch.path("env")).count == 1)
+        let given = try scratch.cards(
+            ["init", scratch.path("given")], in: scratch.root, extraEnvironment: ["CARDS_DECK": scratch.path("env")])
+        #expect(given.status == 0 && FileManager.default.fileExists(atPath: scratch.path("given/.git")))
+        #expect(try scratch.cards(["--deck", "", "list"]).status == 64)
         // Two spellings of one folder are one folder.
         let spelled = try scratch.cards(["--deck", "./fourth/", "init", "fourth"], in: scratch.root)
         #expect(spelled.status == 0, "\(spelled.stderr)")
