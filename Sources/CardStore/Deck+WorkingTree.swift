@@ -137,15 +137,14 @@ extension Deck {
     /// more `syncfs`; so a crash leaves each file either as it was or complete, at two flushes in all.
     static func writeFilesInBulk(_ files: [(full: String, bytes: [UInt8])], durable: Bool) throws(StoreError) {
         var folders: Set<String> = []
+        var temps: [String] = []
+        temps.reserveCapacity(files.count)
+        defer { for temp in temps { unlink(temp) } }
         for file in files {
             let folder = FileSystem.parent(of: file.full)
             if folders.insert(folder).inserted { try FileSystem.makeDirectories(folder) }
+            temps.append(FileSystem.temporaryPath(for: file.full, in: folder))
         }
-        let pid = getpid()
-        var temps = files.map { file in
-            "\(FileSystem.parent(of: file.full))/.\(FileSystem.basename(of: file.full)).\(pid).tmp"
-        }
-        defer { for temp in temps { unlink(temp) } }
         let paths = temps
         try inHalves(files.count) { (index) throws(StoreError) in
             try writeNewFile(files[index].bytes, to: paths[index])
@@ -161,9 +160,9 @@ extension Deck {
     }
 
     /// Runs `step` for each index below `count`, the first half and the second half on two threads
-    /// when there are many (creating and renaming files is mostly the kernel's work on one folder's
-    /// entries and inodes, which the two halves, in different card folders, do not share); the first
-    /// error thrown, after both halves stop.
+    /// when there are many (creating and renaming a file is mostly the kernel's inode and folder-entry
+    /// work, which spreads over both cores; the halves are not split by folder: grouping them so was
+    /// measured no faster, PERFORMANCE item 51); the first error thrown, after both halves stop.
     static func inHalves(_ count: Int, _ step: (Int) throws(StoreError) -> Void) throws(StoreError) {
         // A hundred thousand files at ~20-100 µs each: worth a second thread from a few thousand.
         guard count >= Deck.bulkThreshold * 8, Repository.processors > 1 else {

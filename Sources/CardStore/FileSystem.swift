@@ -31,6 +31,13 @@ public enum FileSystem {
         return Array(bytes[0..<offset])
     }
 
+    /// The temporary file this process writes `path`'s new content to before renaming it into place
+    /// (`.<name>.<pid>.tmp` beside it, in `folder`, its parent): hidden, and the recovery of a killed
+    /// writer finds its own by the pid.
+    static func temporaryPath(for path: String, in folder: String) -> String {
+        "\(folder)/.\(basename(of: path)).\(getpid()).tmp"
+    }
+
     /// Writes a file atomically: a temp file beside it, fsync when durable, then rename over it.
     public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool) throws(StoreError) {
         try writeAtomically(bytes, to: path, flush: durable ? .strict : .none)
@@ -41,7 +48,7 @@ public enum FileSystem {
     static func writeAtomically(_ bytes: [UInt8], to path: String, flush: FlushMode) throws(StoreError) {
         let directory = parent(of: path)
         try makeDirectories(directory)
-        let temp = "\(directory)/.\(basename(of: path)).\(getpid()).tmp"
+        let temp = temporaryPath(for: path, in: directory)
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(temp): \(errorText())") }
         var failure = FileSync.writeAll(fd, bytes)

@@ -36,7 +36,7 @@ struct BulkWriteTests {
             let files = Self.files(3_000, under: scratch.root)
             // A folder where the blocked file's temporary file would go.
             let full = files[blocked].full
-            let temp = "\(FileSystem.parent(of: full))/.\(FileSystem.basename(of: full)).\(getpid()).tmp"
+            let temp = FileSystem.temporaryPath(for: full, in: FileSystem.parent(of: full))
             try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
             let error = #expect(throws: StoreError.self) { try Deck.writeFilesInBulk(files, durable: false) }
             #expect(error?.message.contains(temp) == true, "\(error?.message ?? "")")
