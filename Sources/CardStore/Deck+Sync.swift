@@ -86,8 +86,9 @@ extension Deck {
         try checkNoUnfinishedGitOperation()
         let remote = try syncRemote(named: options.remote)
         // A push there would be refused (a repository on this machine with a working tree): said before
-        // anything is merged into this deck for it, and only where a push would follow (taking
-        // such a remote's changes, a fast-forward, still works).
+        // anything is merged into this deck for it, and by a dry run, which pushes nothing; only where a
+        // push would follow (taking such a remote's changes, a fast-forward, still works). A push alone
+        // meets the same refusal in `push` itself.
         func checkPushable() throws(StoreError) {
             do {
                 try Repository.checkPushable(remote.url)
@@ -109,8 +110,10 @@ extension Deck {
                 // An empty remote (no main yet): it gets our main.
                 report.action = .push(from: nil, to: ours)
                 report.changedCards = try cardCount(at: ours)
-                try checkPushable()
-                if options.dryRun { return report }
+                if options.dryRun {
+                    try checkPushable()
+                    return report
+                }
                 if try push(remote, options.settings, round: report.rounds) {
                     acted = true
                     if let done = try finished(report, ours, remote) { return done }
@@ -149,8 +152,10 @@ extension Deck {
                     }
                     throw massDeleteError(refused, remote)
                 }
-                try checkPushable()
-                if options.dryRun { return report }
+                if options.dryRun {
+                    try checkPushable()
+                    return report
+                }
                 if try push(remote, options.settings, round: report.rounds) {
                     acted = true
                     if let done = try finished(report, ours, remote) { return done }
