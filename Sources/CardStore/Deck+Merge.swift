@@ -192,10 +192,12 @@ extension Deck {
         // The paths the sides disagree on, in the walk's order (the paths' bytes, as git orders them, the
         // same on every device). Kept as a list: keyed by `String` (Unicode canonical equivalence), two
         // files whose names differ only in normalization were one, and one's change landed in the other.
-        let disagreeing = changes.compactMap { change -> (path: String, entries: MergeEntries)? in
+        // Each with its card id when it is a card (worked out once: both loops below ask).
+        let disagreeing = changes.compactMap { change -> (path: String, entries: MergeEntries, card: String?)? in
             let entries = (base: change.entries[0], ours: change.entries[1], theirs: change.entries[2])
             if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { return nil }
-            return (change.path, entries)
+            let card = CardID.id(fromPath: change.path).flatMap { Deck.isCardEntry(entries) ? $0 : nil }
+            return (change.path, entries, card)
         }
         let oursSide = MergeSide(commit: ours.hex, time: oursCommit.committer.time)
         let theirsSide = MergeSide(commit: theirs.hex, time: theirsCommit.committer.time)
@@ -206,8 +208,8 @@ extension Deck {
         var wanted: [VersionKey] = []
         // Each changed card's entries, by card id (card paths are ASCII, one path an id).
         var cardEntries: [String: MergeEntries] = [:]
-        for (path, entries) in disagreeing {
-            guard let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) else { continue }
+        for (_, entries, card) in disagreeing {
+            guard let id = card else { continue }
             cardEntries[id] = entries
             for entry in [entries.base, entries.ours, entries.theirs] {
                 if let entry { wanted.append(VersionKey(blob: entry.id, id: id)) }
@@ -219,7 +221,7 @@ extension Deck {
         var files: [(path: String, content: [UInt8]?, stored: ObjectID?)] = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         var rawPicks: [(path: String, entry: TreeEntry?, ours: TreeEntry?)] = []
-        for (path, entries) in disagreeing {
+        for (path, entries, card) in disagreeing {
             // What a deck never takes in (a link, a submodule, a path into .git, a huge blob) stays out: ours is kept.
             if entries.theirs != nil { try refuseUnsafePath(path, theirsName: theirsName) }
             if let incoming = entries.theirs, incoming.id != entries.base?.id || incoming.kind != entries.base?.kind,
@@ -228,7 +230,7 @@ extension Deck {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
             }
-            if let id = CardID.id(fromPath: path), Deck.isCardEntry(entries) {
+            if let id = card {
                 // A side that did not change the card has the base's blob: read it once.
                 let base = try readVersion(entries.base, path: path, id: id, ahead: ahead)
                 let mine =
@@ -392,14 +394,14 @@ extension Deck {
         }
     }
 
-    static func isCardEntry(_ entries: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?)) -> Bool {
+    static func isCardEntry(_ entries: MergeEntries) -> Bool {
         [entries.base, entries.ours, entries.theirs].allSatisfy { $0 == nil || $0?.kind == .blob }
     }
 
     /// Which file to keep when a version is invalid: the side that changed it; both changed: the invalid
     /// one (it must stay visible until fixed); both invalid: the later tip's.
     static func pickInvalid(
-        _ entries: (base: TreeEntry?, ours: TreeEntry?, theirs: TreeEntry?), mine: Version, other: Version,
+        _ entries: MergeEntries, mine: Version, other: Version,
         theirsWins: Bool
     ) -> TreeEntry? {
         if entries.ours?.id == entries.base?.id { return entries.theirs }

@@ -48,7 +48,7 @@ extension Deck {
     /// With `.ordered` the files are only written out: the caller's last fsync makes them durable.
     func updateWorkingTree(
         _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode,
-        indexAhead: IndexPreparation? = nil
+        indexAhead: IndexPreparation?
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         // Keyed by bytes: two names that differ only in Unicode normalization are two files.

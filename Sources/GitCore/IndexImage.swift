@@ -84,7 +84,8 @@ struct IndexImage {
         }
         let interval = IndexMidstates.interval(forSize: size)
         let loaded = IndexMidstates.load(for: indexPath, describing: original)
-        let hashed = digest(over: original, resuming: loaded?.interval == interval ? loaded : nil, interval: interval)
+        // Checkpoints at another interval (an index grown or shrunk past a power of two) are not used.
+        let hashed = digest(over: original, resuming: loaded, interval: interval)
         return (hashed.digest, hashed.midstates)
     }
 

@@ -251,7 +251,7 @@ struct PackFile {
         throws(GitError) -> String
     {
         let count = UInt32(entries.count)
-        for shift in 0..<4 { own[8 + shift] = UInt8(truncatingIfNeeded: count >> (24 - 8 * UInt32(shift))) }
+        own.replaceSubrange(8..<12, with: BigEndian.bytes(count))
         // The checksum hashed on a second thread while the same bytes are written (a merge's 7 MB
         // pack: ~3.5 ms of SHA-1); a small pack hashes in less time than a thread takes to start.
         let image = self

@@ -41,7 +41,7 @@ extension Repository {
                 function: "updateReferenceWrittenOut")
         }
         // The reflogs first, as libgit2 does: a ref never moves without its line.
-        let line = Repository.reflogLine(old: expected, new: target, committer: committer, message: logMessage)
+        let line = try Repository.reflogLine(old: expected, new: target, committer: committer, message: logMessage)
         var logs: [String] = []
         if wantsReflog(path: "\(common)logs/\(name)") { logs.append("\(common)logs/\(name)") }
         if headReferenceName() == name && wantsReflog(path: "\(gitDirectory)logs/HEAD") {
@@ -104,14 +104,12 @@ extension Repository {
 
     /// A reflog line as git writes it: old and new ids, who and when (as the commit's committer line
     /// gives them, trimmed as libgit2 trims a signature), a tab and the message on one line.
-    static func reflogLine(old: ObjectID?, new: ObjectID, committer: Signature, message: String) -> [UInt8] {
+    /// Fails, as the commit did, for a signature git cannot write.
+    static func reflogLine(old: ObjectID?, new: ObjectID, committer: Signature, message: String) throws(GitError)
+        -> [UInt8]
+    {
         let oldHex = old?.hex ?? String(repeating: "0", count: 40)
-        // The commit was written with this signature, so it has a committer line; the plain form is
-        // only for a signature git could not write.
-        let who =
-            (try? committer.commitText())
-            ?? Array("\(committer.name) <\(committer.email)> \(committer.time) \(committer.zone)".utf8)
-        var line = Array("\(oldHex) \(new.hex) ".utf8) + who + [UInt8(ascii: "\t")]
+        var line = Array("\(oldHex) \(new.hex) ".utf8) + (try committer.commitText()) + [UInt8(ascii: "\t")]
         // The message on one line: every line feed and carriage return a space (a "\r\n" pair is one
         // Character, which a per-Character test let through and split the reflog line).
         line += message.utf8.map { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") ? UInt8(ascii: " ") : $0 }
