@@ -11,7 +11,7 @@ final class StoreScratch: @unchecked Sendable {
 
     static let environmentReady: Bool = {
         // One fake HOME for every in-process test: never read the user's ~/.gitconfig.
-        let home = NSTemporaryDirectory() + "/cards-store-tests-home"
+        let home = TemporaryFolder.path + "/cards-store-tests-home"
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         setenv("HOME", home, 1)
         setenv("XDG_CONFIG_HOME", home, 1)
@@ -23,7 +23,7 @@ final class StoreScratch: @unchecked Sendable {
 
     init() throws {
         _ = StoreScratch.environmentReady
-        root = NSTemporaryDirectory() + "/cards-store-\(UUID().uuidString.prefix(8))"
+        root = TemporaryFolder.path + "/cards-store-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     }
 

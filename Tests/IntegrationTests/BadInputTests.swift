@@ -117,16 +117,14 @@ struct BadInputTests {
         #expect(initThere.status == 1 && initThere.stderr.contains("is already a git repository"))
         // --deck names a deck's own folder: one inside a deck or a repository says so, and which.
         let deck = try scratch.sampleDeck()
-        // As git names the deck's folder (the scratch root may hold a doubled slash).
-        let shown = deck.replacingOccurrences(of: "//", with: "/")
         let inside = try scratch.cards(["--deck", deck + "/cards", "list"])
         #expect(inside.status == 1)
-        #expect(inside.stderr.contains("is inside the deck at \(shown)"))
+        #expect(inside.stderr.contains("is inside the deck at \(deck)"))
         #expect(inside.stderr.contains("use the deck's folder"))
         let missingInside = try scratch.cards(["--deck", deck + "/cardz", "list"])
-        #expect(missingInside.stderr.contains("does not exist, and would be inside the deck at \(shown)"))
+        #expect(missingInside.stderr.contains("does not exist, and would be inside the deck at \(deck)"))
         let fileInside = try scratch.cards(["--deck", deck + "/deck.json", "list"])
-        #expect(fileInside.stderr.contains("deck.json is inside the deck at \(shown)"), "\(fileInside.stderr)")
+        #expect(fileInside.stderr.contains("deck.json is inside the deck at \(deck)"), "\(fileInside.stderr)")
         try FileManager.default.createDirectory(atPath: scratch.path("repo/sub"), withIntermediateDirectories: true)
         let inRepo = try scratch.cards(["--deck", scratch.path("repo/sub"), "list"])
         #expect(inRepo.status == 1 && inRepo.stderr.contains("inside the git repository at"), "\(inRepo.stderr)")
@@ -138,13 +136,13 @@ struct BadInputTests {
         // A deck is never made inside another: the outer one would show broken card files.
         for nested in [deck + "/cards", deck + "/new", deck + "/cards/sub"] {
             let made = try scratch.cards(["init", nested])
-            #expect(made.status == 1 && made.stderr.contains("inside the deck at \(shown)"), "\(made.stderr)")
+            #expect(made.status == 1 && made.stderr.contains("inside the deck at \(deck)"), "\(made.stderr)")
             #expect(!FileManager.default.fileExists(atPath: nested + "/.git"))
         }
         let bareNested = try scratch.cards(["init", "--bare", deck + "/server.git"])
         #expect(bareNested.status == 1 && !FileManager.default.fileExists(atPath: deck + "/server.git"))
         let cloned = try scratch.cards(["clone", deck, deck + "/copy"])
-        #expect(cloned.status == 1 && cloned.stderr.contains("inside the deck at \(shown)"), "\(cloned.stderr)")
+        #expect(cloned.status == 1 && cloned.stderr.contains("inside the deck at \(deck)"), "\(cloned.stderr)")
         #expect(!FileManager.default.fileExists(atPath: deck + "/copy"))
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
         try scratch.expectClean(deck)

@@ -192,7 +192,7 @@ struct ReliabilityConcurrencyTests {
     @Test("the deck lock held too long: a clear error naming the lock file and the process holding it")
     func deckLockHeld() throws {
         let scratch = try Scratch()
-        let deck = try scratch.sampleDeck().replacingOccurrences(of: "//", with: "/")
+        let deck = try scratch.sampleDeck()
         let holder = try ChildProcess(
             "/usr/bin/flock", ["\(deck)/.git/cards.lock", "sleep", "20"], directory: deck,
             environment: scratch.environment, scratchDirectory: scratch.root)
@@ -213,7 +213,7 @@ struct ReliabilityConcurrencyTests {
     @Test("a git lock held open by a live process: waited for, then named with its holder; nothing changes")
     func gitLocksHeld() throws {
         let scratch = try Scratch()
-        let deck = try scratch.sampleDeck().replacingOccurrences(of: "//", with: "/")
+        let deck = try scratch.sampleDeck()
         for lock in ["index.lock", "refs/heads/main.lock"] {
             let path = "\(deck)/.git/\(lock)"
             let holder = try ChildProcess(
@@ -244,7 +244,7 @@ struct ReliabilityConcurrencyTests {
     @Test("a stale git lock nobody holds (a killed git): named, removed by fsck --repair, then commands work")
     func staleGitLock() throws {
         let scratch = try Scratch()
-        let deck = try scratch.sampleDeck().replacingOccurrences(of: "//", with: "/")
+        let deck = try scratch.sampleDeck()
         let path = "\(deck)/.git/refs/heads/main.lock"
         writeFileCloseOnExec(path, "0000000000000000000000000000000000000000\n")
         let before = try scratch.fingerprint(deck)

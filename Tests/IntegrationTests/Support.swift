@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The result of running a program.
@@ -36,7 +37,7 @@ final class Scratch: @unchecked Sendable {
     }
 
     static func makeTemporary() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/cards-test-XXXXXX").utf8CString)
+        var template = Array((TemporaryFolder.path + "/cards-test-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
             guard let start = buffer.baseAddress else { return false }
             return mkdtemp(start) != nil
