@@ -100,13 +100,6 @@ struct IndexMidstates: Equatable {
         return midstates
     }
 
-    /// Checkpoints handed from the thread that hashes an index to the one that saves them once that
-    /// index is in place (read after joining the hashing thread).
-    final class Pending: @unchecked Sendable {
-        /// The new index's checkpoints, once hashed.
-        var value: IndexMidstates?
-    }
-
     /// Writes the checkpoints beside `indexPath` (not flushed: a cache), through a new file renamed
     /// into place: whatever is at that name (a FIFO, a second name of another file) is replaced, never
     /// opened. A failure only costs the next patch a whole hash.

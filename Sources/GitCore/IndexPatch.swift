@@ -176,23 +176,19 @@ public enum IndexPatch {
                 function: "IndexPatch.write")
         }
         // A small index (~1,000 cards) hashes in less time than a thread takes to start.
-        let checkpoints = IndexMidstates.Pending()
-        let digest = BackgroundWork(onThread: old.count >= BackgroundWork.worthAThread) {
-            let hashed = image.checksum(over: old, indexPath: indexPath)
-            checkpoints.value = hashed.midstates
-            return hashed.digest
+        let hashed = BackgroundWork(onThread: old.count >= Background.worthAThread) {
+            image.checksum(over: old, indexPath: indexPath)
         }
         // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
-        defer { _ = digest.wait() }
+        defer { _ = hashed.wait() }
         if old.count >= IndexSpare.minimumSize {
             let swapped = image.withVectors(over: old) { vectors in
-                IndexSpare.write(vectors, checksum: { digest.wait() }, indexPath: indexPath, flush: flush)
+                IndexSpare.write(vectors, checksum: { hashed.wait().digest }, indexPath: indexPath, flush: flush)
             }
             if swapped {
                 close(fd)
                 unlink(lockPath)
-                _ = digest.wait()  // joined: its checkpoints are seen here
-                checkpoints.value?.save(for: indexPath)
+                hashed.wait().midstates?.save(for: indexPath)
                 return
             }
         }
@@ -200,7 +196,7 @@ public enum IndexPatch {
         // Only a head start for the flush below, which decides: where sync_file_range is missing
         // (WSL1, some sandboxes) the write goes on without it.
         if failure == 0 && flush != .none { _ = FileSync.startWriteOut(fd) }
-        let checksum = digest.wait()
+        let checksum = hashed.wait().digest
         if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }
         close(fd)
@@ -213,6 +209,6 @@ public enum IndexPatch {
                 code: .other(-1), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
                 function: "IndexPatch.write")
         }
-        checkpoints.value?.save(for: indexPath)
+        hashed.wait().midstates?.save(for: indexPath)
     }
 }

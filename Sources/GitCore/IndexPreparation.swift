@@ -12,18 +12,15 @@ import Glibc
 /// is still the very file the preparation read and the spare the file it wrote (else another writer
 /// changed one and the caller patches the index as before), and swaps the spare in.
 public final class IndexPreparation {
-    /// What the thread found, written by it and read after joining it.
-    private final class Outcome: @unchecked Sendable {
-        /// The identities of the index it read and of the spare it wrote, when the spare holds the
-        /// new index.
-        var identities: (index: [Int], spare: [Int])?
-        /// The new index's checksum checkpoints, saved once it is the index.
-        var checkpoints: IndexMidstates?
-    }
+    /// What the preparation left, when the spare holds the new index: the identities of the index it
+    /// read and of the spare it wrote, and the new index's checksum checkpoints (saved once it is the
+    /// index).
+    private typealias Prepared = (index: [Int], spare: [Int], checkpoints: IndexMidstates?)
 
     private let indexPath: String
-    private let outcome = Outcome()
-    private let work: BackgroundWork
+    private let work: BackgroundWork<Prepared?>
+    /// Set by the first `install`: a second would swap the old index back.
+    private var installed = false
 
     /// Starts writing ahead the index at `indexPath` with `updates` (their stat data as the caller
     /// wants it recorded, usually `FileStat.unknown`), flushed as `flush` says. `refresh` is
@@ -39,33 +36,23 @@ public final class IndexPreparation {
             Int(index.st_size) >= IndexSpare.minimumSize, lstat(IndexSpare.path(for: indexPath), &spare) == 0
         else { return nil }
         self.indexPath = indexPath
-        let shared = UncheckedSendable((updates: updates, outcome: outcome))
-        work = BackgroundWork {
-            let (updates, outcome) = shared.value
-            guard case .success(let changes) = IndexPatch.sortedChanges(updates),
+        let shared = UncheckedSendable(updates)
+        work = BackgroundWork { () -> Prepared? in
+            guard case .success(let changes) = IndexPatch.sortedChanges(shared.value),
                 case .success(let old) = IndexPatch.map(indexPath)
-            else { return [] }
+            else { return nil }
             defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
             let built = IndexPatch.build(
                 old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds), refresh: refresh)
-            guard case .success(let image) = built else { return [] }
+            guard case .success(let image) = built else { return nil }
             // Hashed on one more thread while this one compares and writes the spare's pages.
-            let checkpoints = IndexMidstates.Pending()
-            let digest = BackgroundWork {
-                let hashed = image.checksum(over: old.bytes, indexPath: indexPath)
-                checkpoints.value = hashed.midstates
-                return hashed.digest
-            }
-            defer { _ = digest.wait() }
+            let hashed = BackgroundWork { image.checksum(over: old.bytes, indexPath: indexPath) }
+            defer { _ = hashed.wait() }
             let spare = image.withVectors(over: old.bytes) { vectors in
-                IndexSpare.prepare(vectors, checksum: { digest.wait() }, indexPath: indexPath, flush: flush)
+                IndexSpare.prepare(vectors, checksum: { hashed.wait().digest }, indexPath: indexPath, flush: flush)
             }
-            if let spare {
-                outcome.identities = (old.identity, spare)
-                _ = digest.wait()
-                outcome.checkpoints = checkpoints.value
-            }
-            return []
+            guard let spare else { return nil }
+            return (old.identity, spare, hashed.wait().midstates)
         }
     }
 
@@ -79,8 +66,7 @@ public final class IndexPreparation {
     /// changed meanwhile, another process holds `index.lock`, or on a second call: the caller then
     /// patches the index itself (and waits out the lock).
     public func install() -> Bool {
-        _ = work.wait()
-        guard let identities = outcome.identities else { return false }
+        guard !installed, let prepared = work.wait() else { return false }
         let lockPath = indexPath + ".lock"
         let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
@@ -88,13 +74,12 @@ public final class IndexPreparation {
             close(fd)
             unlink(lockPath)
         }
-        // Used once: a second install would swap the old index back.
-        outcome.identities = nil
-        guard IndexPatch.identity(of: indexPath) == identities.index,
-            IndexPatch.identity(of: IndexSpare.path(for: indexPath)) == identities.spare
+        installed = true
+        guard IndexPatch.identity(of: indexPath) == prepared.index,
+            IndexPatch.identity(of: IndexSpare.path(for: indexPath)) == prepared.spare
         else { return false }
         guard IndexSpare.exchange(indexPath) else { return false }
-        outcome.checkpoints?.save(for: indexPath)
+        prepared.checkpoints?.save(for: indexPath)
         return true
     }
 }

@@ -255,7 +255,7 @@ struct PackFile {
         // The checksum hashed on a second thread while the same bytes are written (a merge's 7 MB
         // pack: ~3.5 ms of SHA-1); a small pack hashes in less time than a thread takes to start.
         let image = self
-        let digest = BackgroundWork(onThread: length >= BackgroundWork.worthAThread) { image.digest() }
+        let digest = BackgroundWork(onThread: length >= Background.worthAThread) { image.digest() }
         // Joined on every way out: the thread reads this pack's buffers.
         defer { _ = digest.wait() }
         var packChecksum: [UInt8] = []

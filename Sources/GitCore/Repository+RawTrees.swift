@@ -27,7 +27,7 @@ public final class RawTreeCache {
     }
 
     /// Empties the cache, its trees freed and its packs unmapped on a thread of their own
-    /// (`BackgroundWork.release`): ~1 ms after a merge that read a few hundred folders, which the
+    /// (`Background.release`): ~1 ms after a merge that read a few hundred folders, which the
     /// caller need not wait for once the commit is made. A tree still held elsewhere keeps its pack
     /// mapped (each tree holds the pack its bytes lie in, its `owner`).
     public func emptyInBackground() {
@@ -35,7 +35,7 @@ public final class RawTreeCache {
         trees = [:]
         versions = [:]
         packReader = nil
-        BackgroundWork.release(held)
+        Background.release(held)
     }
 
     /// What `emptyInBackground` hands over, in one object for one release.
