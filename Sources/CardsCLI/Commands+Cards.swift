@@ -5,7 +5,9 @@ extension Commands {
     static let initCommand = Command(
         spec: CommandSpec(
             name: "init", abstract: "Create a deck.", usage: "init [<dir>] [--name <name>] [--from <dir>] [--bare]",
-            arguments: [("dir", "Where to create the deck (default: --deck, else $CARDS_DECK, else the current folder).")],
+            arguments: [
+                ("dir", "Where to create the deck (default: --deck, else $CARDS_DECK, else the current folder).")
+            ],
             options: [
                 .value("--name", "name", "The deck's name (default: the source deck's name, else the folder's)."),
                 .value("--from", "dir", "Import the cards of a folder laid out like a deck, such as sample-repo/."),
