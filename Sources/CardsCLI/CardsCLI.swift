@@ -63,7 +63,8 @@ public enum CardsCLI {
                 rest = rest.dropFirst()
                 continue
             }
-            return usageFailure(UsageError(message: "unknown option '\(first)'"), output: output)
+            let hint = Suggestion.hint(for: first, among: ["--deck", "--version", "--help"])
+            return usageFailure(UsageError(message: "unknown option '\(first)'\(hint)"), output: output)
         }
         guard let name = rest.first else {
             output.print(Commands.topLevelHelp, terminator: "")
@@ -71,8 +72,10 @@ public enum CardsCLI {
         }
         rest = rest.dropFirst()
         guard var command = Commands.all.first(where: { $0.spec.name == name }) else {
+            let hint = Suggestion.hint(for: name, among: Commands.all.map(\.spec.name))
             return usageFailure(
-                UsageError(message: "unknown command '\(name)'; `cards help` lists the commands"), output: output)
+                UsageError(message: "unknown command '\(name)'\(hint); `cards help` lists the commands"),
+                output: output)
         }
         // Two-word commands (`remote add`).
         if let group = Commands.groups[name] {
@@ -83,8 +86,11 @@ public enum CardsCLI {
                     output.print(command.spec.helpText, terminator: "")
                     return rest.isEmpty ? 64 : 0
                 }
+                let typed = rest.first ?? ""
+                let hint = Suggestion.hint(
+                    for: typed, among: group.map { String($0.spec.name.dropFirst(name.count + 1)) })
                 return usageFailure(
-                    UsageError(message: "unknown subcommand '\(rest.first ?? "")'", command: command.spec),
+                    UsageError(message: "unknown subcommand '\(typed)'\(hint)", command: command.spec),
                     output: output)
             }
             command = found

@@ -74,6 +74,10 @@ extension Commands {
             ],
             positionals: 1...1)
     ) { context, arguments in
+        guard !arguments.order.isEmpty else {
+            throw UsageError(
+                message: "nothing to change: give at least one of --title, --url, --platform, --icon, --color, --set")
+        }
         var edit = CardEdit(
             title: arguments.value("--title"), indexURL: arguments.value("--url"),
             platformName: arguments.value("--platform"), platformIcon: arguments.value("--icon"),
@@ -176,6 +180,10 @@ extension Commands {
             let rows: [[UInt8]]
             (rows, problems) = try deck.snapshot().allCards(encoding: { CardText.tableRow($0) })
             context.output.write(CardText.table(rows))
+            if rows.isEmpty, problems.isEmpty {
+                // On standard error, so that scripts reading the table still get nothing.
+                context.output.error("The deck has no cards yet: add one with cards add --title <title> --url <url>")
+            }
         }
         for problem in problems {
             context.output.error("warning: \(problem.path) is not a valid card and was skipped: \(problem.reason)")

@@ -57,7 +57,8 @@ enum Commands {
             let command = everything.first(where: { $0.spec.name == full })
                 ?? everything.first(where: { $0.spec.name == name })
         else {
-            throw UsageError(message: "unknown command '\(full)'; `cards help` lists the commands")
+            let hint = Suggestion.hint(for: full, among: everything.map(\.spec.name))
+            throw UsageError(message: "unknown command '\(full)'\(hint); `cards help` lists the commands")
         }
         context.output.print(command.spec.helpText, terminator: "")
         return 0

@@ -52,12 +52,24 @@ struct BadInputTests {
         Case(
             name: "--set with bad JSON", arguments: ["edit", ambiguousA, "--set", "pinned=yes please"], status: 64,
             mentions: ["pinned", "not JSON"]),
-        Case(name: "unknown option", arguments: ["add", "--titel", "X"], status: 64, mentions: ["--titel"]),
+        Case(
+            name: "mistyped option", arguments: ["add", "--titel", "X"], status: 64,
+            mentions: ["--titel", "did you mean '--title'?"]),
+        Case(
+            name: "mistyped global option", arguments: ["--dekc", "d", "list"], status: 64,
+            mentions: ["--dekc", "did you mean '--deck'?"]),
         Case(name: "missing value", arguments: ["add", "--title"], status: 64, mentions: ["--title"]),
         Case(
             name: "missing required option", arguments: ["add", "--url", "https://a.example"], status: 64,
             mentions: ["--title"]),
         Case(name: "unknown command", arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
+        Case(name: "mistyped command", arguments: ["lsit"], status: 64, mentions: ["lsit", "did you mean 'list'?"]),
+        Case(
+            name: "mistyped subcommand", arguments: ["remote", "ad", "origin", "file:///tmp/x"], status: 64,
+            mentions: ["'ad'", "did you mean 'add'?"]),
+        Case(
+            name: "edit with nothing to change", arguments: ["edit", ambiguousA], status: 64,
+            mentions: ["nothing to change", "--title", "--set"]),
         Case(
             name: "move with two positions", arguments: ["move", ambiguousA, "--top", "--bottom"], status: 64,
             mentions: ["exactly one"]),
@@ -88,6 +100,9 @@ struct BadInputTests {
         for word in item.mentions {
             #expect(result.stderr.contains(word), "the error should name '\(word)': \(result.stderr)")
         }
+        if !item.mentions.contains(where: { $0.hasPrefix("did you mean") }) {
+            #expect(!result.stderr.contains("did you mean"), "no near name to suggest: \(result.stderr)")
+        }
         if item.status == 64 {
             #expect(result.stderr.contains("Usage: cards"))
             #expect(result.stderr.contains("--help"))
@@ -96,6 +111,17 @@ struct BadInputTests {
             #expect(lines.count == 1 || item.name == "ambiguous prefix", "one line: \(result.stderr)")
         }
         #expect(try scratch.fingerprint(deck) == before, "the deck changed")
+    }
+
+    @Test("list on an empty deck: nothing on standard output, a hint on standard error")
+    func listEmptyDeck() throws {
+        let scratch = try Scratch()
+        #expect(try scratch.cards(["init", scratch.path("empty")]).status == 0)
+        let list = try scratch.cards(["list"], in: scratch.path("empty"))
+        #expect(list.status == 0 && list.stdout.isEmpty)
+        #expect(list.stderr.contains("no cards yet") && list.stderr.contains("cards add"), "\(list.stderr)")
+        let json = try scratch.cards(["list", "--json"], in: scratch.path("empty"))
+        #expect(json.status == 0 && json.stdout == "[]\n" && json.stderr.isEmpty, "\(json.stdout)")
     }
 
     @Test("a folder that is not a deck, and a git repository that is not one")
