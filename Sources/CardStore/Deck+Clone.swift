@@ -4,7 +4,12 @@ extension Deck {
     /// Clones the deck at `url` into `path` (a new or empty folder) and sets it up like `create`
     /// does (merge-driver config). Refuses, removing what it made, when the remote is empty or its
     /// `main` has no `deck.json`.
-    public static func clone(from url: String, to path: String, settings: RemoteSettings) throws(StoreError) -> Deck {
+    public static func clone(from given: String, to path: String, settings: RemoteSettings) throws(StoreError)
+        -> Deck
+    {
+        // As git clone does: origin names a repository on this machine by its whole path, which means
+        // the same from the clone's folder.
+        let url = absoluteIfLocal(given)
         guard RemoteURL(url) != nil else {
             throw StoreError(
                 .invalidInput,

@@ -6,11 +6,19 @@ public struct DeckRemote: Sendable, Hashable {
     public var name: String
     /// Its URL or path.
     public var url: String
+    /// The folder it names when it is on this machine (a relative `url` resolved from the deck's
+    /// folder, as git resolves it), else nil.
+    public var localPath: String?
 
-    /// Creates a remote record.
-    public init(name: String, url: String) {
+    /// Creates a remote record; `localPath` defaults to `url`'s path when it is an absolute local one.
+    public init(name: String, url: String, localPath: String? = nil) {
         self.name = name
         self.url = url
+        if let localPath {
+            self.localPath = localPath
+        } else if let local = RemoteURL(url), local.transport == .local, local.path.hasPrefix("/") {
+            self.localPath = local.path
+        }
     }
 
     /// The URL with any password hidden, for messages.
@@ -24,12 +32,18 @@ extension Deck {
     /// The configured remotes, sorted by name.
     public func remotes() throws(StoreError) -> [DeckRemote] {
         try git("reading the remotes") { () throws(GitError) in
-            try repository.remotes().map { DeckRemote(name: $0.name, url: $0.url) }.sorted { $0.name < $1.name }
+            try repository.remotes().map {
+                DeckRemote(name: $0.name, url: $0.url, localPath: repository.localRemotePath($0.url))
+            }.sorted { $0.name < $1.name }
         }
     }
 
-    /// Adds a remote (stored in the repository's git config, with git's default fetch refspec).
-    public func addRemote(name: String, url: String) throws(StoreError) {
+    /// Adds a remote (stored in the repository's git config, with git's default fetch refspec) and
+    /// returns it. A relative path counts from the current folder, as a path argument does, and is
+    /// stored whole: git would count it from the deck's folder.
+    @discardableResult
+    public func addRemote(name: String, url given: String) throws(StoreError) -> DeckRemote {
+        let url = Deck.absoluteIfLocal(given)
         guard RemoteURL(url) != nil, !url.contains(where: { $0.isNewline }) else {
             throw StoreError(
                 .invalidInput,
@@ -45,6 +59,14 @@ extension Deck {
             try repository.addRemote(name: name, url: url)
         }
         try followSyncRemote(added: name)
+        return DeckRemote(name: name, url: url)
+    }
+
+    /// `url` made absolute (from the current folder) when it is a relative path on this machine;
+    /// anything else as it is.
+    static func absoluteIfLocal(_ url: String) -> String {
+        guard let local = RemoteURL(url), local.transport == .local, !local.path.hasPrefix("/") else { return url }
+        return FileSystem.canonical(url)
     }
 
     /// Makes the remote `cards sync` uses by default main's upstream, as a clone or `git push -u` makes
@@ -115,19 +137,21 @@ extension StoreError {
         default:
             // A remote on this machine: no server to check. libgit2 calls a missing folder an
             // "unsupported URL protocol", which sends people looking for the wrong thing.
-            if let local = RemoteURL(remote.url), local.transport == .local {
-                if !FileSystem.exists(local.path) {
+            if let path = remote.localPath {
+                // A relative path is shown as resolved: from the deck's folder, not the current one.
+                let relative = RemoteURL(remote.url)?.path.hasPrefix("/") == false
+                let shown = relative ? "\(FileSystem.canonical(path)) (\(remote.url) from the deck's folder)" : path
+                if !FileSystem.exists(path) {
                     return StoreError(
                         .git(error.code),
-                        "\(doing) \(place) failed: there is no repository at \(local.path); check the path\(listed)")
+                        "\(doing) \(place) failed: there is no repository at \(shown); check the path\(listed)")
                 }
                 // A repository there: the message says what is wrong with it (a working tree, say).
-                let isRepository =
-                    FileSystem.exists(local.path + "/HEAD") || FileSystem.exists(local.path + "/.git")
+                let isRepository = FileSystem.exists(path + "/HEAD") || FileSystem.exists(path + "/.git")
                 return StoreError(
                     .git(error.code),
                     "\(doing) \(place) failed: \(error.message)"
-                        + (isRepository ? "" : "; check that \(local.path) is a git repository"))
+                        + (isRepository ? "" : "; check that \(shown) is a git repository"))
             }
             return StoreError(
                 .git(error.code),

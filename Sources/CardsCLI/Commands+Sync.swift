@@ -57,9 +57,8 @@ extension Commands {
     ) { context, arguments in
         let deck = try context.openDeck()
         let name = arguments.positionals[0]
-        try deck.addRemote(name: name, url: arguments.positionals[1])
-        context.output.print(
-            "Added remote \(name) (\(DeckRemote(name: name, url: arguments.positionals[1]).displayURL)).")
+        let remote = try deck.addRemote(name: name, url: arguments.positionals[1])
+        context.output.print("Added remote \(name) (\(remote.displayURL)).")
         return 0
     }
 

@@ -19,8 +19,8 @@ extension Repository {
     {
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
-        if let local = RemoteURL(url), local.transport == .local,
-            let fetched = try fetchLocal(path: local.path, refspecs: refspecs, logMessage: "cards: fetch \(remote)")
+        if let path = localRemotePath(url),
+            let fetched = try fetchLocal(path: path, refspecs: refspecs, logMessage: "cards: fetch \(remote)")
         {
             return fetched
         }
@@ -52,9 +52,9 @@ extension Repository {
         }
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
-        if let local = RemoteURL(url), local.transport == .local {
+        if let path = localRemotePath(url) {
             // libgit2's local transport does not compare-and-swap the ref: push by hand (see pushLocal).
-            try pushLocal(path: local.path, url: url, refspecs: refspecs)
+            try pushLocal(path: path, url: url, refspecs: refspecs)
             return
         }
         let state = RemoteCallbackState(settings: settings, url: url)
@@ -129,7 +129,16 @@ extension Repository {
         var handle: OpaquePointer?
         let result = git_remote_lookup(&handle, pointer, remote)
         if result == 0, let handle {
-            return (handle, git_remote_url(handle).map { String(cString: $0) } ?? remote)
+            let url = git_remote_url(handle).map { String(cString: $0) } ?? remote
+            // libgit2 would take a relative path from the current folder; git, and we, from the deck's.
+            if let path = localRemotePath(url), path != url {
+                let set = git_remote_set_instance_url(handle, path)
+                guard set == 0 else {
+                    git_remote_free(handle)
+                    throw GitError.last(set, function: "git_remote_set_instance_url")
+                }
+            }
+            return (handle, url)
         }
         guard result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue else {
             throw GitError.last(result, function: "git_remote_lookup")
@@ -140,6 +149,15 @@ extension Repository {
             throw GitError(code: .notFound, message: "no remote \(remote)", function: "git_remote_create_anonymous")
         }
         return (handle, remote)
+    }
+
+    /// The folder a remote URL names when it is a repository on this machine (a path or `file://`),
+    /// else nil. A relative path counts from the top of this repository (its working tree, or the
+    /// repository itself when bare), as git counts it whatever the current folder.
+    public func localRemotePath(_ url: String) -> String? {
+        guard let local = RemoteURL(url), local.transport == .local else { return nil }
+        if local.path.hasPrefix("/") { return local.path }
+        return (workingDirectory ?? gitDirectory) + local.path
     }
 
     /// The branches a connected (or just disconnected) remote advertised.

@@ -201,11 +201,10 @@ extension Repository {
     /// Throws the error a push would give when `url` names a repository on this machine with a
     /// working tree (pushes there are refused): for a sync to check before it fetches and merges
     /// anything. Anything else, a missing folder included, is left for the fetch to report.
-    public static func checkPushable(_ url: String) throws(GitError) {
-        guard let local = RemoteURL(url), local.transport == .local,
-            let remote = try? Repository.open(at: local.path), !remote.isBare
+    public func checkPushable(_ url: String) throws(GitError) {
+        guard let path = localRemotePath(url), let remote = try? Repository.open(at: path), !remote.isBare
         else { return }
-        throw notBare(url)
+        throw Repository.notBare(url)
     }
 
     static func notBare(_ url: String) -> GitError {

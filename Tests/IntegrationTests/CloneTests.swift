@@ -39,4 +39,48 @@ struct CloneTests {
             #expect(undo.status == 1 && undo.stderr.contains("nothing to undo"), "undo must not revert the clone")
         }
     }
+
+    @Test(
+        "relative paths to a remote on this machine: stored whole by clone and remote add; written by git, counted from the deck"
+    )
+    func relativeLocalRemotes() throws {
+        let scratch = try Scratch()
+        try scratch.git(["init", "-q", "--bare", "server.git"], in: scratch.root)
+        let deck = try scratch.sampleDeck()
+        // Typed from the deck's cards folder: counted from there, as any path argument is, and stored whole.
+        let added = try scratch.cards(["remote", "add", "origin", "../../server.git"], in: deck + "/cards")
+        #expect(added.status == 0, "\(added.stderr)")
+        let stored = try scratch.git(["config", "remote.origin.url"], in: deck).stdout
+        #expect(stored.hasPrefix("/") && stored.hasSuffix("/server.git\n"), "\(stored)")
+        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        // git clone stores the whole path; so does cards clone, so the clone syncs from any folder.
+        let clone = try scratch.cards(["clone", "server.git", "copy"], in: scratch.root)
+        #expect(clone.status == 0, "\(clone.stderr)")
+        #expect(try scratch.git(["config", "remote.origin.url"], in: scratch.path("copy")).stdout == stored)
+        #expect(try scratch.cards(["sync"], in: scratch.path("copy/cards")).status == 0)
+        // A relative URL written by git (or by hand) means what git takes it to mean: from the deck's
+        // folder (a bare deck's: the repository itself), whatever the current folder.
+        try scratch.git(["config", "remote.origin.url", "../server.git"], in: deck)
+        let bare = scratch.path("bare")
+        #expect(try scratch.cards(["init", "--bare", bare]).status == 0)
+        try scratch.git(["remote", "add", "origin", "../server.git"], in: bare)
+        for (index, (place, folder)) in [(deck, deck + "/cards"), (deck, scratch.root), (bare, scratch.root)]
+            .enumerated()
+        {
+            #expect(try scratch.git(["fetch", "-q", "origin"], in: place).status == 0, "git agrees on \(place)")
+            let title = "Card \(index)"
+            let add = try scratch.cards(
+                ["--deck", place, "add", "--title", title, "--url", "https://\(index).example"], in: folder)
+            #expect(add.status == 0, "\(add.stderr)")
+            let sync = try scratch.cards(["--deck", place, "sync"], in: folder)
+            #expect(sync.status == 0, "sync of \(place) from \(folder): \(sync.stderr)")
+            let pushed = try scratch.git(["log", "-3", "--format=%s", "main"], in: scratch.path("server.git")).stdout
+            #expect(pushed.contains(title), "\(pushed)")
+        }
+        // A relative path to nowhere: the message shows where it was looked for.
+        try scratch.git(["config", "remote.origin.url", "../nowhere.git"], in: deck)
+        let missing = try scratch.cards(["sync"], in: deck + "/cards")
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("nowhere.git (../nowhere.git from the deck's folder)"), "\(missing.stderr)")
+    }
 }
