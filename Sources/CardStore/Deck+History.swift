@@ -12,6 +12,12 @@ public struct LogEntry: Sendable, Hashable {
 }
 
 extension Deck {
+    /// How main's reflog names a commit a command of ours made on this device: what `undo` looks for.
+    static let ownCommitLogPrefix = "cards: "
+
+    /// The file (in the git folder) naming the commit the last fast-forward moved main to.
+    static let fastForwardFile = "cards-fast-forward"
+
     /// Operations `undo` can revert.
     static let undoableOperations: Set<String> = [
         "add", "edit", "delete", "move", "import", "restore", "resolve", "commit",
@@ -97,10 +103,21 @@ extension Deck {
         var undone: Set<String> = []
         var found: LogEntry?
         // Only what this device did is undone: commits that came in by clone, fetch or merge are someone
-        // else's. The reflog of main knows which commits our own commands published.
-        let local = (try? repository.reflogTargets(Deck.branch, messagePrefix: "cards: ")) ?? nil
+        // else's. The reflog of main knows which commits our own commands published; a fast-forward
+        // brought another device's commit (logged "cards: fast-forward" before it was "merge …").
+        let local =
+            (try? repository.reflogTargets(Deck.branch) {
+                $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
+            }) ?? nil
+        // Without a reflog, the last fast-forward's commit bounds the walk: all under it may be another's.
+        let boundary =
+            local == nil
+            ? (try? FileSystem.read(gitDirectory + "/" + Deck.fastForwardFile, limit: 64)).flatMap {
+                ObjectID(hex: String(decoding: $0.prefix(40), as: UTF8.self))
+            } : nil
         do {
             try repository.walkHistory(from: head, firstParentOnly: true) { commit in
+                if commit.id == boundary { return false }
                 let entry = LogEntry(commit: commit)
                 guard let operation = entry.operation else { return true }
                 if operation == "undo" {

@@ -70,7 +70,7 @@ extension Deck {
         }
         if behind && hostile.isEmpty {
             if dryRun { return MergeReport(kind: .fastForward, decisions: [], invalid: []) }
-            let commit = try fastForward(to: theirs, from: ours)
+            let commit = try fastForward(to: theirs, from: ours, theirsName: theirsName)
             return MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: [])
         }
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
@@ -89,8 +89,9 @@ extension Deck {
         return report
     }
 
-    /// Moves `main` forward to `target` (a descendant of `current`), then the changed files.
-    func fastForward(to target: ObjectID, from current: ObjectID?) throws(StoreError) -> ObjectID {
+    /// Moves `main` forward to `target` (a descendant of `current`, named `theirsName` in the reflog, as
+    /// git names it), then the changed files.
+    func fastForward(to target: ObjectID, from current: ObjectID?, theirsName: String) throws(StoreError) -> ObjectID {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         try checkNoUnfinishedGitOperation()
@@ -115,10 +116,13 @@ extension Deck {
         let deadline = DeckLock.now() + lockTimeout
         if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
         try markPending(paths)
+        // For `undo` in a deck without a reflog (a bare one): what lies under this commit came from elsewhere.
+        try? FileSystem.writeAtomically(
+            Array((target.hex + "\n").utf8), to: gitDirectory + "/" + Deck.fastForwardFile, durable: false)
         while true {
             do {
                 try repository.updateReference(
-                    Deck.branch, to: target, expected: current, logMessage: "cards: fast-forward")
+                    Deck.branch, to: target, expected: current, logMessage: "merge \(theirsName): Fast-forward")
                 break
             } catch  where error.code == .locked && DeckLock.now() < deadline {
                 if !clearStaleGitLock("refs/heads/main.lock") { Deck.pause(milliseconds: 10) }

@@ -123,7 +123,7 @@ extension Deck {
             if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
             try markPending(change.files.map(\.path))
             do {
-                let message = "cards: \(change.message.subject)"
+                let message = Deck.ownCommitLogPrefix + change.message.subject
                 // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
                 // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
                 var done = false

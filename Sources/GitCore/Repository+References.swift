@@ -97,10 +97,10 @@ extension Repository {
 }
 
 extension Repository {
-    /// The commits a reference was moved to, by its reflog, whose log message starts with `prefix`:
-    /// what this repository itself did (clones and fetches log other messages). Nil when the reference has
+    /// The commits a reference was moved to, by its reflog, whose log message `matches`: what this
+    /// repository itself did, say (clones and fetches log other messages). Nil when the reference has
     /// no reflog (bare repositories keep none by default).
-    public func reflogTargets(_ name: String, messagePrefix prefix: String) throws(GitError) -> Set<ObjectID>? {
+    public func reflogTargets(_ name: String, where matches: (String) -> Bool) throws(GitError) -> Set<ObjectID>? {
         var reflog: OpaquePointer?
         try check(git_reflog_read(&reflog, pointer, name), "git_reflog_read")
         defer { git_reflog_free(reflog) }
@@ -109,7 +109,7 @@ extension Repository {
         if count == 0 { return nil }
         for index in 0..<count {
             guard let entry = git_reflog_entry_byindex(reflog, index) else { continue }
-            guard let message = git_reflog_entry_message(entry).map({ String(cString: $0) }), message.hasPrefix(prefix)
+            guard let message = git_reflog_entry_message(entry).map({ String(cString: $0) }), matches(message)
             else { continue }
             if let id = git_reflog_entry_id_new(entry) { result.insert(ObjectID(id)) }
         }

@@ -110,5 +110,43 @@ extension HistoryTests {
         #expect(undo.status == 0 && undo.stdout.contains("Add card"))
         #expect(try scratch.cards(["show", id.trimmingCharacters(in: .newlines)], in: deck).status == 1)
         #expect(try scratch.cards(["undo"], in: deck).status == 1)
+        // A sync that fast-forwards brings another device's commits onto this line: still not ours.
+        let other = scratch.path("other")
+        #expect(try scratch.cards(["clone", remote, other]).status == 0)
+        let mine = try scratch.cards(["add", "--title", "Mine 2", "--url", "https://mine2.example"], in: deck).stdout
+            .trimmingCharacters(in: .newlines)
+        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        let fastForward = try scratch.cards(["sync"], in: other)
+        #expect(fastForward.stdout.contains("Fast-forwarded"), "\(fastForward.stdout)")
+        let untouched = try scratch.fingerprint(other)
+        let refused = try scratch.cards(["undo"], in: other)
+        #expect(refused.status == 1 && refused.stderr.contains("nothing to undo"), "\(refused.stdout)")
+        #expect(try scratch.fingerprint(other) == untouched)
+        let theirs = try scratch.cards(["add", "--title", "Theirs", "--url", "https://theirs.example"], in: other)
+            .stdout.trimmingCharacters(in: .newlines)
+        #expect(try scratch.cards(["sync"], in: other).status == 0)
+        #expect(try scratch.cards(["sync"], in: deck).stdout.contains("Fast-forwarded"))
+        // This device's last own operation is undone; the card that came in stays.
+        let undoMine = try scratch.cards(["undo"], in: deck)
+        #expect(undoMine.status == 0 && undoMine.stdout.contains("Mine 2"), "\(undoMine.stdout)")
+        #expect(try scratch.cards(["show", mine], in: deck).status == 1)
+        #expect(try scratch.cards(["show", theirs], in: deck).status == 0)
+        // The reflog names the fast-forward as git does.
+        let reflog = try scratch.git(["reflog", "-1", "--format=%gs", "main@{1}"], in: deck).stdout
+        #expect(reflog == "merge origin/main: Fast-forward\n", "\(reflog)")
+        // A bare deck keeps no reflog: the fast-forward's commit bounds what undo may take.
+        let bare = scratch.path("bare")
+        try scratch.git(["clone", "-q", "--bare", remote, bare], in: scratch.root)
+        let mineBare = try scratch.cards(["--deck", bare, "add", "--title", "Bare", "--url", "https://b.example"])
+        #expect(mineBare.status == 0)
+        #expect(try scratch.cards(["--deck", bare, "sync"]).status == 0)
+        #expect(try scratch.cards(["add", "--title", "Later", "--url", "https://later.example"], in: other).status == 0)
+        #expect(try scratch.cards(["sync"], in: other).status == 0)
+        #expect(try scratch.cards(["--deck", bare, "sync"]).stdout.contains("Fast-forwarded"))
+        let bareRefused = try scratch.cards(["--deck", bare, "undo"])
+        #expect(bareRefused.status == 1 && bareRefused.stderr.contains("nothing to undo"), "\(bareRefused.stdout)")
+        #expect(try scratch.cards(["--deck", bare, "add", "--title", "Own", "--url", "https://own.example"]).status == 0)
+        let bareUndo = try scratch.cards(["--deck", bare, "undo"])
+        #expect(bareUndo.status == 0 && bareUndo.stdout.contains("\"Own\""), "\(bareUndo.stdout)")
     }
 }
