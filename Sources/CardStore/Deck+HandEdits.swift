@@ -26,6 +26,8 @@ extension Deck {
     /// Hand edits under `cards/` in the working tree (a scan: for `status` and `commit` only).
     public func handEdits() throws(StoreError) -> [HandEdit] {
         guard let workingDirectory else { return [] }
+        // Against main, the files of another branch or a git merge half done would all look hand-edited.
+        try checkNoUnfinishedGitOperation()
         let entries = try git("reading the working tree's status") { () throws(GitError) in
             try repository.status(under: Deck.cardsFolder + "/")
         }

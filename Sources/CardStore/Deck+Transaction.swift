@@ -180,9 +180,27 @@ extension Deck {
     /// The git operation unfinished in the working tree and what to do about it (without the closing
     /// "then …"), or nil: for the refusal of a write and for `cards fsck`.
     func unfinishedGitOperation() -> String? {
-        guard !isBare, let operation = repository.unfinishedOperation else { return nil }
-        return "a git \(operation.name) is unfinished in \(location); finish it (\(operation.finish)) or abandon "
-            + "it (\(operation.abort))"
+        guard !isBare else { return nil }
+        if let operation = repository.unfinishedOperation {
+            return "a git \(operation.name) is unfinished in \(location); finish it (\(operation.finish)) or abandon "
+                + "it (\(operation.abort))"
+        }
+        return otherCheckout()
+    }
+
+    /// What is checked out instead of main, said with what to do, or nil when main is: cards reads and
+    /// writes main, so a working tree on another branch would show main's changes as hand edits there.
+    func otherCheckout() -> String? {
+        guard !isBare, let bytes = try? FileSystem.read(gitDirectory + "/HEAD", limit: 4096) else { return nil }
+        var head = Substring(String(decoding: bytes, as: UTF8.self))
+        while let last = head.last, last.isWhitespace { head.removeLast() }
+        if head == "ref: " + Deck.branch { return nil }
+        let checkedOut =
+            head.hasPrefix("ref: refs/heads/")
+            ? "branch \(head.dropFirst("ref: refs/heads/".count)) is checked out"
+            : "HEAD is detached (at \(head.prefix(7)))"
+        return "\(checkedOut) in \(location), but cards works on main; switch back with `git switch main` "
+            + "(or `git checkout main`)"
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

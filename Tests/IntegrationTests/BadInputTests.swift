@@ -113,6 +113,33 @@ struct BadInputTests {
         #expect(try scratch.fingerprint(deck) == before, "the deck changed")
     }
 
+    @Test("a working tree on another branch, or detached: writes and status refused naming it, nothing changed")
+    func otherCheckout() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id =
+            try scratch.cards(["list", "--json"], in: deck).stdout
+            .split(separator: "\"id\": \"").dropFirst().first.map { String($0.prefix(36)) } ?? ""
+        for (checkout, named) in [
+            (["checkout", "-q", "-b", "side"], "branch side"), (["checkout", "-q", "--detach"], "HEAD is detached"),
+        ] {
+            try scratch.git(checkout, in: deck)
+            let before = try scratch.fingerprint(deck)
+            let main = try scratch.revParse(deck, "main")
+            for arguments in [["edit", id, "--title", "Elsewhere"], ["status"], ["commit"], ["undo"]] {
+                let result = try scratch.cards(arguments, in: deck)
+                #expect(result.status == 1, "\(arguments): \(result.stdout)")
+                #expect(result.stderr.contains(named) && result.stderr.contains("git switch main"), "\(result.stderr)")
+            }
+            let fsck = try scratch.cards(["fsck"], in: deck)
+            #expect(fsck.status == 1 && (fsck.stdout + fsck.stderr).contains(named), "\(fsck.stdout)")
+            #expect(try scratch.fingerprint(deck) == before && (try scratch.revParse(deck, "main")) == main)
+        }
+        try scratch.git(["checkout", "-q", "main"], in: deck)
+        #expect(try scratch.cards(["edit", id, "--title", "Back"], in: deck).status == 0)
+        try scratch.expectClean(deck)
+    }
+
     @Test("list on an empty deck: nothing on standard output, a hint on standard error")
     func listEmptyDeck() throws {
         let scratch = try Scratch()

@@ -162,13 +162,13 @@ struct PackTests {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
         let other = scratch.path("other")
-        #expect(try scratch.git(["worktree", "add", "-q", "--detach", other], in: deck).status == 0)
-        // The second worktree commits on a branch of its own: both write packs into the shared folder.
-        #expect(try scratch.git(["-C", other, "checkout", "-q", "-b", "side"], in: deck).status == 0)
+        // Both worktrees have main checked out (cards refuses any other branch; git needs --force for a
+        // branch checked out twice) and commit onto it: both write packs into the shared folder.
+        #expect(try scratch.git(["worktree", "add", "-q", "--force", other, "main"], in: deck).status == 0)
         let rounds = 30
         let group = DispatchGroup()
         let failures = Locked<[String]>([])
-        for (tree, label) in [(deck, "main"), (other, "side")] {
+        for (tree, label) in [(deck, "first"), (other, "second")] {
             group.enter()
             DispatchQueue.global().async {
                 defer { group.leave() }
