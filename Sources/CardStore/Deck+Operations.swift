@@ -213,8 +213,18 @@ extension Deck {
     static func rank(for position: CardPosition, moving id: String, in snapshot: DeckSnapshot) throws(StoreError)
         -> String?
     {
-        let others = try snapshot.allCards().cards.filter { $0.id != id }
+        let all = try snapshot.allCards().cards
+        let others = all.filter { $0.id != id }
         let current = try snapshot.card(id: id)
+        // Already right before or after the card named: nothing to move (a new rank between the same
+        // two neighbours would be a commit that changes nothing).
+        if let place = all.firstIndex(where: { $0.id == id }) {
+            switch position {
+            case .before(let target) where place + 1 < all.count && all[place + 1].id == target: return nil
+            case .after(let target) where place > 0 && all[place - 1].id == target: return nil
+            default: break
+            }
+        }
         switch position {
         case .top:
             if let current, let first = others.first, Deck.deckOrder(current, first) { return nil }

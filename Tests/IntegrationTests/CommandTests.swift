@@ -195,6 +195,13 @@ struct CommandTests {
         #expect(try scratch.cards(["move", ids[0], "--after", ids[5]], in: deck).status == 0)
         order = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
         #expect(order.firstIndex(of: ids[0]) == (order.firstIndex(of: ids[5]) ?? -1) + 1)
+        // A move to where the card already is makes no commit, whichever neighbour names the place.
+        let commits = try scratch.commits(deck)
+        for arguments in [["move", ids[0], "--after", ids[5]], ["move", ids[5], "--before", ids[0]]] {
+            let again = try scratch.cards(arguments, in: deck)
+            #expect(again.status == 0 && again.stdout.contains("already there"), "\(arguments): \(again.stdout)")
+        }
+        #expect(try scratch.commits(deck) == commits)
         try scratch.expectClean(deck)
     }
 
