@@ -35,9 +35,8 @@ extension Deck {
         let snapshot = try snapshot(at: head)
         if let blob = try snapshot.blobID(at: Deck.metadataPath) {
             let bytes = try? repository.readBlob(blob, limit: Card.maximumFileSize)
-            let value = bytes.flatMap { try? JSONValue.parse($0) }
-            if value?["format"] == nil || value?["name"]?.stringValue == nil {
-                report.problems.append("\(Deck.metadataPath): not a deck description ({\"format\": 1, \"name\": …})")
+            if !(bytes.map(Deck.isDeckDescription) ?? false) {
+                report.problems.append("\(Deck.metadataPath): \(Deck.deckDescriptionProblem)")
             }
         } else {
             report.problems.append("\(Deck.metadataPath): missing from \(Deck.branch)")

@@ -1,7 +1,7 @@
 import CardModel
 import GitCore
 
-/// A card file changed by hand in the working tree.
+/// A card file (or `deck.json`) changed by hand in the working tree.
 public struct HandEdit: Sendable, Hashable {
     /// How the file differs from `main`.
     public enum Change: String, Sendable, Hashable {
@@ -11,6 +11,9 @@ public struct HandEdit: Sendable, Hashable {
         case changed
         /// A file removed by hand.
         case deleted
+        /// A card file whose card is main's, written otherwise (spacing, key order): `commit` writes it
+        /// back as main has it, with no commit.
+        case reformatted
     }
     /// The path in the deck.
     public var path: String
@@ -20,6 +23,8 @@ public struct HandEdit: Sendable, Hashable {
     public var problem: String?
     /// The card as edited (valid new or changed files only).
     public var card: Card?
+    /// The bytes to commit for a file that is not a card (`deck.json`).
+    public var content: [UInt8]?
 }
 
 extension Deck {
@@ -31,7 +36,8 @@ extension Deck {
         let entries = try git("reading the working tree's status") { () throws(GitError) in
             try repository.status(under: Deck.cardsFolder + "/")
         }
-        var edits: [HandEdit] = []
+        let main = try snapshot()
+        var edits = try deckDescriptionEdit(in: workingDirectory).map { [$0] } ?? []
         for entry in entries {
             let change: HandEdit.Change
             switch entry.change {
@@ -55,7 +61,8 @@ extension Deck {
             do {
                 let bytes = try FileSystem.read("\(workingDirectory)/\(entry.path)", limit: Card.maximumFileSize)
                 let card = try Card.decode(bytes, expectedID: id)
-                edits.append(HandEdit(path: entry.path, change: change, card: card))
+                let same = try change == .changed && main.blobID(at: entry.path) == ObjectID.blobHash(of: card.encoded())
+                edits.append(HandEdit(path: entry.path, change: same ? .reformatted : change, card: card))
             } catch let error as StoreError {
                 edits.append(
                     HandEdit(
@@ -68,6 +75,34 @@ extension Deck {
         return edits.sorted { $0.path < $1.path }
     }
 
+    /// `deck.json` changed by hand (the deck's name, say), or nil: valid to commit, or why not.
+    private func deckDescriptionEdit(in workingDirectory: String) throws(StoreError) -> HandEdit? {
+        let path = Deck.metadataPath
+        let entries = try git("reading the working tree's status") { () throws(GitError) in
+            try repository.status(under: path)
+        }
+        guard let entry = entries.first(where: { $0.path == path }) else { return nil }
+        if entry.change == .deleted {
+            return HandEdit(
+                path: path, change: .deleted,
+                problem: "deleted, but a deck needs it; bring it back with `git checkout -- \(path)`")
+        }
+        let bytes = try FileSystem.read("\(workingDirectory)/\(path)", limit: Card.maximumFileSize)
+        guard Deck.isDeckDescription(bytes) else {
+            return HandEdit(path: path, change: .changed, problem: Deck.deckDescriptionProblem)
+        }
+        return HandEdit(path: path, change: entry.change == .added ? .new : .changed, content: bytes)
+    }
+
+    /// What is wrong with a `deck.json` that `isDeckDescription` refuses.
+    static let deckDescriptionProblem = "not a deck description ({\"format\": 1, \"name\": …})"
+
+    /// Whether `bytes` describe a deck: a JSON object with a `format` and a `name` string.
+    static func isDeckDescription(_ bytes: [UInt8]) -> Bool {
+        guard let value = try? JSONValue.parse(bytes) else { return false }
+        return value["format"] != nil && value["name"]?.stringValue != nil
+    }
+
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.
     /// Refuses, naming every invalid file and why, when any is invalid; nil when there is nothing to commit.
     @discardableResult
@@ -76,16 +111,26 @@ extension Deck {
     ) throws(StoreError) -> (outcome: CommitOutcome, edits: [HandEdit])? {
         guard !isBare else { throw StoreError(.invalidInput, "a bare deck has no working tree to commit from") }
         var committed: [HandEdit] = []
-        let outcome = try commitChange(recordingHandEdits: true) { (_) throws(StoreError) in
+        let outcome = try commitChange(recordingHandEdits: true) { (snapshot) throws(StoreError) in
             let edits = try handEdits()
             try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
-            if edits.isEmpty { return nil }
-            committed = edits
-            var trailers = edits.compactMap { CardID.id(fromPath: $0.path) }.map { ("Card-Id", $0) }
-            trailers.append(("Op", "commit"))
-            let subject = message ?? "Commit hand edits to \(edits.count) card\(edits.count == 1 ? "" : "s")"
+            let changed = edits.filter { $0.change != .reformatted }
+            if changed.isEmpty {
+                // Only the formatting differs: main's bytes back in place (under the lock), no commit.
+                if let tree = snapshot.tree, !edits.isEmpty {
+                    try updateWorkingTree(edits.map(\.path), snapshotTree: tree)
+                }
+                return nil
+            }
+            committed = changed
+            let cards = changed.compactMap { CardID.id(fromPath: $0.path) }
+            var what = changed.contains { $0.path == Deck.metadataPath } ? [Deck.metadataPath] : []
+            if !cards.isEmpty { what.append("\(cards.count) card\(cards.count == 1 ? "" : "s")") }
+            let subject = message ?? "Commit hand edits to \(what.joined(separator: " and "))"
+            let trailers = cards.map { ("Card-Id", $0) } + [("Op", "commit")]
+            // Reformatted files are written back as main has them along with the commit.
             return DeckChange(
-                files: edits.map { ($0.path, $0.card?.encoded()) },
+                files: edits.map { ($0.path, $0.card?.encoded() ?? $0.content) },
                 message: CommitMessage(subject: CommitMessage.oneLine(subject), trailers: trailers))
         }
         guard let outcome else { return nil }
@@ -99,7 +144,7 @@ extension Deck {
         guard !invalid.isEmpty else { return }
         throw StoreError(
             .invalidCard,
-            "\(refusal): \(invalid.count) card file\(invalid.count == 1 ? " is" : "s are") invalid:\n  "
+            "\(refusal): \(invalid.count) file\(invalid.count == 1 ? " is" : "s are") invalid:\n  "
                 + invalid.map { "\($0.path): \($0.problem ?? "")" }.joined(separator: "\n  ")
                 + "\nfix or remove \(invalid.count == 1 ? "it" : "them"), then run `\(retry)` again")
     }

@@ -27,7 +27,7 @@ extension Commands {
         let invalid = edits.filter { $0.problem != nil }.count
         if invalid > 0 {
             context.output.error(
-                "\(invalid) invalid card file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`"
+                "\(invalid) invalid file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`"
             )
         }
         return 0

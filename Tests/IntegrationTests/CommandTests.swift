@@ -254,6 +254,52 @@ struct CommandTests {
         #expect(written.hasSuffix("\n  \"title\": \"Edited by hand\"\n}\n"), "written back canonically")
         try scratch.expectClean(deck)
         #expect(try scratch.cards(["commit"], in: deck).stdout.contains("Nothing to commit"))
+        // Only the formatting changed: reformatted, written back as main has it, no commit.
+        let commits = try scratch.commits(deck)
+        try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: path))
+        #expect(try scratch.cards(["status"], in: deck).stdout.contains("reformatted \(CardID.path(for: id))"))
+        let reformatted = try scratch.cards(["commit"], in: deck)
+        #expect(reformatted.status == 0 && reformatted.stdout.contains("Nothing to commit"), "\(reformatted.stderr)")
+        #expect(try scratch.commits(deck) == commits)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == written)
+        try scratch.expectClean(deck)
+    }
+
+    @Test("deck.json edited by hand: status shows it, commit records it, sync takes it; deleted or broken, refused")
+    func deckDescriptionHandEdit() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let server = scratch.path("server.git")
+        try scratch.git(["init", "-q", "--bare", server], in: scratch.root)
+        #expect(try scratch.cards(["remote", "add", "origin", server], in: deck).status == 0)
+        let description = deck + "/deck.json"
+        try "{\"format\": 1, \"name\": \"Renamed\"}\n".write(toFile: description, atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["status"], in: deck).stdout.contains("changed  deck.json"))
+        let committed = try scratch.cards(["commit"], in: deck)
+        #expect(committed.status == 0, "\(committed.stderr)")
+        #expect(try scratch.git(["log", "-1", "--format=%s"], in: deck).stdout == "Commit hand edits to deck.json\n")
+        try scratch.expectClean(deck)
+        // Before a sync too: the edit is committed, then sent.
+        try "{\"format\": 1, \"name\": \"Again\"}\n".write(toFile: description, atomically: true, encoding: .utf8)
+        let sync = try scratch.cards(["sync"], in: deck)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try scratch.git(["show", "main:deck.json"], in: server).stdout.contains("Again"))
+        for (content, problem) in [(nil, "deleted, but a deck needs it"), ("nope", "not a deck description")] {
+            if let content {
+                try content.write(toFile: description, atomically: true, encoding: .utf8)
+            } else {
+                try FileManager.default.removeItem(atPath: description)
+            }
+            let commits = try scratch.commits(deck)
+            #expect(try scratch.cards(["status"], in: deck).stdout.contains("invalid  deck.json: \(problem)"))
+            let refused = try scratch.cards(["commit"], in: deck)
+            #expect(refused.status == 1 && refused.stderr.contains("deck.json: \(problem)"), "\(refused.stderr)")
+            let fsck = try scratch.cards(["fsck"], in: deck)
+            #expect(fsck.status == 1 && fsck.stderr.contains("deck.json"), "\(fsck.stderr)")
+            #expect(try scratch.commits(deck) == commits)
+            try scratch.git(["checkout", "--", "deck.json"], in: deck)
+        }
+        try scratch.expectClean(deck)
     }
 
     @Test(
