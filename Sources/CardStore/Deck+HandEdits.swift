@@ -61,7 +61,8 @@ extension Deck {
             do {
                 let bytes = try FileSystem.read("\(workingDirectory)/\(entry.path)", limit: Card.maximumFileSize)
                 let card = try Card.decode(bytes, expectedID: id)
-                let same = try change == .changed && main.blobID(at: entry.path) == ObjectID.blobHash(of: card.encoded())
+                let same =
+                    try change == .changed && main.blobID(at: entry.path) == ObjectID.blobHash(of: card.encoded())
                 edits.append(HandEdit(path: entry.path, change: same ? .reformatted : change, card: card))
             } catch let error as StoreError {
                 edits.append(

@@ -256,7 +256,8 @@ struct CommandTests {
         #expect(try scratch.cards(["commit"], in: deck).stdout.contains("Nothing to commit"))
         // Only the formatting changed: reformatted, written back as main has it, no commit.
         let commits = try scratch.commits(deck)
-        try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: URL(fileURLWithPath: path))
+        let pretty = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted])
+        try pretty.write(to: URL(fileURLWithPath: path))
         #expect(try scratch.cards(["status"], in: deck).stdout.contains("reformatted \(CardID.path(for: id))"))
         let reformatted = try scratch.cards(["commit"], in: deck)
         #expect(reformatted.status == 0 && reformatted.stdout.contains("Nothing to commit"), "\(reformatted.stderr)")
