@@ -141,7 +141,8 @@ extension Deck {
         return found
     }
 
-    /// Brings back a deleted card from the newest commit in history that has it (same id and bytes).
+    /// Brings back a deleted card from the newest commit in history that has it (same id and bytes,
+    /// less a delete-versus-edit conflict record, which the restore settles).
     @discardableResult
     public func restore(_ reference: String) throws(StoreError) -> (card: Card, from: ObjectID) {
         var restored: (Card, ObjectID)?
@@ -153,13 +154,20 @@ extension Deck {
             guard let (blob, commit) = try findInHistory(path: CardID.path(for: id), from: snapshot.commit) else {
                 throw StoreError(.cardNotFound, "card \(id) is not in this deck's history")
             }
-            let bytes = try git("reading \(id)") { () throws(GitError) in
+            var bytes = try git("reading \(id)") { () throws(GitError) in
                 try repository.readBlob(blob, limit: Card.maximumFileSize)
             }
-            let card: Card
+            var card: Card
             do { card = try Card.decode(bytes, expectedID: id) } catch {
                 throw StoreError(
                     .invalidCard, "the last version of card \(id) (commit \(commit.short)) is invalid: \(error)")
+            }
+            // Bringing the card back settles whether it stays: a merge's delete-versus-edit record (a
+            // `"*"` one) would ask again. Records about fields stay.
+            let remaining = card.conflicts.filter { $0["field"]?.stringValue != "*" }
+            if remaining.count != card.conflicts.count {
+                card.fields["conflicts"] = remaining.isEmpty ? nil : .array(remaining)
+                bytes = card.encoded()
             }
             restored = (card, commit)
             return DeckChange(

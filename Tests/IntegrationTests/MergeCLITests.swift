@@ -158,6 +158,14 @@ struct MergeCLITests {
         if policy == "keep" {
             #expect(merge.stdout.contains("Recorded 1 conflict:"), "\(merge.stdout)")
             #expect(recorded == 1, "\(conflicts.stdout)")
+            // Settled by deleting it, then brought back: the restore settles it again, so no record.
+            #expect(try scratch.cards(["resolve", id, "--delete"], in: a).status == 0)
+            #expect(try scratch.cards(["show", id], in: a).status == 1)
+            #expect(try scratch.cards(["restore", id], in: a).status == 0)
+            #expect(try scratch.cards(["show", id], in: a).stdout.contains("Edited on B"))
+            let after = try scratch.cards(["conflicts", "--json"], in: a).stdout
+            #expect(!after.contains("\"field\""), "\(after)")
+            try scratch.expectClean(a)
         } else {
             #expect(!merge.stdout.contains("Recorded"), "\(merge.stdout)")
             #expect(recorded == 0, "\(conflicts.stdout)")
