@@ -51,7 +51,7 @@ public enum CardsCLI {
                 guard let value = rest.first, !value.isEmpty else {
                     return usageFailure(UsageError(message: "missing value for '--deck <dir>'"), output: output)
                 }
-                context.deckOption = value
+                context.deckOption = Context.expandingHome(value)
                 rest = rest.dropFirst()
                 continue
             }
@@ -59,7 +59,8 @@ public enum CardsCLI {
                 guard first.count > "--deck=".count else {
                     return usageFailure(UsageError(message: "missing value for '--deck <dir>'"), output: output)
                 }
-                context.deckOption = String(first.dropFirst("--deck=".count))
+                // The shell leaves `~` after `=` alone: expanded here, as git expands it in its settings.
+                context.deckOption = Context.expandingHome(String(first.dropFirst("--deck=".count)))
                 rest = rest.dropFirst()
                 continue
             }
@@ -105,6 +106,13 @@ public enum CardsCLI {
                 return 0
             }
             return usageFailure(error, output: output)
+        }
+        if let deck = parsed.deck {
+            guard context.deckOption == nil else {
+                return usageFailure(
+                    UsageError(message: "'--deck' given more than once", command: command.spec), output: output)
+            }
+            context.deckOption = Context.expandingHome(deck)
         }
         // libgit2's TLS and SSH set-up (~8 ms a process) waits for a connection that needs it: fetch,
         // push and clone run it themselves; most commands never connect.
@@ -158,8 +166,21 @@ struct Context {
 
     /// The deck to work on: the one `deckFolder` names, else the deck containing the current folder.
     func openDeck() throws(StoreError) -> Deck {
-        if let deckFolder { return try Deck.open(at: deckFolder, searchUpward: false) }
-        return try Deck.open(at: ".", searchUpward: true)
+        guard let deckFolder else { return try Deck.open(at: ".", searchUpward: true) }
+        do {
+            return try Deck.open(at: deckFolder, searchUpward: false)
+        } catch where deckOption == nil && error.code == .notADeck {
+            // A folder nobody typed on this command line: say where it came from.
+            throw StoreError(error.code, "$CARDS_DECK: " + error.message)
+        }
+    }
+
+    /// `path` with a leading `~` or `~/` as the home folder, as a shell would have written it.
+    static func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }),
+            !home.isEmpty
+        else { return path }
+        return home + path.dropFirst()
     }
 }
 

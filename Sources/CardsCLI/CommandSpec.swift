@@ -54,6 +54,8 @@ struct ParsedArguments {
     var flags: Set<String> = []
     /// Options in the order they came (for `--set` and similar).
     var order: [(String, String)] = []
+    /// `--deck DIR` given after the command (it may come before it too).
+    var deck: String?
 
     /// The last value of an option.
     func value(_ name: String) -> String? { values[name]?.last }
@@ -96,6 +98,15 @@ extension CommandSpec {
             if token.hasPrefix("--"), let equals = token.firstIndex(of: "=") {
                 name = String(token[..<equals])
                 inlineValue = String(token[token.index(after: equals)...])
+            }
+            if name == "--deck" {
+                // The global option, where people also put it: `cards list --deck ~/cards`.
+                guard let value = inlineValue ?? (index < arguments.count ? arguments[index] : nil), !value.isEmpty
+                else { throw UsageError(message: "missing value for '--deck <dir>'", command: self) }
+                if inlineValue == nil { index += 1 }
+                if result.deck != nil { throw UsageError(message: "'--deck' given more than once", command: self) }
+                result.deck = value
+                continue
             }
             guard let option = options.first(where: { $0.name == name || $0.short == name }) else {
                 if name == "-h" || name == "--help" { throw UsageError(message: "--help", command: self) }

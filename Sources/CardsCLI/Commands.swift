@@ -28,7 +28,7 @@ enum Commands {
 
             OPTIONS:
               --deck <dir>            The deck to use (default: $CARDS_DECK, else the deck containing
-                                      the current folder).
+                                      the current folder); before or after the command.
               --version               Show the version.
               -h, --help              Show help information.
 

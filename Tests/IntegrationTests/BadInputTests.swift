@@ -140,6 +140,26 @@ struct BadInputTests {
         try scratch.expectClean(deck)
     }
 
+    @Test("--deck after the command, ~ in --deck=, and a $CARDS_DECK that names no deck said to be it")
+    func deckOptionPlaces() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let expected = try scratch.cards(["list"], in: deck).stdout
+        #expect(try scratch.cards(["list", "--deck", deck]).stdout == expected)
+        #expect(try scratch.cards(["list", "--deck=" + deck]).stdout == expected)
+        let home = try scratch.cards(["--deck=~/deck", "list"], extraEnvironment: ["HOME": scratch.root])
+        #expect(home.status == 0 && home.stdout == expected, "\(home.stderr)")
+        let twice = try scratch.cards(["--deck", deck, "list", "--deck", deck])
+        #expect(twice.status == 64 && twice.stderr.contains("'--deck' given more than once"))
+        let missing = try scratch.cards(["list", "--deck"])
+        #expect(missing.status == 64 && missing.stderr.contains("missing value for '--deck <dir>'"))
+        // A value that looks like the option is still a value of the option before it.
+        let added = try scratch.cards(["add", "--title", "--deck", "--url", "https://x.example", "--deck", deck])
+        #expect(added.status == 0, "\(added.stderr)")
+        let environment = try scratch.cards(["list"], extraEnvironment: ["CARDS_DECK": scratch.path("nowhere")])
+        #expect(environment.status == 1 && environment.stderr.hasPrefix("Error: $CARDS_DECK: "), "\(environment.stderr)")
+    }
+
     @Test("list on an empty deck: nothing on standard output, a hint on standard error")
     func listEmptyDeck() throws {
         let scratch = try Scratch()
