@@ -169,7 +169,7 @@ struct Context {
         guard let deckFolder else { return try Deck.open(at: ".", searchUpward: true) }
         do {
             return try Deck.open(at: deckFolder, searchUpward: false)
-        } catch where deckOption == nil && error.code == .notADeck {
+        } catch  where deckOption == nil && error.code == .notADeck {
             // A folder nobody typed on this command line: say where it came from.
             throw StoreError(error.code, "$CARDS_DECK: " + error.message)
         }
