@@ -17,7 +17,7 @@ extension Commands {
                     "Space-separated T:X,Y samples (seconds, points); first = touch-down, last = touch-up; end with 'cancel' for a system cancel."
                 ),
                 .flag("--left", "Swipe left programmatically (deletes when the preset allows left)."),
-                .flag("--right", "Swipe right programmatically (keeps the card)."),
+                .flag("--right", "Swipe right programmatically: keeps the card (stack presets; row allows left only)."),
                 .value(
                     "--preset", "preset",
                     "classic-stack, classic-row, stack or row (default: row scripted, stack interactive)."),
@@ -89,10 +89,14 @@ extension Commands {
             }
             outcome = SwipeOutcome.run(script, configuration: configuration, cardSize: size, cardID: card.id)
         } else {
+            let direction: SwipeDirection = arguments.has("--left") ? .left : .right
             do {
                 outcome = try SwipeOutcome.programmatic(
-                    arguments.has("--left") ? .left : .right, configuration: configuration, cardSize: size,
-                    cardID: card.id)
+                    direction, configuration: configuration, cardSize: size, cardID: card.id)
+            } catch let refusal as SwipeRefusal where refusal.code == .directionNotAllowed {
+                let others = SwipeConfiguration.presets.filter { $0.allowedDirections.contains(direction) }
+                let hint = others.isEmpty ? "" : " (presets that do: \(others.map(\.name).joined(separator: ", ")))"
+                throw UsageError(message: "\(refusal)\(hint)")
             } catch {
                 throw CLIError(message: "\(error)")
             }
@@ -105,6 +109,20 @@ extension Commands {
         if arguments.has("--json") {
             context.output.print(outcome.json(cardID: card.id, deleted: deleted))
         } else {
+            // The engine drops such samples (gesture.md rule 1): said, so a typo in a script is seen.
+            let dropped = outcome.events.compactMap { event -> String? in
+                guard case .sampleDropped(let reason) = event else { return nil }
+                switch reason {
+                case .nonFiniteTime: return "a time that is not finite"
+                case .nonFiniteTranslation: return "a point that is not finite"
+                case .timeWentBackwards: return "a time before the previous sample's"
+                }
+            }
+            if !dropped.isEmpty {
+                context.output.error(
+                    "warning: \(dropped.count) drag sample\(dropped.count == 1 ? "" : "s") ignored: "
+                        + dropped.joined(separator: "; "))
+            }
             let decision = outcome.decision
             let detail = [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
                 .joined(separator: " ")

@@ -57,6 +57,7 @@ struct SwipeCLITests {
             (["--left", "--preset", "sideways"], "sideways"),
             (["--left", "--width", "-3"], "--width"),
             (["--drag", "0:0,0 0.1:nan,0", "--grab", "x"], "--grab"),
+            (["--right"], "presets that do: classic-stack, stack"),
         ])
     func badArguments(_ extra: [String], _ mention: String) throws {
         let scratch = try Scratch()
@@ -67,6 +68,21 @@ struct SwipeCLITests {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(mention), "\(result.stderr)")
         #expect(try scratch.fingerprint(deck) == before)
+    }
+
+    @Test("samples the engine drops (not finite, time going back) are said on stderr, and kept out of the decision")
+    func droppedSamplesSaid() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = String(try scratch.cards(["list"], in: deck).stdout.prefix(8))
+        let result = try scratch.cards(
+            ["swipe", id, "--drag", "0:0,0 0.1:-40,0 0.05:-300,0 0.2:nan,0 0.3:-50,0", "--dry-run"], in: deck)
+        #expect(result.status == 0 && result.stdout.contains("Kept card"), "\(result.stdout)")
+        #expect(result.stderr.contains("warning: 2 drag samples ignored"), "\(result.stderr)")
+        #expect(result.stderr.contains("a time before the previous sample's"))
+        #expect(result.stderr.contains("a point that is not finite"))
+        let clean = try scratch.cards(["swipe", id, "--drag", "0:0,0 0.1:-40,0", "--dry-run"], in: deck)
+        #expect(clean.stderr.isEmpty, "\(clean.stderr)")
     }
 
     @Test("the interactive session needs a terminal and says how to script instead")
