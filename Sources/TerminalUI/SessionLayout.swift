@@ -13,9 +13,14 @@ struct SessionLayout: Equatable {
     var pointsPerRow: Double
     var cardSize: SwipeSize
 
+    /// The smallest terminal that shows a card.
+    static let minimumColumns = 24
+    /// The fewest rows that show a card.
+    static let minimumRows = 10
+
     /// Nil when the terminal is too small to show a card.
     init?(size: TerminalSize, cardSize: SwipeSize) {
-        guard size.columns >= 24, size.rows >= 10, cardSize.isUsable else { return nil }
+        guard size.columns >= Self.minimumColumns, size.rows >= Self.minimumRows, cardSize.isUsable else { return nil }
         columns = min(46, size.columns - 6)
         rows = min(11, size.rows - 7)
         left = (size.columns - columns) / 2

@@ -16,12 +16,23 @@ extension SwipeSession {
         let header = " CardDeck · swipe"
         grid.put(header, row: 0, column: 0, style: CellStyle(attributes: .bold))
         let preset = "preset \(configuration.name) "
-        grid.put(
-            preset, row: 0, column: max(0, size.columns - ScreenGrid.width(of: preset)),
-            style: CellStyle(attributes: .dim))
+        // Only beside the header, never run into it.
+        if ScreenGrid.width(of: header) + 1 + ScreenGrid.width(of: preset) <= size.columns {
+            grid.put(
+                preset, row: 0, column: size.columns - ScreenGrid.width(of: preset), style: CellStyle(attributes: .dim))
+        }
         drawFooter(into: &grid)
         guard let layout = SessionLayout(size: size, cardSize: cardSize) else {
-            grid.put("Terminal too small: make it at least 24×10.", row: 1, column: 1)
+            // Short lines, so that even a narrow terminal shows the size it needs.
+            let lines = [
+                "Too small:", "needs \(SessionLayout.minimumColumns)×\(SessionLayout.minimumRows),",
+                "now \(size.columns)×\(size.rows).",
+            ]
+            for (index, line) in lines.enumerated() where 1 + index < size.rows {
+                let column = size.columns > ScreenGrid.width(of: line) ? 1 : 0
+                let blank = String(repeating: " ", count: max(0, size.columns - column - ScreenGrid.width(of: line)))
+                grid.put(line + blank, row: 1 + index, column: column)
+            }
             return grid
         }
         // Back to front: the cards peeking beneath, the top card, then a card flying out over everything.

@@ -197,6 +197,18 @@ struct SwipeSessionTests {
         #expect(empty.lastAction == "nothing to undo")
     }
 
+    @Test func aTerminalTooSmallSaysTheSizeItNeeds() {
+        for (columns, rows) in [(30, 8), (20, 12), (12, 5)] {
+            let s = SwipeSession(
+                deck: MemoryDeck(count: 2), configuration: .stack, size: TerminalSize(columns: columns, rows: rows))
+            let lines = s.render().lines
+            #expect(lines.contains { $0.contains("needs 24×10,") }, "\(columns)×\(rows): \(lines)")
+            #expect(lines.contains { $0.contains("now \(columns)×\(rows).") }, "\(lines)")
+            // The preset's name never runs into the header.
+            #expect(!lines[0].contains("swipepreset"), "\(lines[0])")
+        }
+    }
+
     @Test func resizeRedrawsAtTheNewSize() {
         var s = Self.session()
         s.resize(to: TerminalSize(columns: 40, rows: 14))
@@ -204,7 +216,7 @@ struct SwipeSessionTests {
         #expect(grid.size == TerminalSize(columns: 40, rows: 14))
         #expect(grid.text.contains("Card 1"))
         s.resize(to: TerminalSize(columns: 10, rows: 4))
-        #expect(s.render().text.contains("Terminal"))
+        #expect(s.render().text.contains("Too small"))
     }
 
     @Test func classicRowPresetDeletesOnlyToTheLeft() throws {
