@@ -218,7 +218,7 @@ extension Card {
     }
 
     /// `"text"` for messages, shortened and with control characters escaped.
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var shown = ""
         for scalar in text.unicodeScalars.prefix(80) {
             if isControl(scalar) {

@@ -91,7 +91,13 @@ extension Deck {
     /// Fails, naming each bad file and why, when any is not a valid card.
     static func readDeckFolder(_ folder: String) throws(StoreError) -> (cards: [Card], name: String?) {
         guard FileSystem.isDirectory(folder) else {
-            throw StoreError(.invalidInput, "--from \(folder): no such folder")
+            guard FileSystem.exists(folder) else {
+                throw StoreError(.invalidInput, "--from \(folder): no such folder")
+            }
+            throw StoreError(
+                .invalidInput,
+                "--from \(folder) is a file; --from takes a folder laid out like a deck (such as sample-repo/). "
+                    + "For a JSON or JSON Lines file: create the deck, then `cards import \(folder)`")
         }
         var name: String?
         if FileSystem.exists("\(folder)/deck.json") {

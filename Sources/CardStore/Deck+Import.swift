@@ -58,7 +58,14 @@ extension Deck {
         func accept(_ original: [String: JSONValue], _ label: String, _ rank: () -> String) throws(StoreError) {
             var fields = original
             if fields["id"] == nil { fields["id"] = .string(CardID.random()) }
-            if case .string(let id) = fields["id"], let normalized = CardID.normalize(id) {
+            if case .string(let id) = fields["id"] {
+                // Any case is taken here (written lowercase); what is not a UUID at all is said so.
+                guard let normalized = CardID.normalize(id) else {
+                    throw StoreError(
+                        .invalidCard,
+                        "\(name): \(label): id \(Card.quoted(id)) is not a UUID like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f "
+                            + "(leave it out to have one made)")
+                }
                 fields["id"] = .string(normalized)
             }
             if fields["rank"] == nil { fields["rank"] = .string(rank()) }
@@ -88,9 +95,10 @@ extension Deck {
             for (index, item) in items.enumerated() {
                 guard case .object(let fields) = item else {
                     throw StoreError(
-                        .invalidInput, "\(name): item \(index) is \(item.kindDescription), not a card object")
+                        .invalidInput, "\(name): item \(index + 1) is \(item.kindDescription), not a card object")
                 }
-                try accept(fields, "item \(index)") { ranks.next() ?? appendRank() }
+                // Counted from 1, as lines are.
+                try accept(fields, "item \(index + 1)") { ranks.next() ?? appendRank() }
             }
             return
         }
@@ -100,7 +108,12 @@ extension Deck {
         for (number, line) in lines.enumerated() where !isBlank(line) {
             let value: JSONValue
             do { value = try JSONValue.parse(line) } catch {
-                throw StoreError(.invalidInput, "\(name): line \(number + 1) is not valid JSON: \(error)")
+                // The parser counts within the line: its "line 1, column C" is this line's column C.
+                let prefix = "line 1, "
+                let within = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : nil
+                throw StoreError(
+                    .invalidInput,
+                    "\(name): line \(number + 1)\(within.map { ", \($0)" } ?? " is not valid JSON: \(error)")")
             }
             guard case .object(let fields) = value else {
                 throw StoreError(

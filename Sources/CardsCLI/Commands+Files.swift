@@ -66,9 +66,14 @@ extension Commands {
                 throw CLIError(message: "\(error.message); give a readable JSON or JSON Lines file")
             }
         }
-        let cards = try Deck.encodeImport(bytes, name: path == "-" ? "standard input" : path)
+        let name = path == "-" ? "standard input" : path
+        let cards = try Deck.encodeImport(bytes, name: name)
         bytes = []  // the file is parsed: free it before the commit's own memory peak
         let deck = try context.openDeck()
+        if cards.count == 0 {
+            context.output.print("Nothing to import: \(name) has no cards.")
+            return 0
+        }
         let summary = try deck.importCards(cards, source: path == "-" ? "" : FileSystem.basename(of: path))
         context.output.print(
             "Imported \(cards.count) card\(cards.count == 1 ? "" : "s"): \(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged."

@@ -400,6 +400,35 @@ struct CommandTests {
             input: Data("[{\"title\": \"Third\", \"indexURL\": \"https://third.example\"}]".utf8))
         #expect(stdin.status == 0, "\(stdin.stderr)")
         #expect(try scratch.commits(deck).count == 3)
+        // Bad files: the place named as an editor shows it (items and lines from 1), nothing imported.
+        let bad: [(String, String, String)] = [
+            (
+                "items.json", "[{\"title\": \"A\", \"indexURL\": \"https://a.example\"}, {\"title\": \" \"}]",
+                "item 2: title"
+            ),
+            (
+                "lines.jsonl",
+                "{\"title\": \"A\", \"indexURL\": \"https://a.example\"}\n{\"title\": \"A\" \"indexURL\": 1}\n",
+                "line 2, column 15: "
+            ),
+            (
+                "id.jsonl", "{\"id\": \"dup00000-0000\", \"title\": \"A\", \"indexURL\": \"https://a.example\"}",
+                "is not a UUID"
+            ),
+        ]
+        for (file, content, mention) in bad {
+            try content.write(toFile: scratch.path(file), atomically: true, encoding: .utf8)
+            let refused = try scratch.cards(["import", scratch.path(file)], in: deck)
+            #expect(refused.status == 1 && refused.stderr.contains(mention), "\(file): \(refused.stderr)")
+        }
+        // An uppercase id is the same card, written lowercase.
+        let upper = try #require(exported.first?["id"] as? String).uppercased()
+        let sameCard = "{\"id\": \"\(upper)\", \"title\": \"First again\", \"indexURL\": \"https://first.example\"}"
+        let updated = try scratch.cards(["import", "-"], in: deck, input: Data(sameCard.utf8))
+        #expect(updated.status == 0 && updated.stdout.contains("1 updated"), "\(updated.stdout)\(updated.stderr)")
+        let empty = try scratch.cards(["import", "-"], in: deck, input: Data("\n".utf8))
+        #expect(empty.status == 0 && empty.stdout.contains("Nothing to import"), "\(empty.stdout)")
+        #expect(try scratch.commits(deck).count == 4)
     }
 
     @Test("fsck passes on a good deck; help and --version")
