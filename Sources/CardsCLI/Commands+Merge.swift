@@ -57,7 +57,7 @@ extension Commands {
                 dryRun ? "Would fast-forward to \(name)." : "Fast-forwarded to \(name) (\(report.commit?.short ?? ""))."
             )
         case .merged:
-            let changed = report.decisions.filter { $0.kind != .unchanged }
+            let changed = SyncText.changedCards(report.decisions)
             output.print(
                 dryRun
                     ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."

@@ -163,7 +163,7 @@ enum SyncText {
                 )
             }
         case .mergeAndPush(let ours, let theirs):
-            let decisions = report.merge?.decisions.filter { $0.kind != .unchanged } ?? []
+            let decisions = changedCards(report.merge?.decisions ?? [])
             lines.append(
                 "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))):"
             )
@@ -171,13 +171,18 @@ enum SyncText {
             for problem in report.merge?.invalid ?? [] {
                 lines.append("  invalid incoming file, kept as it came: \(problem)")
             }
+            // Under the merge they belong to, not after the push.
+            for note in report.otherFiles { lines.append("  \(note)") }
             if would {
                 lines.append("Would push the merge to \(name).")
             } else {
                 lines.append("Pushed the merge \(report.head?.short ?? "?") to \(name).")
             }
         }
-        for note in report.otherFiles { lines.append("  \(note)") }
+        switch report.action {
+        case .mergeAndPush: break  // printed under the merge
+        default: for note in report.otherFiles { lines.append("  \(note)") }
+        }
         if let refused = report.massDelete {
             lines.append(
                 "The push would be refused: it deletes \(refused.deleted) of the \(refused.of) cards on \(name) "
@@ -195,6 +200,12 @@ enum SyncText {
     }
 
     static func cards(_ count: Int) -> String { "\(count) card\(count == 1 ? "" : "s")" }
+
+    /// The decisions about cards that changed on either side, in the order of their lines (by title):
+    /// the merge makes them in path order, which is the order of random ids.
+    static func changedCards(_ decisions: [CardDecision]) -> [CardDecision] {
+        decisions.filter { $0.kind != .unchanged }.sorted { $0.summary < $1.summary }
+    }
 }
 
 /// A progress line on standard error, only when it is a terminal: objects and bytes as they move.

@@ -44,6 +44,11 @@ public enum DeckMerger {
         let theirsSide = versions.theirsSide ?? theirs
         let base = versions.base
         let label = DecisionText.label(id: id, versions)
+        // A card both sides have is named by the title it ends with (the other side's, when that won);
+        // `label` already is ours.
+        func labelOf(_ result: Card) -> String {
+            result.title.isEmpty ? label : DecisionText.show(.string(result.title))
+        }
 
         switch (versions.ours, versions.theirs) {
         case (nil, nil):
@@ -61,7 +66,10 @@ public enum DeckMerger {
             if oursIsBase != theirsIsBase {
                 let changed = oursIsBase ? t : o
                 if same(changed, base) { return (o, DecisionText.unchanged(id: id, label: label, absent: false), []) }
-                return (changed, DecisionText.tookSide(id: id, label: label, ours: theirsIsBase, what: "edited"), [])
+                return (
+                    changed, DecisionText.tookSide(id: id, label: labelOf(changed), ours: theirsIsBase, what: "edited"),
+                    []
+                )
             }
             // From here both sides are marked alike: both the base's bytes, or neither known to be.
             if oursIsBase || same(o, t) {
@@ -71,7 +79,7 @@ public enum DeckMerger {
                 return (o, DecisionText.sameOnBoth(id: id, label: label, added: base == nil), [])
             }
             if same(o, base) {
-                return (t, DecisionText.tookSide(id: id, label: label, ours: false, what: "edited"), [])
+                return (t, DecisionText.tookSide(id: id, label: labelOf(t), ours: false, what: "edited"), [])
             }
             if same(t, base) {
                 return (o, DecisionText.tookSide(id: id, label: label, ours: true, what: "edited"), [])
@@ -79,8 +87,9 @@ public enum DeckMerger {
             let merged = FieldMerge(
                 base: base?.fields ?? [:], ours: o.fields, theirs: t.fields,
                 oursSide: oursSide, theirsSide: theirsSide)
-            let decision = DecisionText.fieldMerge(id: id, label: label, merged, addedOnBoth: base == nil)
-            return (Card(fields: merged.fields), decision, merged.newRecords)
+            let card = Card(fields: merged.fields)
+            let decision = DecisionText.fieldMerge(id: id, label: labelOf(card), merged, addedOnBoth: base == nil)
+            return (card, decision, merged.newRecords)
 
         case (let o?, nil):
             return oneSideMissing(

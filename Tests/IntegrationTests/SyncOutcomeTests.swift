@@ -67,6 +67,25 @@ struct SyncOutcomeTests {
         #expect(parents == 2)
         #expect(try scratch.sync(a).status == 0)
         try scratch.expectConverged([a, b], server)
+        // The report: cards by title (whichever title won), other files under the merge, then the push.
+        let ids = try scratch.cardIDs(a).sorted()
+        for (index, id) in ids.prefix(6).enumerated() {
+            #expect(try scratch.cards(["edit", id, "--color", "red"], in: a).status == 0)
+            #expect(try scratch.cards(["edit", id, "--title", "Card \(5 - index) from B"], in: b).status == 0)
+        }
+        try "{\"format\": 1, \"name\": \"A\"}\n".write(toFile: a + "/deck.json", atomically: true, encoding: .utf8)
+        try "{\"format\": 1, \"name\": \"B\"}\n".write(toFile: b + "/deck.json", atomically: true, encoding: .utf8)
+        // B's titles reach the server first: A's report names each card by B's title, which wins.
+        #expect(try scratch.sync(b).status == 0)
+        let report = try scratch.sync(a)
+        #expect(report.status == 0, "\(report.stderr)")
+        let lines = report.stdout.split(separator: "\n").map(String.init)
+        let cards = lines.filter { $0.hasPrefix("  \"Card ") }
+        #expect(cards.count == 6 && cards == cards.sorted(), "\(report.stdout)")
+        #expect(cards.first?.hasPrefix("  \"Card 0 from B\": title from theirs") == true, "\(report.stdout)")
+        let note = lines.firstIndex { $0.hasPrefix("  deck.json: changed on both sides") } ?? lines.count
+        let pushed = lines.firstIndex { $0.hasPrefix("Pushed the merge") } ?? -1
+        #expect(note < pushed, "\(report.stdout)")
     }
 
     @Test("an empty remote is pushed to; a remote that is not a deck is refused and nothing changes")
