@@ -180,6 +180,15 @@ extension Deck {
         return restored
     }
 
+    /// The one deleted card `reference` names (by history, as `restore` finds it), or nil: for the
+    /// hint that a card named but not in the deck can be brought back.
+    public func deletedCardID(matching reference: String) -> String? {
+        guard let snapshot = try? snapshot(), let id = try? resolveDeleted(reference, snapshot: snapshot),
+            (try? snapshot.blobID(at: CardID.path(for: id))) == .some(nil)
+        else { return nil }
+        return id
+    }
+
     /// A full id from a full id or a prefix of a card named in history (`Card-Id` trailers).
     func resolveDeleted(_ reference: String, snapshot: DeckSnapshot) throws(StoreError) -> String {
         if let full = CardID.normalize(reference) { return full }

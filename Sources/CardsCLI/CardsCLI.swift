@@ -175,6 +175,27 @@ struct Context {
         }
     }
 
+    /// The full id of the card `reference` names in `deck`; when there is none, a card deleted from
+    /// the deck that it names is said, with how to bring it back.
+    func resolveCard(_ reference: String, in deck: Deck) throws(StoreError) -> String {
+        do {
+            return try deck.snapshot().resolve(reference)
+        } catch  where error.code == .cardNotFound {
+            guard let deleted = deck.deletedCardID(matching: reference) else { throw error }
+            throw StoreError(
+                error.code, "card \(deleted) was deleted; `cards restore \(deleted.prefix(8))` brings it back")
+        }
+    }
+
+    /// The card `reference` names in `deck`, said as `resolveCard` says it when there is none.
+    func card(matching reference: String, in deck: Deck) throws(StoreError) -> Card {
+        let id = try resolveCard(reference, in: deck)
+        guard let card = try deck.snapshot().card(id: id) else {
+            throw StoreError(.cardNotFound, "no card with id \(id) in this deck")
+        }
+        return card
+    }
+
     /// `path` with a leading `~` or `~/` as the home folder, as a shell would have written it.
     static func expandingHome(_ path: String) -> String {
         guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }),

@@ -96,7 +96,7 @@ extension Commands {
             }
         }
         let deck = try context.openDeck()
-        let id = try deck.snapshot().resolve(arguments.positionals[0])
+        let id = try context.resolveCard(arguments.positionals[0], in: deck)
         if try deck.edit(id, edit) == nil {
             context.output.print("No change to card \(id).")
         } else {
@@ -127,7 +127,7 @@ extension Commands {
             throw UsageError(message: "give exactly one of --before, --after, --top, --bottom")
         }
         let deck = try context.openDeck()
-        let id = try deck.snapshot().resolve(arguments.positionals[0])
+        let id = try context.resolveCard(arguments.positionals[0], in: deck)
         if try deck.move(id, to: position) == nil {
             context.output.print("Card \(id) is already there.")
         } else {
@@ -142,7 +142,11 @@ extension Commands {
             usage: "delete <id> ...", arguments: [("id", "The cards to delete.")], positionals: 1...Int.max)
     ) { context, arguments in
         let deck = try context.openDeck()
-        let ids = try deck.snapshot().resolveAll(arguments.positionals)
+        var ids: [String] = []
+        for reference in arguments.positionals {
+            let id = try context.resolveCard(reference, in: deck)
+            if !ids.contains(id) { ids.append(id) }
+        }
         try deck.delete(ids)
         for id in ids { context.output.print("Deleted card \(id).") }
         return 0
@@ -155,7 +159,7 @@ extension Commands {
             options: [.flag("--json", "Print the canonical card object.")], positionals: 1...1)
     ) { context, arguments in
         let deck = try context.openDeck()
-        let card = try deck.snapshot().card(matching: arguments.positionals[0])
+        let card = try context.card(matching: arguments.positionals[0], in: deck)
         if arguments.has("--json") {
             context.output.write(card.encoded())
         } else {

@@ -155,7 +155,7 @@ extension Commands {
             throw UsageError(message: "give --field F --pick N, or --keep, or --delete")
         }
         let deck = try context.openDeck()
-        let id = try deck.snapshot().resolve(arguments.positionals[0])
+        let id = try context.resolveCard(arguments.positionals[0], in: deck)
         let result = try deck.resolve(id, field: field, resolution)
         context.output.print(result == nil ? "Deleted card \(id)." : "Resolved card \(id).")
         return 0

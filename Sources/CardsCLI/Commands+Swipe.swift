@@ -80,7 +80,7 @@ extension Commands {
             }
         }
         let deck = try context.openDeck()
-        let card = try deck.snapshot().card(matching: arguments.positionals[0])
+        let card = try context.card(matching: arguments.positionals[0], in: deck)
         let outcome: SwipeOutcome
         if let samples = arguments.value("--drag") {
             let script: DragScript

@@ -12,6 +12,12 @@ struct HistoryTests {
         let original = try scratch.cards(["show", id, "--json"], in: deck).stdout
         let blob = try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout
         #expect(try scratch.cards(["delete", id], in: deck).status == 0)
+        // Named once it is gone: said to be deleted, with the way back.
+        for arguments in [["show", id], ["edit", id, "--title", "X"], ["delete", id]] {
+            let gone = try scratch.cards(arguments, in: deck)
+            #expect(gone.status == 1, "\(arguments)")
+            #expect(gone.stderr.contains("was deleted; `cards restore \(id)` brings it back"), "\(gone.stderr)")
+        }
         let undo = try scratch.cards(["undo"], in: deck)
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(undo.stdout.contains("Delete card"))
