@@ -73,29 +73,33 @@ public enum CardsCLI {
         }
         rest = rest.dropFirst()
         guard var command = Commands.all.first(where: { $0.spec.name == name }) else {
-            let hint = Suggestion.hint(for: name, among: Commands.all.map(\.spec.name))
+            let hint = Suggestion.hint(for: name, among: Commands.all.map(\.spec.name), synonyms: Commands.synonyms)
             return usageFailure(
                 UsageError(message: "unknown command '\(name)'\(hint); `cards help` lists the commands"),
                 output: output)
         }
-        // Two-word commands (`remote add`).
+        // Two-word commands (`remote add`); the group alone lists, as `git remote` does.
         if let group = Commands.groups[name] {
-            guard let sub = rest.first, !sub.hasPrefix("-"),
-                let found = group.first(where: { $0.spec.name == "\(name) \(sub)" })
-            else {
-                if rest.first == "-h" || rest.first == "--help" || rest.isEmpty {
-                    output.print(command.spec.helpText, terminator: "")
-                    return rest.isEmpty ? 64 : 0
+            if rest.isEmpty, let listing = group.first(where: { $0.spec.name == "\(name) list" }) {
+                command = listing
+            } else {
+                guard let sub = rest.first, !sub.hasPrefix("-"),
+                    let found = group.first(where: { $0.spec.name == "\(name) \(sub)" })
+                else {
+                    if rest.first == "-h" || rest.first == "--help" || rest.isEmpty {
+                        output.print(command.spec.helpText, terminator: "")
+                        return rest.isEmpty ? 64 : 0
+                    }
+                    let typed = rest.first ?? ""
+                    let hint = Suggestion.hint(
+                        for: typed, among: group.map { String($0.spec.name.dropFirst(name.count + 1)) })
+                    return usageFailure(
+                        UsageError(message: "unknown subcommand '\(typed)'\(hint)", command: command.spec),
+                        output: output)
                 }
-                let typed = rest.first ?? ""
-                let hint = Suggestion.hint(
-                    for: typed, among: group.map { String($0.spec.name.dropFirst(name.count + 1)) })
-                return usageFailure(
-                    UsageError(message: "unknown subcommand '\(typed)'\(hint)", command: command.spec),
-                    output: output)
+                command = found
+                rest = rest.dropFirst()
             }
-            command = found
-            rest = rest.dropFirst()
         }
         let parsed: ParsedArguments
         do {

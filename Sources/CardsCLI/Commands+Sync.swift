@@ -67,8 +67,13 @@ extension Commands {
             name: "remote list", abstract: "List the remotes: name and URL, one per line.", usage: "remote list")
     ) { context, _ in
         let deck = try context.openDeck()
-        for remote in try deck.remotes() {
+        let remotes = try deck.remotes()
+        for remote in remotes {
             context.output.print("\(remote.name)\t\(remote.displayURL)")
+        }
+        if remotes.isEmpty {
+            // On standard error, so that scripts reading the list still get nothing.
+            context.output.error("This deck has no remotes: add one with cards remote add origin <url>")
         }
         return 0
     }

@@ -17,6 +17,13 @@ enum Commands {
         ]
     }
 
+    /// Other tools' words for our commands, for "did you mean" (`remove` is closer to `remote` by spelling).
+    static let synonyms = [
+        "remove": "delete", "rm": "delete", "del": "delete", "ls": "list", "new": "add", "create": "init",
+        "cat": "show", "get": "show", "history": "log", "revert": "undo", "pull": "sync", "push": "sync",
+        "update": "edit", "set": "edit", "mv": "move",
+    ]
+
     /// Two-word command groups (`remote add`), by group name.
     static var groups: [String: [Command]] { ["remote": [remoteAddCommand, remoteListCommand, remoteRemoveCommand]] }
 
@@ -57,7 +64,7 @@ enum Commands {
             let command = everything.first(where: { $0.spec.name == full })
                 ?? everything.first(where: { $0.spec.name == name })
         else {
-            let hint = Suggestion.hint(for: full, among: everything.map(\.spec.name))
+            let hint = Suggestion.hint(for: full, among: everything.map(\.spec.name), synonyms: synonyms)
             throw UsageError(message: "unknown command '\(full)'\(hint); `cards help` lists the commands")
         }
         context.output.print(command.spec.helpText, terminator: "")

@@ -16,10 +16,10 @@ enum Suggestion {
         return tied ? nil : best?.name
     }
 
-    /// " (did you mean 'X'?)" when one candidate is close to `typed`, else nothing: to follow the
-    /// quoted name in an error.
-    static func hint(for typed: String, among candidates: [String]) -> String {
-        guard let suggestion = closest(to: typed, among: candidates) else { return "" }
+    /// " (did you mean 'X'?)" when `typed` is a synonym of X (`rm` for `delete`) or one candidate is
+    /// close to it, else nothing: to follow the quoted name in an error.
+    static func hint(for typed: String, among candidates: [String], synonyms: [String: String] = [:]) -> String {
+        guard let suggestion = synonyms[typed] ?? closest(to: typed, among: candidates) else { return "" }
         return " (did you mean '\(suggestion)'?)"
     }
 
