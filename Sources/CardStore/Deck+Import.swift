@@ -5,7 +5,7 @@ import GitCore
 public struct ImportSummary: Sendable, Hashable {
     /// Cards that were not in the deck.
     public var added = 0
-    /// Cards that replaced a different version with the same id.
+    /// Cards already in the deck that the import changed.
     public var updated = 0
     /// Cards already in the deck exactly as given.
     public var unchanged = 0
@@ -15,6 +15,19 @@ public struct ImportSummary: Sendable, Hashable {
 public struct ImportBatch: Sendable {
     /// Each card's id and canonical bytes, in file order.
     public private(set) var cards: [(id: String, bytes: [UInt8])] = []
+    /// By position, which of `fieldSets` a card from a file gave (for a card already in the deck,
+    /// the deck's values of the others are kept), or -1 for a whole card, which replaces the deck's.
+    /// Indexes, not sets: the cards of one file mostly give the same fields, and 100,000 sets would
+    /// cost tens of MB.
+    private var givenIndex: [Int32] = []
+    private var fieldSets: [Set<String>] = []
+    private var fieldSetIndex: [Set<String>: Int32] = [:]
+
+    /// The fields the file gave for the card at `position`, or nil for a whole card.
+    func given(at position: Int) -> Set<String>? {
+        let index = givenIndex[position]
+        return index < 0 ? nil : fieldSets[Int(index)]
+    }
 
     /// An empty batch.
     public init() {}
@@ -22,9 +35,24 @@ public struct ImportBatch: Sendable {
     /// Number of cards in the batch.
     public var count: Int { cards.count }
 
-    /// Adds `card` in its canonical encoding.
+    /// Adds `card` in its canonical encoding: it replaces a card with its id.
     public mutating func append(_ card: Card) {
         cards.append((card.id, card.encoded()))
+        givenIndex.append(-1)
+    }
+
+    /// Adds `card` read from a file that gave only the fields `given`: a card with its id in the deck
+    /// keeps the deck's values of the others (its place included).
+    mutating func append(_ card: Card, given fields: Set<String>) {
+        cards.append((card.id, card.encoded()))
+        if let index = fieldSetIndex[fields] {
+            givenIndex.append(index)
+        } else {
+            let index = Int32(fieldSets.count)
+            fieldSets.append(fields)
+            fieldSetIndex[fields] = index
+            givenIndex.append(index)
+        }
     }
 }
 
@@ -37,7 +65,7 @@ extension Deck {
     /// Fails naming the item (array index or line number) and the rule it breaks.
     public static func parseImport(_ bytes: [UInt8], name: String) throws(StoreError) -> [Card] {
         var cards: [Card] = []
-        try forEachImportedCard(bytes, name: name) { cards.append($0) }
+        try forEachImportedCard(bytes, name: name) { card, _ in cards.append(card) }
         return cards
     }
 
@@ -45,14 +73,15 @@ extension Deck {
     /// encoded cards (~300 bytes each), not the parsed ones (~1 KB each), nor the file once parsed.
     public static func encodeImport(_ bytes: [UInt8], name: String) throws(StoreError) -> ImportBatch {
         var batch = ImportBatch()
-        try forEachImportedCard(bytes, name: name) { batch.append($0) }
+        try forEachImportedCard(bytes, name: name) { card, given in batch.append(card, given: given) }
         return batch
     }
 
     /// Calls `body` with each card of an import file, in file order, each validated and completed
-    /// (id, rank and default fields) and checked against the ids before it.
+    /// (id, rank and colour when left out) and checked against the ids before it, and the fields the
+    /// file gave.
     private static func forEachImportedCard(
-        _ bytes: [UInt8], name: String, _ body: (Card) -> Void
+        _ bytes: [UInt8], name: String, _ body: (Card, Set<String>) -> Void
     ) throws(StoreError) {
         var seen: Set<String> = []
         func accept(_ original: [String: JSONValue], _ label: String, _ rank: () -> String) throws(StoreError) {
@@ -69,10 +98,8 @@ extension Deck {
                 fields["id"] = .string(normalized)
             }
             if fields["rank"] == nil { fields["rank"] = .string(rank()) }
-            for (key, value) in [("platformName", ""), ("platformIcon", ""), ("color", "blue")] where fields[key] == nil
-            {
-                fields[key] = .string(value)
-            }
+            // As `add` makes a card: empty platform fields are left out.
+            if fields["color"] == nil { fields["color"] = .string("blue") }
             let card = Card(fields: fields)
             do { try card.validate() } catch {
                 throw StoreError(.invalidCard, "\(name): \(label): \(error.description)")
@@ -80,7 +107,7 @@ extension Deck {
             guard seen.insert(card.id).inserted else {
                 throw StoreError(.invalidInput, "\(name): \(label): id \(card.id) appears twice in the file")
             }
-            body(card)
+            body(card, Set(original.keys))
         }
         let firstByte = bytes.first(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 })
         if firstByte == UInt8(ascii: "[") {
@@ -139,9 +166,13 @@ extension Deck {
             summary = ImportSummary()
             var files: [(path: String, content: [UInt8]?)] = []
             files.reserveCapacity(batch.count)
-            for (id, bytes) in batch.cards {
+            for (position, (id, fileBytes)) in batch.cards.enumerated() {
                 let path = CardID.path(for: id)
+                var bytes = fileBytes
                 if let existing = try snapshot.blobID(at: path) {
+                    if let fields = batch.given(at: position) {
+                        bytes = Deck.updated(id: id, existing: existing, with: bytes, given: fields, in: snapshot)
+                    }
                     if existing == ObjectID.blobHash(of: bytes) {
                         summary.unchanged += 1
                         continue
@@ -163,6 +194,22 @@ extension Deck {
                     trailers: [("Op", "import")]))
         }
         return summary
+    }
+
+    /// A card of the deck (`existing`, its blob) with the fields an import file `given` taken from
+    /// `incoming`, the others kept: the card as the file means it. `incoming` whole when the deck's
+    /// version is not a valid card (a file broken by hand) or the result would not be.
+    static func updated(
+        id: String, existing: ObjectID, with incoming: [UInt8], given: Set<String>, in snapshot: DeckSnapshot
+    ) -> [UInt8] {
+        guard let old = try? snapshot.decodeCard(blob: existing, path: CardID.path(for: id), id: id),
+            let new = try? Card.decode(incoming, expectedID: id)
+        else { return incoming }
+        var fields = old.fields
+        for key in given { fields[key] = new.fields[key] }
+        let card = Card(fields: fields)
+        guard (try? card.validate()) != nil else { return incoming }
+        return card.encoded()
     }
 
     /// Every card as a canonical JSON array, in deck order, and the files that are not valid cards.

@@ -49,12 +49,24 @@ extension Commands {
         guard let url = arguments.value("--url") else { throw UsageError(message: "missing '--url <url>'") }
         let deck = try context.openDeck()
         let card = try deck.add(
-            title: title, indexURL: url, platformName: arguments.value("--platform") ?? "",
-            platformIcon: arguments.value("--icon") ?? "", color: arguments.value("--color") ?? "blue",
+            title: Self.typedText(title), indexURL: Self.typedText(url),
+            platformName: Self.typedText(arguments.value("--platform") ?? ""),
+            platformIcon: arguments.value("--icon") ?? "", color: Self.typedColor(arguments.value("--color") ?? "blue"),
             id: arguments.value("--id"), after: arguments.value("--after"))
         context.output.print(card.id)
         return 0
     }
+
+    /// Text typed for a field: without the spaces around it (a shell quote keeps them; nobody means them).
+    static func typedText(_ text: String) -> String {
+        var trimmed = Substring(text)
+        while let first = trimmed.first, first.isWhitespace { trimmed.removeFirst() }
+        while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
+        return String(trimmed)
+    }
+
+    /// A colour typed in any case, as a card stores it: `#ABCDEF` is `#abcdef`, `Red` is `red`.
+    static func typedColor(_ text: String) -> String { typedText(text).lowercased() }
 
     static let editCommand = Command(
         spec: CommandSpec(
@@ -79,9 +91,10 @@ extension Commands {
                 message: "nothing to change: give at least one of --title, --url, --platform, --icon, --color, --set")
         }
         var edit = CardEdit(
-            title: arguments.value("--title"), indexURL: arguments.value("--url"),
-            platformName: arguments.value("--platform"), platformIcon: arguments.value("--icon"),
-            color: arguments.value("--color"))
+            title: arguments.value("--title").map(Self.typedText),
+            indexURL: arguments.value("--url").map(Self.typedText),
+            platformName: arguments.value("--platform").map(Self.typedText),
+            platformIcon: arguments.value("--icon"), color: arguments.value("--color").map(Self.typedColor))
         for assignment in arguments.values["--set"] ?? [] {
             guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
                 throw UsageError(message: "--set '\(assignment)': expected KEY=JSON, e.g. pinned=true")

@@ -53,7 +53,10 @@ extension Commands {
             name: "import", abstract: "Import cards from a JSON array or JSON Lines file, in one commit.",
             usage: "import <file>", arguments: [("file", "The file to read, or - for standard input.")],
             positionals: 1...1,
-            discussion: "Cards without an id get a new one; a card whose id is in the deck replaces it.")
+            discussion: """
+                Cards without an id get a new one. A card whose id is in the deck updates it: the fields given
+                replace the deck's, those left out keep their values (its place in the deck too).
+                """)
     ) { context, arguments in
         let path = arguments.positionals[0]
         var bytes: [UInt8]

@@ -176,6 +176,22 @@ struct CommandTests {
         try scratch.expectClean(deck)
     }
 
+    @Test("add and edit take typed text without its surrounding spaces, and a colour in any case")
+    func typedValues() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try scratch.cards(
+            ["add", "--title", "  Spaced  ", "--url", " https://s.example ", "--color", "#ABCDEF"], in: deck
+        ).stdout.trimmingCharacters(in: .newlines)
+        var card = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        #expect(
+            card.contains("\"title\": \"Spaced\"") && card.contains("\"indexURL\": \"https://s.example\""), "\(card)")
+        #expect(card.contains("\"color\": \"#abcdef\""), "\(card)")
+        #expect(try scratch.cards(["edit", id, "--color", "Red", "--platform", " Web "], in: deck).status == 0)
+        card = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        #expect(card.contains("\"color\": \"red\"") && card.contains("\"platformName\": \"Web\""), "\(card)")
+    }
+
     @Test("add --after puts the card right after another; move --before/--after/--bottom")
     func ordering() throws {
         let scratch = try Scratch()
@@ -424,8 +440,21 @@ struct CommandTests {
         // An uppercase id is the same card, written lowercase.
         let upper = try #require(exported.first?["id"] as? String).uppercased()
         let sameCard = "{\"id\": \"\(upper)\", \"title\": \"First again\", \"indexURL\": \"https://first.example\"}"
+        let before = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { $0.prefix(8) }
         let updated = try scratch.cards(["import", "-"], in: deck, input: Data(sameCard.utf8))
         #expect(updated.status == 0 && updated.stdout.contains("1 updated"), "\(updated.stdout)\(updated.stderr)")
+        // ... updated with the fields given; those left out keep the deck's values, its place too.
+        let shown = try scratch.cards(["show", upper.lowercased(), "--json"], in: deck).stdout
+        let card = try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any] ?? [:]
+        #expect(card["title"] as? String == "First again")
+        #expect(
+            card["platformName"] as? String == "Web" && card["rank"] as? String == exported.first?["rank"] as? String)
+        #expect(try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { $0.prefix(8) } == before)
+        // A card made without platform fields comes back from an export as it was: nothing to import.
+        let exportedAgain = try scratch.cards(["export"], in: deck).stdout
+        #expect(!exportedAgain.contains("\"platformIcon\": \"\""), "left out, as add leaves them out")
+        let roundTrip = try scratch.cards(["import", "-"], in: deck, input: Data(exportedAgain.utf8))
+        #expect(roundTrip.stdout.contains("0 added, 0 updated"), "\(roundTrip.stdout)")
         let empty = try scratch.cards(["import", "-"], in: deck, input: Data("\n".utf8))
         #expect(empty.status == 0 && empty.stdout.contains("Nothing to import"), "\(empty.stdout)")
         #expect(try scratch.commits(deck).count == 4)
