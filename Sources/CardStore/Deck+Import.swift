@@ -170,7 +170,8 @@ extension Deck {
                 let path = CardID.path(for: id)
                 var bytes = fileBytes
                 if let existing = try snapshot.blobID(at: path) {
-                    if let fields = batch.given(at: position) {
+                    // The file's card as the deck has it (an export imported again): nothing to merge.
+                    if existing != ObjectID.blobHash(of: bytes), let fields = batch.given(at: position) {
                         bytes = Deck.updated(id: id, existing: existing, with: bytes, given: fields, in: snapshot)
                     }
                     if existing == ObjectID.blobHash(of: bytes) {
