@@ -170,11 +170,13 @@ extension Deck {
                 let path = CardID.path(for: id)
                 var bytes = fileBytes
                 if let existing = try snapshot.blobID(at: path) {
+                    var blob = ObjectID.blobHash(of: bytes)
                     // The file's card as the deck has it (an export imported again): nothing to merge.
-                    if existing != ObjectID.blobHash(of: bytes), let fields = batch.given(at: position) {
+                    if existing != blob, let fields = batch.given(at: position) {
                         bytes = Deck.updated(id: id, existing: existing, with: bytes, given: fields, in: snapshot)
+                        blob = ObjectID.blobHash(of: bytes)
                     }
-                    if existing == ObjectID.blobHash(of: bytes) {
+                    if existing == blob {
                         summary.unchanged += 1
                         continue
                     }
