@@ -52,10 +52,13 @@ extension Deck {
             // Leftovers of an interrupted write are not hand edits.
             if FileSystem.basename(of: entry.path).hasPrefix(".") && entry.path.hasSuffix(".tmp") { continue }
             guard let id = CardID.id(fromPath: entry.path) else {
-                edits.append(
-                    HandEdit(
-                        path: entry.path, change: change,
-                        problem: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)"))
+                let name = FileSystem.basename(of: entry.path)
+                let named = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+                let problem =
+                    CardID.isValid(named)
+                    ? "in the wrong folder: card \(named) belongs at \(CardID.path(for: named)) (move it there)"
+                    : "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)"
+                edits.append(HandEdit(path: entry.path, change: change, problem: problem))
                 continue
             }
             do {

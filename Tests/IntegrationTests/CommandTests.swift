@@ -282,6 +282,21 @@ struct CommandTests {
         try scratch.expectClean(deck)
     }
 
+    @Test("a card file in the wrong folder is named with the path it belongs at; another name, as not a card file")
+    func misplacedCardFile() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = "0c0ffee0-0000-4000-8000-00000000abcd"
+        let card = "{\"id\": \"\(id)\", \"title\": \"T\", \"indexURL\": \"https://t.example\"}\n"
+        try FileManager.default.createDirectory(atPath: deck + "/cards/11", withIntermediateDirectories: true)
+        try card.write(toFile: deck + "/cards/11/\(id).json", atomically: true, encoding: .utf8)
+        try card.write(toFile: deck + "/cards/11/notes.json", atomically: true, encoding: .utf8)
+        let status = try scratch.cards(["status"], in: deck).stdout
+        #expect(status.contains("cards/11/\(id).json: in the wrong folder: card \(id) belongs at cards/0c/\(id).json"))
+        #expect(status.contains("cards/11/notes.json: not a card file name"), "\(status)")
+        #expect(try scratch.cards(["commit"], in: deck).status == 1)
+    }
+
     @Test("deck.json edited by hand: status shows it, commit records it, sync takes it; deleted or broken, refused")
     func deckDescriptionHandEdit() throws {
         let scratch = try Scratch()
