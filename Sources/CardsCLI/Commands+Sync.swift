@@ -6,12 +6,12 @@ import Glibc
 extension Commands {
     static let cloneCommand = Command(
         spec: CommandSpec(
-            name: "clone", abstract: "Clone a deck from any git URL.", usage: "clone <url> <dir>",
+            name: "clone", abstract: "Clone a deck from any git URL.", usage: "clone <url> [<dir>]",
             arguments: [
                 ("url", "A path, file://, git://, http(s)://, ssh:// URL or user@host:path."),
-                ("dir", "A new (or empty) folder for the deck."),
+                ("dir", "A new (or empty) folder for the deck (default: the URL's last name, less .git)."),
             ],
-            positionals: 2...2,
+            positionals: 1...2,
             discussion: """
                 The clone gets the remote as origin and the merge driver config, like `cards init`.
                 A remote that is empty or has no deck.json on main is refused, leaving nothing behind.
@@ -20,7 +20,9 @@ extension Commands {
                 """)
     ) { context, arguments in
         let url = arguments.positionals[0]
-        let path = arguments.positionals[1]
+        guard let path = arguments.positionals.dropFirst().first ?? Self.folderName(for: url) else {
+            throw UsageError(message: "no folder name in '\(url)': give one, cards clone <url> <dir>")
+        }
         let progress = ProgressLine()
         let deck = try Deck.clone(from: url, to: path, settings: progress.settings())
         progress.finish()
@@ -29,6 +31,17 @@ extension Commands {
         context.output.print(
             "Cloned a deck of \(count) card\(count == 1 ? "" : "s") from \(remote.displayURL) into \(deck.location).")
         return 0
+    }
+
+    /// The folder `git clone` would make for `url`: its last name, less a `.git` ending; nil when it
+    /// has none (`https://host/`).
+    static func folderName(for url: String) -> String? {
+        guard let parsed = RemoteURL(url) else { return nil }
+        var name = Substring(parsed.path)
+        while name.hasSuffix("/") { name = name.dropLast() }
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        if name.hasSuffix(".git") { name = name.dropLast(4) }
+        return name.isEmpty || name == "." || name == ".." || name == "~" ? nil : String(name)
     }
 
     static let remoteSpec = CommandSpec(

@@ -58,6 +58,11 @@ struct CloneTests {
         #expect(clone.status == 0, "\(clone.stderr)")
         #expect(try scratch.git(["config", "remote.origin.url"], in: scratch.path("copy")).stdout == stored)
         #expect(try scratch.cards(["sync"], in: scratch.path("copy/cards")).status == 0)
+        // Without a folder, as git clone names it: the URL's last name, less .git.
+        let named = try scratch.cards(["clone", "file://" + scratch.path("server.git/")], in: scratch.root)
+        #expect(named.status == 0 && named.stdout.contains("into \(scratch.path("server"))"), "\(named.stderr)")
+        let nameless = try scratch.cards(["clone", "https://example.invalid/"], in: scratch.root)
+        #expect(nameless.status == 64 && nameless.stderr.contains("no folder name"), "\(nameless.stderr)")
         // A relative URL written by git (or by hand) means what git takes it to mean: from the deck's
         // folder (a bare deck's: the repository itself), whatever the current folder.
         try scratch.git(["config", "remote.origin.url", "../server.git"], in: deck)
