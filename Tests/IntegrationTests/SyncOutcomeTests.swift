@@ -70,7 +70,7 @@ struct SyncOutcomeTests {
         // The report: cards by title (whichever title won), other files under the merge, then the push.
         let ids = try scratch.cardIDs(a).sorted()
         for (index, id) in ids.prefix(6).enumerated() {
-            #expect(try scratch.cards(["edit", id, "--color", "red"], in: a).status == 0)
+            #expect(try scratch.cards(["edit", id, "--color", "#123456"], in: a).status == 0)
             #expect(try scratch.cards(["edit", id, "--title", "Card \(5 - index) from B"], in: b).status == 0)
         }
         try "{\"format\": 1, \"name\": \"A\"}\n".write(toFile: a + "/deck.json", atomically: true, encoding: .utf8)
@@ -82,7 +82,8 @@ struct SyncOutcomeTests {
         let lines = report.stdout.split(separator: "\n").map(String.init)
         let cards = lines.filter { $0.hasPrefix("  \"Card ") }
         #expect(cards.count == 6 && cards == cards.sorted(), "\(report.stdout)")
-        #expect(cards.first?.hasPrefix("  \"Card 0 from B\": title from theirs") == true, "\(report.stdout)")
+        #expect(cards.first?.hasPrefix("  \"Card 0 from B\": ") == true, "\(report.stdout)")
+        #expect(cards.allSatisfy { $0.hasSuffix(": title from theirs; color from ours") }, "\(report.stdout)")
         let note = lines.firstIndex { $0.hasPrefix("  deck.json: changed on both sides") } ?? lines.count
         let pushed = lines.firstIndex { $0.hasPrefix("Pushed the merge") } ?? -1
         #expect(note < pushed, "\(report.stdout)")
