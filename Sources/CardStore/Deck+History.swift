@@ -15,9 +15,6 @@ extension Deck {
     /// How main's reflog names a commit a command of ours made on this device: what `undo` looks for.
     static let ownCommitLogPrefix = "cards: "
 
-    /// The file (in the git folder) naming the commit the last fast-forward moved main to.
-    static let fastForwardFile = "cards-fast-forward"
-
     /// Operations `undo` can revert.
     static let undoableOperations: Set<String> = [
         "add", "edit", "delete", "move", "import", "restore", "resolve", "commit",
@@ -63,7 +60,9 @@ extension Deck {
             }
             var files: [(path: String, content: [UInt8]?)] = []
             skipped = []
-            for change in changes where change.path.hasPrefix(Deck.cardsFolder + "/") {
+            // The cards it changed, and the deck's description (a hand edit of its name, say).
+            for change in changes
+            where change.path.hasPrefix(Deck.cardsFolder + "/") || change.path == Deck.metadataPath {
                 // A card changed since (a later edit, a merge) keeps its newer content.
                 guard try snapshot.blobID(at: change.path) == change.new?.id else {
                     skipped.append(change.path)
@@ -105,19 +104,19 @@ extension Deck {
         // Only what this device did is undone: commits that came in by clone, fetch or merge are someone
         // else's. The reflog of main knows which commits our own commands published; a fast-forward
         // brought another device's commit (logged "cards: fast-forward" before it was "merge …").
-        let local =
-            (try? repository.reflogTargets(Deck.branch) {
-                $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
-            }) ?? nil
-        // Without a reflog, the last fast-forward's commit bounds the walk: all under it may be another's.
-        let boundary =
-            local == nil
-            ? (try? FileSystem.read(gitDirectory + "/" + Deck.fastForwardFile, limit: 64)).flatMap {
-                ObjectID(hex: String(decoding: $0.prefix(40), as: UTF8.self))
-            } : nil
+        let logged = try? repository.reflogTargets(Deck.branch) {
+            $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
+        }
+        guard let local = logged ?? nil else {
+            // Without one, a commit pushed or fetched here looks like one made here.
+            throw StoreError(
+                .nothingToDo,
+                "nothing to undo: this deck keeps no reflog of main, so cards cannot tell the changes made here from "
+                    + "those pushed or synced into it; `git -C \(location) config core.logAllRefUpdates true` keeps one "
+                    + "from now on (`cards restore ID` brings back any deleted card)")
+        }
         do {
             try repository.walkHistory(from: head, firstParentOnly: true) { commit in
-                if commit.id == boundary { return false }
                 let entry = LogEntry(commit: commit)
                 guard let operation = entry.operation else { return true }
                 if operation == "undo" {
@@ -126,7 +125,7 @@ extension Deck {
                 }
                 if operation == "init" { return false }
                 if Deck.undoableOperations.contains(operation) && !undone.contains(commit.id.hex)
-                    && (local.map { $0.contains(commit.id) } ?? true)
+                    && local.contains(commit.id)
                 {
                     found = entry
                     return false

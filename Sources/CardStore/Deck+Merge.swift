@@ -116,9 +116,6 @@ extension Deck {
         let deadline = DeckLock.now() + lockTimeout
         if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
         try markPending(paths)
-        // For `undo` in a deck without a reflog (a bare one): what lies under this commit came from elsewhere.
-        try? FileSystem.writeAtomically(
-            Array((target.hex + "\n").utf8), to: gitDirectory + "/" + Deck.fastForwardFile, durable: false)
         while true {
             do {
                 try repository.updateReference(

@@ -311,6 +311,14 @@ struct CommandTests {
         #expect(committed.status == 0, "\(committed.stderr)")
         #expect(try scratch.git(["log", "-1", "--format=%s"], in: deck).stdout == "Commit hand edits to deck.json\n")
         try scratch.expectClean(deck)
+        // Undone like any change of this device's, then made again.
+        let original = try scratch.git(["show", "main~1:deck.json"], in: deck).stdout
+        let undo = try scratch.cards(["undo"], in: deck)
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(try String(contentsOfFile: description, encoding: .utf8) == original)
+        try "{\"format\": 1, \"name\": \"Renamed\"}\n".write(toFile: description, atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["commit"], in: deck).status == 0)
+        try scratch.expectClean(deck)
         // Before a sync too: the edit is committed, then sent.
         try "{\"format\": 1, \"name\": \"Again\"}\n".write(toFile: description, atomically: true, encoding: .utf8)
         let sync = try scratch.cards(["sync"], in: deck)
