@@ -188,19 +188,53 @@ extension Deck {
         return otherCheckout()
     }
 
-    /// What is checked out instead of main, said with what to do, or nil when main is: cards reads and
-    /// writes main, so a working tree on another branch would show main's changes as hand edits there.
+    /// What is checked out instead of main, said with what to do, or nil when main is, here only: cards
+    /// reads and writes main, so a working tree on another branch would show main's changes as hand
+    /// edits there, and a second working tree on main would take the first one's new cards for cards
+    /// deleted by hand.
     func otherCheckout() -> String? {
-        guard !isBare, let bytes = try? FileSystem.read(gitDirectory + "/HEAD", limit: 4096) else { return nil }
-        var head = Substring(String(decoding: bytes, as: UTF8.self))
-        while let last = head.last, last.isWhitespace { head.removeLast() }
-        if head == "ref: " + Deck.branch { return nil }
-        let checkedOut =
-            head.hasPrefix("ref: refs/heads/")
-            ? "branch \(head.dropFirst("ref: refs/heads/".count)) is checked out"
-            : "HEAD is detached (at \(head.prefix(7)))"
-        return "\(checkedOut) in \(location), but cards works on main; switch back with `git switch main` "
-            + "(or `git checkout main`)"
+        guard !isBare else { return nil }
+        guard let head = repository.headReferenceName() else {
+            return "HEAD is detached in \(location), but cards works on main; switch back with `git switch main` "
+                + "(or `git checkout main`)"
+        }
+        if head != Deck.branch {
+            return "branch \(head.dropFirst("refs/heads/".count)) is checked out in \(location), but cards works "
+                + "on main; switch back with `git switch main` (or `git checkout main`)"
+        }
+        if let other = otherWorktreeOnMain() {
+            let linked = other != FileSystem.parent(of: Deck.trimSlash(repository.commonDirectory))
+            return "main is also checked out in the worktree at \(other); cards writes main from one working tree "
+                + "only: detach that one (`git -C \(other) switch --detach`)"
+                + (linked ? " or remove it (`git worktree remove \(other)`)" : "")
+        }
+        return nil
+    }
+
+    /// Another working tree of this repository (`git worktree add --force`) with main checked out, or nil.
+    private func otherWorktreeOnMain() -> String? {
+        let common = Deck.trimSlash(repository.commonDirectory)
+        var others: [(head: String, folder: String)] = []
+        // From a linked worktree: the main one, unless the repository is bare (no index of its own).
+        if common != gitDirectory && FileSystem.exists(common + "/index") {
+            others.append((common + "/HEAD", FileSystem.parent(of: common)))
+        }
+        for name in FileSystem.list(common + "/worktrees") {
+            let folder = common + "/worktrees/" + name
+            guard folder != gitDirectory, let link = Deck.firstLine(of: folder + "/gitdir") else { continue }
+            // A worktree whose folder is gone is git's to prune, not in the way.
+            let worktree = FileSystem.parent(of: link)
+            if FileSystem.exists(worktree) { others.append((folder + "/HEAD", worktree)) }
+        }
+        return others.first { Deck.firstLine(of: $0.head) == "ref: " + Deck.branch }?.folder
+    }
+
+    /// A small file's text without its trailing line feed (and spaces), or nil when it cannot be read.
+    static func firstLine(of path: String) -> String? {
+        guard let bytes = try? FileSystem.read(path, limit: 4096) else { return nil }
+        var text = Substring(String(decoding: bytes, as: UTF8.self))
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

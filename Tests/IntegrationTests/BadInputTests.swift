@@ -141,6 +141,24 @@ struct BadInputTests {
         try scratch.git(["checkout", "-q", "main"], in: deck)
         #expect(try scratch.cards(["edit", id, "--title", "Back"], in: deck).status == 0)
         try scratch.expectClean(deck)
+        // A second worktree on main too: each would take the other's new cards for hand deletions.
+        let other = scratch.path("other")
+        try scratch.git(["worktree", "add", "-q", "--force", other, "main"], in: deck)
+        for (here, there) in [(deck, other), (other, deck)] {
+            let before = try scratch.revParse(deck, "main")
+            let refused = try scratch.cards(["add", "--title", "Twice", "--url", "https://t.example"], in: here)
+            #expect(refused.status == 1, "\(refused.stdout)")
+            let named = "main is also checked out in the worktree at \(there)"
+            #expect(refused.stderr.contains(named), "\(refused.stderr)")
+            #expect(try scratch.revParse(deck, "main") == before)
+        }
+        // Detached there, cards works here again; a worktree whose folder is gone is no longer in the way.
+        try scratch.git(["switch", "-q", "--detach"], in: other)
+        #expect(try scratch.cards(["edit", id, "--title", "Again"], in: deck).status == 0)
+        try scratch.git(["switch", "-q", "--ignore-other-worktrees", "main"], in: other)
+        try FileManager.default.removeItem(atPath: other)
+        #expect(try scratch.cards(["edit", id, "--title", "Once more"], in: deck).status == 0)
+        try scratch.expectClean(deck)
     }
 
     @Test("--deck after the command, ~ in --deck=, and a $CARDS_DECK that names no deck said to be it")

@@ -156,40 +156,4 @@ struct PackTests {
             try scratch.cards(["add", "--title", "After FIFO", "--url", "https://f.example"], in: deck).status == 0)
         try scratch.expectClean(deck)
     }
-
-    @Test("two linked worktrees committing at once share the packs: main always whole, nothing lost")
-    func twoWorktrees() throws {
-        let scratch = try Scratch()
-        let deck = try scratch.sampleDeck()
-        let other = scratch.path("other")
-        // Both worktrees have main checked out (cards refuses any other branch; git needs --force for a
-        // branch checked out twice) and commit onto it: both write packs into the shared folder.
-        #expect(try scratch.git(["worktree", "add", "-q", "--force", other, "main"], in: deck).status == 0)
-        let rounds = 30
-        let group = DispatchGroup()
-        let failures = Locked<[String]>([])
-        for (tree, label) in [(deck, "first"), (other, "second")] {
-            group.enter()
-            DispatchQueue.global().async {
-                defer { group.leave() }
-                for index in 0..<rounds {
-                    do {
-                        let result = try scratch.cards(
-                            ["add", "--title", "\(label) \(index)", "--url", "https://w.example/\(label)/\(index)"],
-                            in: tree)
-                        if result.status != 0 { failures.mutate { $0.append("\(label) \(index): \(result.stderr)") } }
-                    } catch {
-                        failures.mutate { $0.append("\(label) \(index): \(error)") }
-                    }
-                }
-            }
-        }
-        group.wait()
-        #expect(failures.value.isEmpty, "\(failures.value.prefix(3))")
-        let fsck = try scratch.git(["fsck", "--strict", "--no-dangling"], in: deck)
-        #expect(fsck.status == 0, "\(fsck.stdout)\(fsck.stderr)")
-        let counted = try scratch.git(["count-objects", "-v"], in: deck).stdout
-        #expect(counted.contains("garbage: 0\n"), "\(counted)")
-        #expect(try packs(scratch, deck).count <= 17)
-    }
 }
