@@ -1,15 +1,6 @@
 import Foundation
 import Testing
 
-/// A value shared by test threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
-}
-
 /// Every commit stores its objects as one small pack; the packs are combined before they pile up.
 @Suite("Packs per commit")
 struct PackTests {
