@@ -22,6 +22,9 @@ public struct ImportBatch: Sendable {
     private var givenIndex: [Int32] = []
     private var fieldSets: [Set<String>] = []
     private var fieldSetIndex: [Set<String>: Int32] = [:]
+    /// By position, for the few cards that leave out a field every card needs, the error to give
+    /// unless they update a card of the deck.
+    private(set) var unfinishedErrors: [Int: String] = [:]
 
     /// The fields the file gave for the card at `position`, or nil for a whole card.
     func given(at position: Int) -> Set<String>? {
@@ -42,8 +45,10 @@ public struct ImportBatch: Sendable {
     }
 
     /// Adds `card` read from a file that gave only the fields `given`: a card with its id in the deck
-    /// keeps the deck's values of the others (its place included).
-    mutating func append(_ card: Card, given fields: Set<String>) {
+    /// keeps the deck's values of the others (its place included). `unfinished`: the error to give
+    /// when it leaves out a field every card needs and there is no card of the deck to take it from.
+    mutating func append(_ card: Card, given fields: Set<String>, unfinished: String?) {
+        if let unfinished { unfinishedErrors[cards.count] = unfinished }
         cards.append((card.id, card.encoded()))
         if let index = fieldSetIndex[fields] {
             givenIndex.append(index)
@@ -65,7 +70,13 @@ extension Deck {
     /// Fails naming the item (array index or line number) and the rule it breaks.
     public static func parseImport(_ bytes: [UInt8], name: String) throws(StoreError) -> [Card] {
         var cards: [Card] = []
-        try forEachImportedCard(bytes, name: name) { card, _ in cards.append(card) }
+        var firstUnfinished: String?
+        try forEachImportedCard(bytes, name: name) { card, _, unfinished in
+            cards.append(card)
+            if firstUnfinished == nil { firstUnfinished = unfinished }
+        }
+        // Whole cards only: with no deck to update, a card without what every card needs is an error.
+        if let firstUnfinished { throw StoreError(.invalidCard, firstUnfinished) }
         return cards
     }
 
@@ -73,15 +84,23 @@ extension Deck {
     /// encoded cards (~300 bytes each), not the parsed ones (~1 KB each), nor the file once parsed.
     public static func encodeImport(_ bytes: [UInt8], name: String) throws(StoreError) -> ImportBatch {
         var batch = ImportBatch()
-        try forEachImportedCard(bytes, name: name) { card, given in batch.append(card, given: given) }
+        try forEachImportedCard(bytes, name: name) { card, given, unfinished in
+            batch.append(card, given: given, unfinished: unfinished)
+        }
         return batch
     }
 
+    /// The fields every card must have.
+    static let requiredFields = ["title", "indexURL"]
+    /// Valid values of `requiredFields`, to check the rest of a card that leaves them out.
+    static let placeholder: [String: JSONValue] = ["title": .string("x"), "indexURL": .string("https://x.example")]
+
     /// Calls `body` with each card of an import file, in file order, each validated and completed
-    /// (id, rank and colour when left out) and checked against the ids before it, and the fields the
-    /// file gave.
+    /// (id, rank and colour when left out) and checked against the ids before it, the fields the
+    /// file gave, and for a card that names its id but leaves out a field every card needs, the
+    /// error to give unless it updates a card of the deck.
     private static func forEachImportedCard(
-        _ bytes: [UInt8], name: String, _ body: (Card, Set<String>) -> Void
+        _ bytes: [UInt8], name: String, _ body: (Card, Set<String>, String?) -> Void
     ) throws(StoreError) {
         var seen: Set<String> = []
         func accept(_ original: [String: JSONValue], _ label: String, _ rank: () -> String) throws(StoreError) {
@@ -101,13 +120,25 @@ extension Deck {
             // As `add` makes a card: empty platform fields are left out.
             if fields["color"] == nil { fields["color"] = .string("blue") }
             let card = Card(fields: fields)
+            var unfinished: String?
             do { try card.validate() } catch {
-                throw StoreError(.invalidCard, "\(name): \(label): \(error.description)")
+                // A card that names its id may leave out what every card needs: an update of the
+                // deck's card, checked once merged with it (`importCards`).
+                let missing = Deck.requiredFields.filter { original[$0] == nil }
+                guard original["id"] != nil, !missing.isEmpty else {
+                    throw StoreError(.invalidCard, "\(name): \(label): \(error.description)")
+                }
+                var completed = fields
+                for key in missing { completed[key] = Deck.placeholder[key] }
+                do { try Card(fields: completed).validate() } catch {
+                    throw StoreError(.invalidCard, "\(name): \(label): \(error.description)")
+                }
+                unfinished = "\(name): \(label): \(error.description)"
             }
             guard seen.insert(card.id).inserted else {
                 throw StoreError(.invalidInput, "\(name): \(label): id \(card.id) appears twice in the file")
             }
-            body(card, Set(original.keys))
+            body(card, Set(original.keys), unfinished)
         }
         let firstByte = bytes.first(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 })
         if firstByte == UInt8(ascii: "[") {
@@ -169,11 +200,18 @@ extension Deck {
             for (position, (id, fileBytes)) in batch.cards.enumerated() {
                 let path = CardID.path(for: id)
                 var bytes = fileBytes
+                let unfinished = batch.unfinishedErrors[position]
                 if let existing = try snapshot.blobID(at: path) {
                     var blob = ObjectID.blobHash(of: bytes)
                     // The file's card as the deck has it (an export imported again): nothing to merge.
                     if existing != blob, let fields = batch.given(at: position) {
-                        bytes = Deck.updated(id: id, existing: existing, with: bytes, given: fields, in: snapshot)
+                        let merged = Deck.updated(id: id, existing: existing, with: bytes, given: fields, in: snapshot)
+                        // A whole card replaces a deck's card that cannot be merged with (broken by hand).
+                        guard let merged = merged ?? (unfinished == nil ? bytes : nil) else {
+                            throw StoreError(
+                                .invalidCard, "\(unfinished ?? id) (card \(id) in the deck is not valid either)")
+                        }
+                        bytes = merged
                         blob = ObjectID.blobHash(of: bytes)
                     }
                     if existing == blob {
@@ -182,6 +220,9 @@ extension Deck {
                     }
                     summary.updated += 1
                 } else {
+                    if let unfinished {
+                        throw StoreError(.invalidCard, "\(unfinished) (no card \(id) in the deck to update)")
+                    }
                     summary.added += 1
                 }
                 files.append((path, bytes))
@@ -200,18 +241,18 @@ extension Deck {
     }
 
     /// A card of the deck (`existing`, its blob) with the fields an import file `given` taken from
-    /// `incoming`, the others kept: the card as the file means it. `incoming` whole when the deck's
-    /// version is not a valid card (a file broken by hand) or the result would not be.
+    /// `incoming`, the others kept: the card as the file means it. Nil when the deck's version is not a
+    /// valid card (a file broken by hand) or the result would not be one.
     static func updated(
         id: String, existing: ObjectID, with incoming: [UInt8], given: Set<String>, in snapshot: DeckSnapshot
-    ) -> [UInt8] {
+    ) -> [UInt8]? {
         guard let old = try? snapshot.decodeCard(blob: existing, path: CardID.path(for: id), id: id),
-            let new = try? Card.decode(incoming, expectedID: id)
-        else { return incoming }
+            case .object(let new)? = try? JSONValue.parse(incoming)
+        else { return nil }
         var fields = old.fields
-        for key in given { fields[key] = new.fields[key] }
+        for key in given { fields[key] = new[key] }
         let card = Card(fields: fields)
-        guard (try? card.validate()) != nil else { return incoming }
+        guard (try? card.validate()) != nil else { return nil }
         return card.encoded()
     }
 

@@ -473,6 +473,16 @@ struct CommandTests {
         #expect(
             card["platformName"] as? String == "Web" && card["rank"] as? String == exported.first?["rank"] as? String)
         #expect(try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { $0.prefix(8) } == before)
+        // Only what changes, by id: the rest is the deck's; a new id needs a whole card.
+        let colourOnly = "{\"id\": \"\(upper.lowercased())\", \"color\": \"red\"}"
+        let recoloured = try scratch.cards(["import", "-"], in: deck, input: Data(colourOnly.utf8))
+        #expect(recoloured.status == 0 && recoloured.stdout.contains("1 updated"), "\(recoloured.stderr)")
+        let after = try scratch.cards(["show", upper.lowercased(), "--json"], in: deck).stdout
+        #expect(after.contains("\"color\": \"red\"") && after.contains("\"title\": \"First again\""), "\(after)")
+        let unknown = "{\"id\": \"00000000-0000-4000-8000-00000000beef\", \"color\": \"red\"}"
+        let refusedNew = try scratch.cards(["import", "-"], in: deck, input: Data(unknown.utf8))
+        #expect(refusedNew.status == 1, "\(refusedNew.stdout)")
+        #expect(refusedNew.stderr.contains("title: is missing") && refusedNew.stderr.contains("no card"))
         // A card made without platform fields comes back from an export as it was: nothing to import.
         let exportedAgain = try scratch.cards(["export"], in: deck).stdout
         #expect(!exportedAgain.contains("\"platformIcon\": \"\""), "left out, as add leaves them out")
@@ -480,7 +490,7 @@ struct CommandTests {
         #expect(roundTrip.stdout.contains("0 added, 0 updated"), "\(roundTrip.stdout)")
         let empty = try scratch.cards(["import", "-"], in: deck, input: Data("\n".utf8))
         #expect(empty.status == 0 && empty.stdout.contains("Nothing to import"), "\(empty.stdout)")
-        #expect(try scratch.commits(deck).count == 4)
+        #expect(try scratch.commits(deck).count == 5)
     }
 
     @Test("fsck passes on a good deck; help and --version")
