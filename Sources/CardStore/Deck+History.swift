@@ -183,7 +183,9 @@ extension Deck {
     /// hint that a card named but not in the deck can be brought back.
     public func deletedCardID(matching reference: String) -> String? {
         guard let snapshot = try? snapshot(), let id = try? resolveDeleted(reference, snapshot: snapshot),
-            (try? snapshot.blobID(at: CardID.path(for: id))) == .some(nil)
+            (try? snapshot.blobID(at: CardID.path(for: id))) == .some(nil),
+            // A full id is taken as given: only one that history has is a deleted card.
+            (try? findInHistory(path: CardID.path(for: id), from: snapshot.commit)) != nil
         else { return nil }
         return id
     }

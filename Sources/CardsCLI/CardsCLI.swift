@@ -187,7 +187,7 @@ struct Context {
         } catch  where error.code == .cardNotFound {
             guard let deleted = deck.deletedCardID(matching: reference) else { throw error }
             throw StoreError(
-                error.code, "card \(deleted) was deleted; `cards restore \(deleted.prefix(8))` brings it back")
+                error.code, "card \(deleted) was deleted; `cards restore \(deleted)` brings it back")
         }
     }
 

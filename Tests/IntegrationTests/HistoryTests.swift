@@ -16,8 +16,11 @@ struct HistoryTests {
         for arguments in [["show", id], ["edit", id, "--title", "X"], ["delete", id]] {
             let gone = try scratch.cards(arguments, in: deck)
             #expect(gone.status == 1, "\(arguments)")
-            #expect(gone.stderr.contains("was deleted; `cards restore \(id)` brings it back"), "\(gone.stderr)")
+            #expect(gone.stderr.contains("was deleted; `cards restore \(id)"), "\(gone.stderr)")
+            #expect(gone.stderr.contains("` brings it back"), "\(gone.stderr)")
         }
+        let never = try scratch.cards(["show", "00000000-0000-4000-8000-00000000beef"], in: deck)
+        #expect(never.status == 1 && !never.stderr.contains("was deleted"), "a full id history never had")
         let undo = try scratch.cards(["undo"], in: deck)
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(undo.stdout.contains("Delete card"))
