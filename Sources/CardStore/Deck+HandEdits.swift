@@ -108,17 +108,20 @@ extension Deck {
     }
 
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.
-    /// Refuses, naming every invalid file and why, when any is invalid; nil when there is nothing to commit.
+    /// Refuses, naming every invalid file and why, when any is invalid. `outcome` is nil when there is
+    /// nothing to commit; `reformatted` counts files only reformatted, written back as main has them.
     @discardableResult
     public func commitHandEdits(
         message: String?, refusal: String = "not committed", retry: String = "cards commit"
-    ) throws(StoreError) -> (outcome: CommitOutcome, edits: [HandEdit])? {
+    ) throws(StoreError) -> (outcome: CommitOutcome?, edits: [HandEdit], reformatted: Int) {
         guard !isBare else { throw StoreError(.invalidInput, "a bare deck has no working tree to commit from") }
         var committed: [HandEdit] = []
+        var reformatted = 0
         let outcome = try commitChange(recordingHandEdits: true) { (snapshot) throws(StoreError) in
             let edits = try handEdits()
             try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
             let changed = edits.filter { $0.change != .reformatted }
+            reformatted = edits.count - changed.count
             if changed.isEmpty {
                 // Only the formatting differs: main's bytes back in place (under the lock), no commit.
                 if let tree = snapshot.tree, !edits.isEmpty {
@@ -137,8 +140,7 @@ extension Deck {
                 files: edits.map { ($0.path, $0.card?.encoded() ?? $0.content) },
                 message: CommitMessage(subject: CommitMessage.oneLine(subject), trailers: trailers))
         }
-        guard let outcome else { return nil }
-        return (outcome, committed)
+        return (outcome, outcome == nil ? [] : committed, reformatted)
     }
 
     /// Fails, naming every invalid card file and why, when any edit is invalid: `refusal` says what was

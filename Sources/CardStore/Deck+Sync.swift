@@ -211,15 +211,16 @@ extension Deck {
         if options.dryRun {
             let edits = try handEdits()
             try Deck.refuseInvalid(edits, saying: refusal, retry: "cards sync")
-            report.handEdits = edits.count
+            // Reformatted files are written back, not committed.
+            report.handEdits = edits.filter { $0.change != .reformatted }.count
             return
         }
         // commitHandEdits scans the working tree once and refuses invalid files with the same message.
-        if let committed = try commitHandEdits(
+        let committed = try commitHandEdits(
             message: "Commit hand edits before sync with \(remote.name)", refusal: refusal, retry: "cards sync")
-        {
+        if let outcome = committed.outcome {
             report.handEdits = committed.edits.count
-            report.handEditsCommit = committed.outcome.commit
+            report.handEditsCommit = outcome.commit
         }
     }
 

@@ -17,12 +17,11 @@ extension Commands {
             context.output.print("Nothing to commit: the card files match the deck.")
             return 0
         }
+        // One column as wide as its longest word, "reformatted".
         for edit in edits {
-            if let problem = edit.problem {
-                context.output.print("invalid  \(edit.path): \(problem)")
-            } else {
-                context.output.print("\(CardText.pad(edit.change.rawValue, 8)) \(edit.path)")
-            }
+            let state = edit.problem == nil ? edit.change.rawValue : "invalid"
+            let detail = edit.problem.map { ": \($0)" } ?? ""
+            context.output.print("\(CardText.pad(state, 11)) \(edit.path)\(detail)")
         }
         let invalid = edits.filter { $0.problem != nil }.count
         if invalid > 0 {
@@ -39,8 +38,14 @@ extension Commands {
             options: [.value("--message", "message", "The commit's subject.", short: "-m")])
     ) { context, arguments in
         let deck = try context.openDeck()
-        guard let (outcome, edits) = try deck.commitHandEdits(message: arguments.value("--message")) else {
-            context.output.print("Nothing to commit: the card files match the deck.")
+        let (outcome, edits, reformatted) = try deck.commitHandEdits(message: arguments.value("--message"))
+        if reformatted > 0 {
+            context.output.print(
+                "Wrote back \(reformatted) reformatted card file\(reformatted == 1 ? "" : "s") as the deck has "
+                    + "\(reformatted == 1 ? "it" : "them") (only the formatting differed).")
+        }
+        guard let outcome else {
+            if reformatted == 0 { context.output.print("Nothing to commit: the card files match the deck.") }
             return 0
         }
         context.output.print(

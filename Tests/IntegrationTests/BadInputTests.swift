@@ -383,7 +383,7 @@ struct BadInputTests {
         let status = try scratch.cards(["status"], in: deck)
         #expect(status.status == 0)
         for id in [ruleID, bigID, utfID] {
-            #expect(status.stdout.contains("invalid  cards/0c/\(id).json"), "\(id) not named: \(status.stdout)")
+            #expect(status.stdout.contains("invalid     cards/0c/\(id).json"), "\(id) not named: \(status.stdout)")
         }
         #expect(status.stdout.contains("title"))
         let before = try scratch.commits(deck)
