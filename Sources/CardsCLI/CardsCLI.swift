@@ -80,7 +80,8 @@ public enum CardsCLI {
         }
         // Two-word commands (`remote add`); the group alone lists, as `git remote` does.
         if let group = Commands.groups[name] {
-            if rest.isEmpty, let listing = group.first(where: { $0.spec.name == "\(name) list" }) {
+            let onlyOptions = rest.first.map { $0.hasPrefix("-") && $0 != "-h" && $0 != "--help" } ?? true
+            if onlyOptions, let listing = group.first(where: { $0.spec.name == "\(name) list" }) {
                 command = listing
             } else {
                 guard let sub = rest.first, !sub.hasPrefix("-"),

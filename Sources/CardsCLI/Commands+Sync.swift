@@ -9,7 +9,7 @@ extension Commands {
             name: "clone", abstract: "Clone a deck from any git URL.", usage: "clone <url> [<dir>]",
             arguments: [
                 ("url", "A path, file://, git://, http(s)://, ssh:// URL or user@host:path."),
-                ("dir", "A new (or empty) folder for the deck (default: the URL's last name, less .git)."),
+                ("dir", "A new (or empty) folder for the deck (default: --deck, else the URL's last name, less .git)."),
             ],
             positionals: 1...2,
             discussion: """
@@ -20,7 +20,12 @@ extension Commands {
                 """)
     ) { context, arguments in
         let url = arguments.positionals[0]
-        guard let path = arguments.positionals.dropFirst().first ?? Self.folderName(for: url) else {
+        // `--deck DIR` names the new deck's folder, as for init; a folder given to clone itself agrees.
+        let given = arguments.positionals.dropFirst().first
+        if let given, let option = context.deckOption, FileSystem.canonical(given) != FileSystem.canonical(option) {
+            throw UsageError(message: "two folders for clone: --deck \(option) and \(given); give one")
+        }
+        guard let path = given ?? context.deckOption ?? Self.folderName(for: url) else {
             throw UsageError(message: "no folder name in '\(url)': give one, cards clone <url> <dir>")
         }
         let progress = ProgressLine()

@@ -61,6 +61,11 @@ struct CloneTests {
         // Without a folder, as git clone names it: the URL's last name, less .git.
         let named = try scratch.cards(["clone", "file://" + scratch.path("server.git/")], in: scratch.root)
         #expect(named.status == 0 && named.stdout.contains("into \(scratch.path("server"))"), "\(named.stderr)")
+        // --deck names it as for init, before or after the command; a second folder that differs is refused.
+        let option = try scratch.cards(["clone", "server.git", "--deck", "by-option"], in: scratch.root)
+        #expect(option.status == 0 && FileManager.default.fileExists(atPath: scratch.path("by-option/deck.json")))
+        let both = try scratch.cards(["--deck", "one", "clone", "server.git", "two"], in: scratch.root)
+        #expect(both.status == 64 && both.stderr.contains("two folders for clone"), "\(both.stderr)")
         let nameless = try scratch.cards(["clone", "https://example.invalid/"], in: scratch.root)
         #expect(nameless.status == 64 && nameless.stderr.contains("no folder name"), "\(nameless.stderr)")
         // A relative URL written by git (or by hand) means what git takes it to mean: from the deck's

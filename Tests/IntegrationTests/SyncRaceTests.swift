@@ -186,6 +186,7 @@ struct SyncRaceTests {
         let listed = try scratch.cards(["remote"], in: deck)
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout == "backup\t/srv/backup.git\nother\t/srv/other.git\n", "\(listed.stdout)")
+        #expect(try scratch.cards(["remote", "--deck", deck]).stdout == listed.stdout, "--deck after the group")
         #expect(try scratch.cards(["remote", "frob"], in: deck).status == 64)
         #expect(try scratch.cards(["sync", "--policy", "maybe"], in: deck).status == 64)
         #expect(try scratch.cards(["help", "sync"]).stdout.contains("USAGE: cards sync [<remote>]"))
