@@ -33,12 +33,15 @@ extension Deck {
         guard let workingDirectory else { return [] }
         // Against main, the files of another branch or a git merge half done would all look hand-edited.
         try checkNoUnfinishedGitOperation()
-        let entries = try git("reading the working tree's status") { () throws(GitError) in
-            try repository.status(under: Deck.cardsFolder + "/")
+        var entries = try git("reading the working tree's status") { () throws(GitError) in
+            try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
         }
         let main = try snapshot()
-        var edits = try deckDescriptionEdit(in: workingDirectory).map { [$0] } ?? []
-        for entry in entries {
+        var edits: [HandEdit] = []
+        if let description = entries.firstIndex(where: { $0.path == Deck.metadataPath }) {
+            edits.append(try deckDescriptionEdit(entries.remove(at: description), in: workingDirectory))
+        }
+        for entry in entries where entry.path.hasPrefix(Deck.cardsFolder + "/") {
             let change: HandEdit.Change
             switch entry.change {
             case .added: change = .new
@@ -79,13 +82,9 @@ extension Deck {
         return edits.sorted { $0.path < $1.path }
     }
 
-    /// `deck.json` changed by hand (the deck's name, say), or nil: valid to commit, or why not.
-    private func deckDescriptionEdit(in workingDirectory: String) throws(StoreError) -> HandEdit? {
+    /// `deck.json` changed by hand (the deck's name, say): valid to commit, or why not.
+    private func deckDescriptionEdit(_ entry: StatusEntry, in workingDirectory: String) throws(StoreError) -> HandEdit {
         let path = Deck.metadataPath
-        let entries = try git("reading the working tree's status") { () throws(GitError) in
-            try repository.status(under: path)
-        }
-        guard let entry = entries.first(where: { $0.path == path }) else { return nil }
         if entry.change == .deleted {
             return HandEdit(
                 path: path, change: .deleted,

@@ -16,7 +16,7 @@ public struct DeckRemote: Sendable, Hashable {
         self.url = url
         if let localPath {
             self.localPath = localPath
-        } else if let local = RemoteURL(url), local.transport == .local, local.path.hasPrefix("/") {
+        } else if let local = RemoteURL(url), local.transport == .local, !local.isRelativePath {
             self.localPath = local.path
         }
     }
@@ -65,7 +65,7 @@ extension Deck {
     /// `url` made absolute (from the current folder) when it is a relative path on this machine;
     /// anything else as it is.
     static func absoluteIfLocal(_ url: String) -> String {
-        guard let local = RemoteURL(url), local.transport == .local, !local.path.hasPrefix("/") else { return url }
+        guard RemoteURL(url)?.isRelativePath == true else { return url }
         return FileSystem.canonical(url)
     }
 
@@ -139,7 +139,7 @@ extension StoreError {
             // "unsupported URL protocol", which sends people looking for the wrong thing.
             if let path = remote.localPath {
                 // A relative path is shown as resolved: from the deck's folder, not the current one.
-                let relative = RemoteURL(remote.url)?.path.hasPrefix("/") == false
+                let relative = RemoteURL(remote.url)?.isRelativePath == true
                 let shown = relative ? "\(FileSystem.canonical(path)) (\(remote.url) from the deck's folder)" : path
                 if !FileSystem.exists(path) {
                     return StoreError(

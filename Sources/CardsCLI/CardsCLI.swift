@@ -93,7 +93,8 @@ public enum CardsCLI {
                     }
                     let typed = rest.first ?? ""
                     let hint = Suggestion.hint(
-                        for: typed, among: group.map { String($0.spec.name.dropFirst(name.count + 1)) })
+                        for: typed, among: group.map { String($0.spec.name.dropFirst(name.count + 1)) },
+                        synonyms: Commands.subcommandSynonyms)
                     return usageFailure(
                         UsageError(message: "unknown subcommand '\(typed)'\(hint)", command: command.spec),
                         output: output)

@@ -110,7 +110,7 @@ extension CommandSpec {
             }
             guard let option = options.first(where: { $0.name == name || $0.short == name }) else {
                 if name == "-h" || name == "--help" { throw UsageError(message: "--help", command: self) }
-                let hint = Suggestion.hint(for: name, among: options.map(\.name) + ["--help"])
+                let hint = Suggestion.hint(for: name, among: options.map(\.name) + ["--help", "--deck"])
                 throw UsageError(message: "unknown option '\(name)'\(hint)", command: self)
             }
             if let valueName = option.valueName {

@@ -44,6 +44,8 @@ extension Commands {
         guard let parsed = RemoteURL(url) else { return nil }
         var name = Substring(parsed.path)
         while name.hasSuffix("/") { name = name.dropLast() }
+        // `…/deck/.git` is the repository of `deck`.
+        if name.hasSuffix("/.git") { name = name.dropLast(5) }
         if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
         if name.hasSuffix(".git") { name = name.dropLast(4) }
         return name.isEmpty || name == "." || name == ".." || name == "~" ? nil : String(name)

@@ -24,6 +24,9 @@ enum Commands {
         "update": "edit", "set": "edit", "mv": "move",
     ]
 
+    /// The same for subcommands (`cards remote rm`).
+    static let subcommandSynonyms = ["rm": "remove", "delete": "remove", "ls": "list", "new": "add", "show": "list"]
+
     /// Two-word command groups (`remote add`), by group name.
     static var groups: [String: [Command]] { ["remote": [remoteAddCommand, remoteListCommand, remoteRemoveCommand]] }
 

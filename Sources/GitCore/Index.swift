@@ -111,27 +111,27 @@ public struct StatusEntry: Sendable, Hashable {
 }
 
 extension Repository {
-    /// Working-tree changes against HEAD under a folder (untracked files included, recursively).
-    /// This scans the folder: it is for `status` and `commit`, never for the per-card commands.
+    /// Working-tree changes against HEAD under folders or at files (`cards/`, `deck.json`; untracked
+    /// files included, recursively), in one scan: it is for `status` and `commit`, never for the
+    /// per-card commands.
     ///
     /// Read-only: it does not write refreshed file data back, as `git status` does. libgit2 1.5
     /// writes its in-memory copy of the index without checking that the file is still the one it
     /// read (git does), so an index written by another command during the scan (a card added) was
     /// overwritten, the card then showing as deleted by hand.
-    public func status(under folder: String) throws(GitError) -> [StatusEntry] {
+    public func status(under paths: [String]) throws(GitError) -> [StatusEntry] {
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "git_status_options_init")
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         options.flags =
             GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH.rawValue
-        let pattern = strdup(folder)
-        defer { free(pattern) }
-        var patterns: [UnsafeMutablePointer<CChar>?] = [pattern]
+        var patterns: [UnsafeMutablePointer<CChar>?] = paths.map { strdup($0) }
+        defer { for pattern in patterns { free(pattern) } }
         var list: OpaquePointer?
         let result = patterns.withUnsafeMutableBufferPointer { buffer -> Int32 in
             options.pathspec.strings = buffer.baseAddress
-            options.pathspec.count = 1
+            options.pathspec.count = buffer.count
             return git_status_list_new(&list, pointer, &options)
         }
         try check(result, "git_status_list_new")

@@ -98,6 +98,10 @@ public struct RemoteURL: Sendable, Equatable {
         path = text
     }
 
+    /// Whether it is a path on this machine that does not start at the root (`../cards.git`): git counts
+    /// such a path from the repository's top folder, a command-line argument from the current one.
+    public var isRelativePath: Bool { transport == .local && !path.hasPrefix("/") }
+
     /// The port a connection uses (the URL's, else the transport's default).
     public var effectivePort: Int {
         if let port { return port }

@@ -156,7 +156,7 @@ extension Repository {
     /// repository itself when bare), as git counts it whatever the current folder.
     public func localRemotePath(_ url: String) -> String? {
         guard let local = RemoteURL(url), local.transport == .local else { return nil }
-        if local.path.hasPrefix("/") { return local.path }
+        guard local.isRelativePath else { return local.path }
         return (workingDirectory ?? gitDirectory) + local.path
     }
 
