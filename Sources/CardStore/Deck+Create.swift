@@ -23,11 +23,6 @@ extension Deck {
         try repository.setConfig("merge.cards.name", "CardDeck field-level card merge")
         try repository.setConfig("merge.cards.driver", mergeDriverCommand)
         if try repository.configString("pull.rebase") == nil { try repository.setConfig("pull.rebase", "false") }
-        // `undo` tells this deck's own commits from pushed ones by main's reflog, which git keeps
-        // only with a working tree unless asked.
-        if repository.isBare, try repository.configString("core.logAllRefUpdates") == nil {
-            try repository.setConfig("core.logAllRefUpdates", "true")
-        }
     }
 
     /// Creates a new deck at `path`: a git repository on `main` with `deck.json`, `.gitattributes`,

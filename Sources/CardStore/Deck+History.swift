@@ -12,8 +12,13 @@ public struct LogEntry: Sendable, Hashable {
 }
 
 extension Deck {
-    /// How main's reflog names a commit a command of ours made on this device: what `undo` looks for.
+    /// How main's reflog names a commit a command of ours made on this device: what `undo` looks for
+    /// in commits made before they carried a `Device` trailer.
     static let ownCommitLogPrefix = "cards: "
+    /// The trailer naming the deck a commit was made in (`deviceID`).
+    static let deviceTrailer = "Device"
+    /// Where a deck keeps its own id, in its git config.
+    static let deviceSetting = "cards.device"
 
     /// Operations `undo` can revert.
     static let undoableOperations: Set<String> = [
@@ -101,19 +106,19 @@ extension Deck {
         guard let head else { return nil }
         var undone: Set<String> = []
         var found: LogEntry?
-        // Only what this device did is undone: commits that came in by clone, fetch or merge are someone
-        // else's. The reflog of main knows which commits our own commands published; a fast-forward
-        // brought another device's commit (logged "cards: fast-forward" before it was "merge …").
-        let logged = try? repository.reflogTargets(Deck.branch) {
-            $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
-        }
-        guard let local = logged ?? nil else {
-            // Without one, a commit pushed or fetched here looks like one made here.
-            throw StoreError(
-                .nothingToDo,
-                "nothing to undo: this deck keeps no reflog of main, so cards cannot tell the changes made here from "
-                    + "those pushed or synced into it; `git -C \(location) config core.logAllRefUpdates true` keeps one "
-                    + "from now on (`cards restore ID` brings back any deleted card)")
+        // Only what this device did is undone: commits that came in by clone, fetch, push or merge are
+        // someone else's. A commit names the deck it was made in (its `Device` trailer); one made before
+        // that is ours when main's reflog says a command of ours published it (a fast-forward, logged
+        // "cards: fast-forward" before it was "merge …", brought another device's).
+        let device = (try? repository.configString(Deck.deviceSetting)) ?? nil
+        let logged =
+            (try? repository.reflogTargets(Deck.branch) {
+                $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
+            }) ?? nil
+        func isLocal(_ commit: Commit) -> Bool {
+            let devices = commit.trailerValues(Deck.deviceTrailer)
+            if !devices.isEmpty { return device.map(devices.contains) ?? false }
+            return logged?.contains(commit.id) ?? false
         }
         do {
             try repository.walkHistory(from: head, firstParentOnly: true) { commit in
@@ -124,9 +129,7 @@ extension Deck {
                     return true
                 }
                 if operation == "init" { return false }
-                if Deck.undoableOperations.contains(operation) && !undone.contains(commit.id.hex)
-                    && local.contains(commit.id)
-                {
+                if Deck.undoableOperations.contains(operation) && !undone.contains(commit.id.hex) && isLocal(commit) {
                     found = entry
                     return false
                 }

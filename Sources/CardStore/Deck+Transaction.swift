@@ -103,14 +103,16 @@ extension Deck {
                 return try repository.updatedTree(base: snapshot.tree, updates: updates)
             }
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
+            var message = change.message
+            if let device = deviceID() { message.trailers.append((Deck.deviceTrailer, device)) }
             let commit = try git("writing the commit") { () throws(GitError) in
                 guard let packer else {
                     return try repository.createCommit(
-                        tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed)
+                        tree: tree, parents: parents, message: message.text, author: signed, committer: signed)
                 }
                 return try packer.writeCommit(
                     Repository.commitBytes(
-                        tree: tree, parents: parents, message: change.message.text, author: signed, committer: signed))
+                        tree: tree, parents: parents, message: message.text, author: signed, committer: signed))
             }
             if let packer {
                 try git("writing the pack") { () throws(GitError) in
@@ -166,6 +168,18 @@ extension Deck {
             change.trees?.emptyInBackground()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
+    }
+
+    /// This deck's own id (`cards.device` in its git config), made on its first commit: the `Device`
+    /// trailer of every commit made here, by which `undo` tells them from commits pushed, fetched or
+    /// cloned into it, with no reflog (a bare repository keeps none). Nil when the config cannot be
+    /// written: `undo` then goes by the reflog alone.
+    func deviceID() -> String? {
+        if let known = (try? repository.configString(Deck.deviceSetting)) ?? nil, CardID.isValid(known) {
+            return known
+        }
+        let made = CardID.random()
+        return (try? repository.setConfig(Deck.deviceSetting, made)) != nil ? made : nil
     }
 
     /// Refuses to write while git has an operation of its own unfinished in the working tree (a
