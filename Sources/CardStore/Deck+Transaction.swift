@@ -175,11 +175,14 @@ extension Deck {
     /// cloned into it, with no reflog (a bare repository keeps none). Nil when the config cannot be
     /// written: `undo` then goes by the reflog alone.
     func deviceID() -> String? {
+        if let knownDeviceID { return knownDeviceID }
         if let known = (try? repository.configString(Deck.deviceSetting)) ?? nil, CardID.isValid(known) {
-            return known
+            knownDeviceID = known
+        } else {
+            let made = CardID.random()
+            if (try? repository.setConfig(Deck.deviceSetting, made)) != nil { knownDeviceID = made }
         }
-        let made = CardID.random()
-        return (try? repository.setConfig(Deck.deviceSetting, made)) != nil ? made : nil
+        return knownDeviceID
     }
 
     /// Refuses to write while git has an operation of its own unfinished in the working tree (a

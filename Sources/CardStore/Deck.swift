@@ -38,6 +38,8 @@ public final class Deck {
     /// `CARDS_FSYNC`, and `cards.fsync` from git config.
     private let fsyncEnvironment: String?
     private let fsyncConfig: String?
+    /// `deviceID()` once known: read from the config once per deck opened, not once per commit.
+    var knownDeviceID: String?
     /// How long to wait for another process's deck lock before failing, in seconds.
     public var lockTimeout: Double = Deck.defaultLockTimeout
 
