@@ -28,7 +28,8 @@ public struct HandEdit: Sendable, Hashable {
 }
 
 extension Deck {
-    /// Hand edits under `cards/` in the working tree (a scan: for `status` and `commit` only).
+    /// Hand edits under `cards/` and of `deck.json` in the working tree (a scan: for `status`, `commit`
+    /// and `fsck` only).
     public func handEdits() throws(StoreError) -> [HandEdit] {
         guard let workingDirectory else { return [] }
         // Against main, the files of another branch or a git merge half done would all look hand-edited.
