@@ -101,7 +101,9 @@ extension Deck {
         return (outcome, undone, skipped)
     }
 
-    /// The newest commit on the local line (first parents) whose operation is undoable and not yet undone.
+    /// The newest commit made here whose operation is undoable and not yet undone, on any line of
+    /// history: after another device merged this one's changes and this one fast-forwarded to that
+    /// merge, they are on its second parent.
     func findUndoTarget(from head: ObjectID?) throws(StoreError) -> LogEntry? {
         guard let head else { return nil }
         var undone: Set<String> = []
@@ -121,14 +123,15 @@ extension Deck {
             return logged?.contains(commit.id) ?? false
         }
         do {
-            try repository.walkHistory(from: head, firstParentOnly: true) { commit in
+            try repository.walkHistory(from: head) { commit in
                 let entry = LogEntry(commit: commit)
                 guard let operation = entry.operation else { return true }
                 if operation == "undo" {
                     for value in commit.trailerValues("Undoes") { undone.insert(value) }
                     return true
                 }
-                if operation == "init" { return false }
+                // (Not the end of history: two decks made apart and merged have two.)
+                if operation == "init" { return true }
                 if Deck.undoableOperations.contains(operation) && !undone.contains(commit.id.hex) && isLocal(commit) {
                     found = entry
                     return false

@@ -162,4 +162,32 @@ extension HistoryTests {
         #expect(try scratch.git(["log", "-1", "--format=%B"], in: bare).stdout.contains("\nDevice: \(device)"))
         #expect(try scratch.git(["config", "cards.device"], in: other).stdout != device)
     }
+
+    @Test("a change of this device's that another device merged (and this one fast-forwarded to) is still undone here")
+    func undoAfterAnotherDevicesMerge() throws {
+        let scratch = try Scratch()
+        let remote = scratch.path("remote.git")
+        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
+        let a = scratch.path("a")
+        let b = scratch.path("b")
+        #expect(try scratch.cards(["clone", remote, a]).status == 0)
+        #expect(try scratch.cards(["clone", remote, b]).status == 0)
+        let ids = try scratch.cards(["list"], in: a).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        #expect(try scratch.cards(["edit", ids[0], "--title", "Edited on A"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", ids[1], "--title", "Edited on B"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).stdout.contains("Merged"))
+        #expect(try scratch.cards(["sync"], in: a).stdout.contains("Fast-forwarded"))
+        let undo = try scratch.cards(["undo"], in: a)
+        #expect(undo.status == 0 && undo.stdout.contains("Edited on A"), "\(undo.stdout)\(undo.stderr)")
+        #expect(try scratch.cards(["show", ids[1]], in: a).stdout.contains("Edited on B"), "B's edit stays")
+        // The bare remote: its own change, made before a device's merge was pushed into it.
+        #expect(
+            try scratch.cards(["--deck", remote, "add", "--title", "On the remote", "--url", "https://r.example"])
+                .status == 0)
+        #expect(try scratch.cards(["add", "--title", "From B", "--url", "https://b.example"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).stdout.contains("Merged"))
+        let remoteUndo = try scratch.cards(["--deck", remote, "undo"])
+        #expect(remoteUndo.status == 0 && remoteUndo.stdout.contains("On the remote"), "\(remoteUndo.stdout)")
+    }
 }
