@@ -40,19 +40,24 @@ extension Deck {
         let main = try snapshot()
         var edits: [HandEdit] = []
         if let description = entries.firstIndex(where: { $0.path == Deck.metadataPath }) {
-            edits.append(try deckDescriptionEdit(entries.remove(at: description), in: workingDirectory))
+            entries.remove(at: description)
+            if let edit = try deckDescriptionEdit(in: workingDirectory, main: main) { edits.append(edit) }
         }
         for entry in entries where entry.path.hasPrefix(Deck.cardsFolder + "/") {
-            let change: HandEdit.Change
-            switch entry.change {
-            case .added: change = .new
-            case .deleted: change = .deleted
-            case .modified, .other: change = .changed
-            }
-            if change == .deleted {
-                edits.append(HandEdit(path: entry.path, change: change))
+            // The working tree against main, whatever git's index says (after a `git mv` or a
+            // `git rm --cached`, a file on disk is "deleted" there, and committing that would delete it).
+            let full = "\(workingDirectory)/\(entry.path)"
+            let committed = try main.blobID(at: entry.path)
+            guard FileSystem.exists(full) else {
+                if committed != nil { edits.append(HandEdit(path: entry.path, change: .deleted)) }
                 continue
             }
+            if let committed, let bytes = try? FileSystem.read(full, limit: Card.maximumFileSize),
+                ObjectID.blobHash(of: bytes) == committed
+            {
+                continue
+            }
+            let change: HandEdit.Change = committed == nil ? .new : .changed
             // Leftovers of an interrupted write are not hand edits.
             if FileSystem.basename(of: entry.path).hasPrefix(".") && entry.path.hasSuffix(".tmp") { continue }
             guard let id = CardID.id(fromPath: entry.path) else {
@@ -66,16 +71,15 @@ extension Deck {
                 continue
             }
             do {
-                let bytes = try FileSystem.read("\(workingDirectory)/\(entry.path)", limit: Card.maximumFileSize)
+                let bytes = try FileSystem.read(full, limit: Card.maximumFileSize)
                 let card = try Card.decode(bytes, expectedID: id)
-                let same =
-                    try change == .changed && main.blobID(at: entry.path) == ObjectID.blobHash(of: card.encoded())
+                let same = committed != nil && committed == ObjectID.blobHash(of: card.encoded())
                 edits.append(HandEdit(path: entry.path, change: same ? .reformatted : change, card: card))
             } catch let error as StoreError {
                 edits.append(
                     HandEdit(
                         path: entry.path, change: change,
-                        problem: Deck.stripPath(error.message, "\(workingDirectory)/\(entry.path)")))
+                        problem: Deck.stripPath(error.message, full)))
             } catch {
                 edits.append(HandEdit(path: entry.path, change: change, problem: "\(error)"))
             }
@@ -83,28 +87,37 @@ extension Deck {
         return edits.sorted { $0.path < $1.path }
     }
 
-    /// `deck.json` changed by hand (the deck's name, say): valid to commit, or why not.
-    private func deckDescriptionEdit(_ entry: StatusEntry, in workingDirectory: String) throws(StoreError) -> HandEdit {
+    /// `deck.json` changed by hand (the deck's name, say), valid to commit or why not; nil when the
+    /// file is main's (whatever git's index says).
+    private func deckDescriptionEdit(in workingDirectory: String, main: DeckSnapshot) throws(StoreError) -> HandEdit? {
         let path = Deck.metadataPath
-        if entry.change == .deleted {
+        let committed = try main.blobID(at: path)
+        if !FileSystem.exists("\(workingDirectory)/\(path)") {
+            guard committed != nil else { return nil }
             return HandEdit(
                 path: path, change: .deleted,
                 problem: "deleted, but a deck needs it; bring it back with `git checkout -- \(path)`")
         }
         let bytes = try FileSystem.read("\(workingDirectory)/\(path)", limit: Card.maximumFileSize)
+        if ObjectID.blobHash(of: bytes) == committed { return nil }
+        let change: HandEdit.Change = committed == nil ? .new : .changed
         guard Deck.isDeckDescription(bytes) else {
-            return HandEdit(path: path, change: .changed, problem: Deck.deckDescriptionProblem)
+            return HandEdit(path: path, change: change, problem: Deck.deckDescriptionProblem)
         }
-        return HandEdit(path: path, change: entry.change == .added ? .new : .changed, content: bytes)
+        return HandEdit(path: path, change: change, content: bytes)
     }
 
     /// What is wrong with a `deck.json` that `isDeckDescription` refuses.
-    static let deckDescriptionProblem = "not a deck description ({\"format\": 1, \"name\": …})"
+    static let deckDescriptionProblem =
+        "not a deck description this version reads ({\"format\": 1, \"name\": \"…\"}, a name of 1 to 200 characters)"
 
-    /// Whether `bytes` describe a deck: a JSON object with a `format` and a `name` string.
+    /// Whether `bytes` describe a deck this version reads: a JSON object with `format` 1 and a `name`
+    /// of 1 to 200 characters (as `cards init --name` takes it).
     static func isDeckDescription(_ bytes: [UInt8]) -> Bool {
-        guard let value = try? JSONValue.parse(bytes) else { return false }
-        return value["format"] != nil && value["name"]?.stringValue != nil
+        guard let value = try? JSONValue.parse(bytes), value["format"] == .number("1"),
+            let name = value["name"]?.stringValue
+        else { return false }
+        return !name.isEmpty && name.count <= 200
     }
 
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.

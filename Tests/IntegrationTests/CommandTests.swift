@@ -289,6 +289,30 @@ struct CommandTests {
         try scratch.expectClean(deck)
     }
 
+    @Test("status and commit go by the working tree against main, whatever git's index says")
+    func indexSaysOtherwise() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let path = try scratch.git(["ls-files", "cards"], in: deck).stdout.split(separator: "\n")[0]
+        let file = String(path.split(separator: "/").last ?? "")
+        // Moved with git into a wrong folder, then back by hand: on disk as in main, "deleted" in the index.
+        try FileManager.default.createDirectory(atPath: deck + "/cards/00", withIntermediateDirectories: true)
+        #expect(try scratch.git(["mv", String(path), "cards/00/"], in: deck).status == 0)
+        try FileManager.default.moveItem(atPath: deck + "/cards/00/" + file, toPath: deck + "/" + path)
+        let status = try scratch.cards(["status"], in: deck)
+        #expect(status.stdout.contains("Nothing to commit"), "\(status.stdout)")
+        let commits = try scratch.commits(deck)
+        #expect(try scratch.cards(["commit"], in: deck).status == 0)
+        #expect(try scratch.commits(deck) == commits)
+        #expect(FileManager.default.fileExists(atPath: deck + "/" + path), "the card file stays")
+        // Untracked in the index only: the same.
+        try scratch.git(["reset", "-q"], in: deck)
+        try scratch.git(["rm", "-q", "--cached", "deck.json", String(path)], in: deck)
+        #expect(try scratch.cards(["status"], in: deck).stdout.contains("Nothing to commit"))
+        #expect(try scratch.cards(["commit"], in: deck).status == 0)
+        #expect(try scratch.commits(deck) == commits)
+    }
+
     @Test("a card file in the wrong folder is named with the path it belongs at; another name, as not a card file")
     func misplacedCardFile() throws {
         let scratch = try Scratch()
@@ -331,7 +355,11 @@ struct CommandTests {
         let sync = try scratch.cards(["sync"], in: deck)
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(try scratch.git(["show", "main:deck.json"], in: server).stdout.contains("Again"))
-        for (content, problem) in [(nil, "deleted, but a deck needs it"), ("nope", "not a deck description")] {
+        for (content, problem) in [
+            (nil, "deleted, but a deck needs it"), ("nope", "not a deck description"),
+            ("{\"format\": 2, \"name\": \"Future\"}", "not a deck description"),
+            ("{\"format\": 1, \"name\": \"\"}", "not a deck description"),
+        ] {
             if let content {
                 try content.write(toFile: description, atomically: true, encoding: .utf8)
             } else {
