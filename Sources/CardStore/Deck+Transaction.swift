@@ -212,12 +212,22 @@ extension Deck {
     func otherCheckout() -> String? {
         guard !isBare else { return nil }
         guard let head = repository.headReferenceName() else {
+            if let other = otherWorktreeOnMain() {
+                return "HEAD is detached in \(location), but cards works on main, which is checked out in the "
+                    + "worktree at \(other); run cards there (`cards --deck \(other) …`)"
+            }
             return "HEAD is detached in \(location), but cards works on main; switch back with `git switch main` "
                 + "(or `git checkout main`)"
         }
         if head != Deck.branch {
-            return "branch \(head.dropFirst("refs/heads/".count)) is checked out in \(location), but cards works "
-                + "on main; switch back with `git switch main` (or `git checkout main`)"
+            let branch =
+                "branch \(head.dropFirst("refs/heads/".count)) is checked out in \(location), but cards works on main"
+            // git will not check out a branch twice: then the deck is the worktree that has it.
+            if let other = otherWorktreeOnMain() {
+                return "\(branch), which is checked out in the worktree at \(other); run cards there "
+                    + "(`cards --deck \(other) …`)"
+            }
+            return "\(branch); switch back with `git switch main` (or `git checkout main`)"
         }
         if let other = otherWorktreeOnMain() {
             let linked = other != FileSystem.parent(of: Deck.trimSlash(repository.commonDirectory))

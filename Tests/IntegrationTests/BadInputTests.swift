@@ -155,6 +155,10 @@ struct BadInputTests {
         // Detached there, cards works here again; a worktree whose folder is gone is no longer in the way.
         try scratch.git(["switch", "-q", "--detach"], in: other)
         #expect(try scratch.cards(["edit", id, "--title", "Again"], in: deck).status == 0)
+        // And there, it says where main is (git would not switch to main there).
+        let there = try scratch.cards(["edit", id, "--title", "There"], in: other)
+        #expect(there.status == 1 && there.stderr.contains("checked out in the worktree at \(deck)"), "\(there.stderr)")
+        #expect(there.stderr.contains("cards --deck \(deck)"))
         try scratch.git(["switch", "-q", "--ignore-other-worktrees", "main"], in: other)
         try FileManager.default.removeItem(atPath: other)
         #expect(try scratch.cards(["edit", id, "--title", "Once more"], in: deck).status == 0)
