@@ -35,7 +35,27 @@ extension Commands {
         let remote = DeckRemote(name: "origin", url: url)
         context.output.print(
             "Cloned a deck of \(count) card\(count == 1 ? "" : "s") from \(remote.displayURL) into \(deck.location).")
+        if let origin = try deck.remotes().first(where: { $0.name == "origin" }) {
+            Self.notePushable(origin, deck, context)
+        }
         return 0
+    }
+
+    /// A note on standard error when `remote` is on this machine and a sync could not push there: no
+    /// repository there yet, or one with a working tree (said now, not at the first sync).
+    static func notePushable(_ remote: DeckRemote, _ deck: Deck, _ context: Context) {
+        guard let path = remote.localPath else { return }
+        guard FileSystem.exists(path) else {
+            context.output.error(
+                "note: there is no repository at \(path) yet; make one (`git init --bare \(path)`) before `cards sync`")
+            return
+        }
+        do {
+            try deck.repository.checkPushable(remote.url)
+        } catch {
+            context.output.error(
+                "note: \(error.message); `cards sync` can take changes from it but not send this deck's")
+        }
     }
 
     /// The folder `git clone` would make for `url`: its last name, less a `.git` ending; nil when it
@@ -79,6 +99,7 @@ extension Commands {
         let name = arguments.positionals[0]
         let remote = try deck.addRemote(name: name, url: arguments.positionals[1])
         context.output.print("Added remote \(name) (\(remote.displayURL)).")
+        Self.notePushable(remote, deck, context)
         return 0
     }
 

@@ -87,6 +87,12 @@ struct CloneTests {
             let pushed = try scratch.git(["log", "-3", "--format=%s", "main"], in: scratch.path("server.git")).stdout
             #expect(pushed.contains(title), "\(pushed)")
         }
+        // Said when added, not at the first sync: a remote with a working tree, a path with no repository yet.
+        let fromWorkingTree = try scratch.cards(["clone", deck, scratch.path("copy2")])
+        #expect(fromWorkingTree.status == 0 && fromWorkingTree.stderr.contains("has a working tree"))
+        let nowhere = try scratch.cards(["remote", "add", "usb", "../nothere.git"], in: deck)
+        #expect(nowhere.status == 0 && nowhere.stderr.contains("no repository at"), "\(nowhere.stderr)")
+        #expect(try scratch.cards(["remote", "add", "usb2", scratch.path("server.git")], in: deck).stderr.isEmpty)
         // A relative path to nowhere: the message shows where it was looked for.
         try scratch.git(["config", "remote.origin.url", "../nowhere.git"], in: deck)
         let missing = try scratch.cards(["sync"], in: deck + "/cards")
