@@ -68,6 +68,10 @@ public enum CardsCLI {
             return usageFailure(UsageError(message: "unknown option '\(first)'\(hint)"), output: output)
         }
         guard let name = rest.first else {
+            // `cards --deck list` took "list" for the folder: say so rather than print the help.
+            if let deck = context.deckOption {
+                return usageFailure(UsageError(message: "no command after '--deck \(deck)'"), output: output)
+            }
             output.print(Commands.topLevelHelp, terminator: "")
             return 0
         }
@@ -167,7 +171,8 @@ struct Context {
         guard let environment = getenv("CARDS_DECK").map({ String(cString: $0) }), !environment.isEmpty else {
             return nil
         }
-        return environment
+        // Quoted where it was set, `~` reaches us as it was written.
+        return Context.expandingHome(environment)
     }
 
     /// The deck to work on: the one `deckFolder` names, else the deck containing the current folder.

@@ -24,6 +24,9 @@ extension Commands {
             context.output.print("\(CardText.pad(state, 11)) \(edit.path)\(detail)")
         }
         let invalid = edits.filter { $0.problem != nil }.count
+        if invalid == 0 {
+            context.output.error("`cards commit` records them (`cards sync` does too, first).")
+        }
         if invalid > 0 {
             context.output.error(
                 "\(invalid) invalid file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`"

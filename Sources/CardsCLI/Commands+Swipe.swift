@@ -106,23 +106,23 @@ extension Commands {
             let reason = outcome.decision.reasonName ?? "distance"
             deleted = try deck.delete([card.id], gesture: "swipe left, \(reason), preset \(configuration.name)") != nil
         }
+        // The engine drops such samples (gesture.md rule 1): said on stderr, so a typo in a script is seen.
+        let dropped = outcome.events.compactMap { event -> String? in
+            guard case .sampleDropped(let reason) = event else { return nil }
+            switch reason {
+            case .nonFiniteTime: return "a time that is not finite"
+            case .nonFiniteTranslation: return "a point that is not finite"
+            case .timeWentBackwards: return "a time before the previous sample's"
+            }
+        }
+        if !dropped.isEmpty {
+            context.output.error(
+                "warning: \(dropped.count) drag sample\(dropped.count == 1 ? "" : "s") ignored: "
+                    + dropped.joined(separator: "; "))
+        }
         if arguments.has("--json") {
             context.output.print(outcome.json(cardID: card.id, deleted: deleted))
         } else {
-            // The engine drops such samples (gesture.md rule 1): said, so a typo in a script is seen.
-            let dropped = outcome.events.compactMap { event -> String? in
-                guard case .sampleDropped(let reason) = event else { return nil }
-                switch reason {
-                case .nonFiniteTime: return "a time that is not finite"
-                case .nonFiniteTranslation: return "a point that is not finite"
-                case .timeWentBackwards: return "a time before the previous sample's"
-                }
-            }
-            if !dropped.isEmpty {
-                context.output.error(
-                    "warning: \(dropped.count) drag sample\(dropped.count == 1 ? "" : "s") ignored: "
-                        + dropped.joined(separator: "; "))
-            }
             let decision = outcome.decision
             let detail = [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
                 .joined(separator: " ")

@@ -105,7 +105,8 @@ extension Commands {
 
     static let remoteListCommand = Command(
         spec: CommandSpec(
-            name: "remote list", abstract: "List the remotes: name and URL, one per line.", usage: "remote list")
+            name: "remote list", abstract: "List the remotes: name and URL, one per line.", usage: "remote list [-v]",
+            options: [.flag("--verbose", "The same list (for the habit of `git remote -v`).", short: "-v")])
     ) { context, _ in
         let deck = try context.openDeck()
         let remotes = try deck.remotes()

@@ -65,6 +65,9 @@ struct BadInputTests {
         Case(name: "unknown command", arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
         Case(name: "mistyped command", arguments: ["lsit"], status: 64, mentions: ["lsit", "did you mean 'list'?"]),
         Case(
+            name: "--deck with no command (its value taken for the folder)", arguments: ["--deck", "list"], status: 64,
+            mentions: ["no command after '--deck list'"]),
+        Case(
             name: "another tool's word", arguments: ["remove", ambiguousA], status: 64,
             mentions: ["remove", "did you mean 'delete'?"]),
         Case(
