@@ -85,8 +85,9 @@ extension Deck {
             if files.isEmpty {
                 throw StoreError(
                     .nothingToDo,
-                    "cannot undo \"\(target.commit.subject)\": every card it touched has changed since "
-                        + "(\(skipped.joined(separator: ", "))); edit them or use `cards restore`")
+                    "cannot undo \"\(target.commit.subject)\": every card it touched has changed since, by a later "
+                        + "edit or a merge (\(skipped.joined(separator: ", "))); `cards log` shows how, `cards edit` "
+                        + "changes a card back (`cards restore` brings back a deleted one)")
             }
             var trailers = files.compactMap { CardID.id(fromPath: $0.path) }.map { ("Card-Id", $0) }
             trailers.append(("Op", "undo"))

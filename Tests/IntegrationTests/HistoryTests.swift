@@ -189,5 +189,16 @@ extension HistoryTests {
         #expect(try scratch.cards(["sync"], in: b).stdout.contains("Merged"))
         let remoteUndo = try scratch.cards(["--deck", remote, "undo"])
         #expect(remoteUndo.status == 0 && remoteUndo.stdout.contains("On the remote"), "\(remoteUndo.stdout)")
+        // A change of this device's whose card a merge changed since: said, and nothing written.
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", ids[2], "--title", "A's title"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", ids[2], "--title", "B's title"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).stdout.contains("conflict: title"))
+        let before = try scratch.fingerprint(a)
+        let refused = try scratch.cards(["undo"], in: a)
+        #expect(refused.status == 1 && refused.stderr.contains("has changed since"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("`cards log` shows how"))
+        #expect(try scratch.fingerprint(a) == before)
     }
 }
