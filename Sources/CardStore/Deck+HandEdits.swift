@@ -109,15 +109,15 @@ extension Deck {
 
     /// What is wrong with a `deck.json` that `isDeckDescription` refuses.
     static let deckDescriptionProblem =
-        "not a deck description this version reads ({\"format\": 1, \"name\": \"…\"}, a name of 1 to 200 characters)"
+        "not a deck description this version reads ({\"format\": 1, \"name\": \"…\"}, a name of 1 to 200 characters on one line)"
 
     /// Whether `bytes` describe a deck this version reads: a JSON object with `format` 1 and a `name`
-    /// of 1 to 200 characters (as `cards init --name` takes it).
+    /// of 1 to 200 characters on one line (as `cards init --name` takes it).
     static func isDeckDescription(_ bytes: [UInt8]) -> Bool {
         guard let value = try? JSONValue.parse(bytes), value["format"] == .number("1"),
             let name = value["name"]?.stringValue
         else { return false }
-        return !name.isEmpty && name.count <= 200
+        return !name.isEmpty && name.count <= 200 && !name.contains(where: \.isNewline)
     }
 
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.

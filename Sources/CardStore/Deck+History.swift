@@ -110,18 +110,19 @@ extension Deck {
         var undone: Set<String> = []
         var found: LogEntry?
         // Only what this device did is undone: commits that came in by clone, fetch, push or merge are
-        // someone else's. A commit names the deck it was made in (its `Device` trailer); one made before
-        // that is ours when main's reflog says a command of ours published it (a fast-forward, logged
-        // "cards: fast-forward" before it was "merge …", brought another device's).
-        let device = (try? repository.configString(Deck.deviceSetting)) ?? nil
+        // someone else's. Main's reflog, where there is one (a deck with a working tree), knows which
+        // commits a command of ours published here (a fast-forward, logged "cards: fast-forward" before
+        // it was "merge …", brought another device's); it is not fooled by a copy of the deck, which
+        // shares the deck's id. Without one (a bare deck), a commit names the deck it was made in: its
+        // `Device` trailer.
+        let device = Deck.configuredDeviceID(of: repository)
         let logged =
             (try? repository.reflogTargets(Deck.branch) {
                 $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
             }) ?? nil
         func isLocal(_ commit: Commit) -> Bool {
-            let devices = commit.trailerValues(Deck.deviceTrailer)
-            if !devices.isEmpty { return device.map(devices.contains) ?? false }
-            return logged?.contains(commit.id) ?? false
+            if let logged { return logged.contains(commit.id) }
+            return device.map(commit.trailerValues(Deck.deviceTrailer).contains) ?? false
         }
         do {
             try repository.walkHistory(from: head) { commit in

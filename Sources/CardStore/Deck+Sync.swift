@@ -91,7 +91,7 @@ extension Deck {
         // meets the same refusal in `push` itself.
         func checkPushable() throws(StoreError) {
             do {
-                try repository.checkPushable(remote.url)
+                try repository.checkPushable(remote.url, branch: Deck.branch)
             } catch {
                 throw StoreError.remote(error, "pushing to", remote)
             }

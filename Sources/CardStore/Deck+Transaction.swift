@@ -172,17 +172,25 @@ extension Deck {
 
     /// This deck's own id (`cards.device` in its git config), made on its first commit: the `Device`
     /// trailer of every commit made here, by which `undo` tells them from commits pushed, fetched or
-    /// cloned into it, with no reflog (a bare repository keeps none). Nil when the config cannot be
-    /// written: `undo` then goes by the reflog alone.
+    /// cloned into it where there is no reflog (a bare repository keeps none). Nil when the config
+    /// cannot be written.
     func deviceID() -> String? {
         if let knownDeviceID { return knownDeviceID }
-        if let known = (try? repository.configString(Deck.deviceSetting)) ?? nil, CardID.isValid(known) {
+        if let known = Deck.configuredDeviceID(of: repository) {
             knownDeviceID = known
         } else {
             let made = CardID.random()
             if (try? repository.setConfig(Deck.deviceSetting, made)) != nil { knownDeviceID = made }
         }
         return knownDeviceID
+    }
+
+    /// The id in the repository's own config (a user's or system-wide one would be every deck's), when
+    /// it is one.
+    static func configuredDeviceID(of repository: Repository) -> String? {
+        guard let value = (try? repository.localConfigString(Deck.deviceSetting)) ?? nil, CardID.isValid(value)
+        else { return nil }
+        return value
     }
 
     /// Refuses to write while git has an operation of its own unfinished in the working tree (a
@@ -197,8 +205,7 @@ extension Deck {
     /// The git operation unfinished in the working tree and what to do about it (without the closing
     /// "then …"), or nil: for the refusal of a write and for `cards fsck`.
     func unfinishedGitOperation() -> String? {
-        guard !isBare else { return nil }
-        if let operation = repository.unfinishedOperation {
+        if !isBare, let operation = repository.unfinishedOperation {
             return "a git \(operation.name) is unfinished in \(location); finish it (\(operation.finish)) or abandon "
                 + "it (\(operation.abort))"
         }
@@ -207,12 +214,18 @@ extension Deck {
 
     /// What is checked out instead of main, said with what to do, or nil when main is, here only: cards
     /// reads and writes main, so a working tree on another branch would show main's changes as hand
-    /// edits there, and a second working tree on main would take the first one's new cards for cards
-    /// deleted by hand.
+    /// edits there, and another working tree on main (a linked worktree of this deck, bare or not)
+    /// would take the new cards written here for cards deleted by hand.
     func otherCheckout() -> String? {
-        guard !isBare else { return nil }
+        let found = repository.otherWorktrees(checkingOut: Deck.branch).first
+        let other = found?.folder
+        if isBare {
+            guard let other else { return nil }
+            return "main is checked out in the worktree at \(other); cards writes main from one working tree "
+                + "only: run cards there (`cards --deck \(other) …`), or detach it (`git -C \(other) switch --detach`)"
+        }
         guard let head = repository.headReferenceName() else {
-            if let other = otherWorktreeOnMain() {
+            if let other {
                 return "HEAD is detached in \(location), but cards works on main, which is checked out in the "
                     + "worktree at \(other); run cards there (`cards --deck \(other) …`)"
             }
@@ -223,45 +236,18 @@ extension Deck {
             let branch =
                 "branch \(head.dropFirst("refs/heads/".count)) is checked out in \(location), but cards works on main"
             // git will not check out a branch twice: then the deck is the worktree that has it.
-            if let other = otherWorktreeOnMain() {
+            if let other {
                 return "\(branch), which is checked out in the worktree at \(other); run cards there "
                     + "(`cards --deck \(other) …`)"
             }
             return "\(branch); switch back with `git switch main` (or `git checkout main`)"
         }
-        if let other = otherWorktreeOnMain() {
-            let linked = other != FileSystem.parent(of: Deck.trimSlash(repository.commonDirectory))
+        if let other, let linked = found?.linked {
             return "main is also checked out in the worktree at \(other); cards writes main from one working tree "
                 + "only: detach that one (`git -C \(other) switch --detach`)"
                 + (linked ? " or remove it (`git worktree remove \(other)`)" : "")
         }
         return nil
-    }
-
-    /// Another working tree of this repository (`git worktree add --force`) with main checked out, or nil.
-    private func otherWorktreeOnMain() -> String? {
-        let common = Deck.trimSlash(repository.commonDirectory)
-        var others: [(head: String, folder: String)] = []
-        // From a linked worktree: the main one, unless the repository is bare (no index of its own).
-        if common != gitDirectory && FileSystem.exists(common + "/index") {
-            others.append((common + "/HEAD", FileSystem.parent(of: common)))
-        }
-        for name in FileSystem.list(common + "/worktrees") {
-            let folder = common + "/worktrees/" + name
-            guard folder != gitDirectory, let link = Deck.firstLine(of: folder + "/gitdir") else { continue }
-            // A worktree whose folder is gone is git's to prune, not in the way.
-            let worktree = FileSystem.parent(of: link)
-            if FileSystem.exists(worktree) { others.append((folder + "/HEAD", worktree)) }
-        }
-        return others.first { Deck.firstLine(of: $0.head) == "ref: " + Deck.branch }?.folder
-    }
-
-    /// A small file's text without its trailing line feed (and spaces), or nil when it cannot be read.
-    static func firstLine(of path: String) -> String? {
-        guard let bytes = try? FileSystem.read(path, limit: 4096) else { return nil }
-        var text = Substring(String(decoding: bytes, as: UTF8.self))
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        return String(text)
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

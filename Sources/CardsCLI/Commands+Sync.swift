@@ -35,7 +35,7 @@ extension Commands {
         let remote = DeckRemote(name: "origin", url: url)
         context.output.print(
             "Cloned a deck of \(count) card\(count == 1 ? "" : "s") from \(remote.displayURL) into \(deck.location).")
-        if let origin = try deck.remotes().first(where: { $0.name == "origin" }) {
+        if let origin = (try? deck.remotes())?.first(where: { $0.name == "origin" }) {
             Self.notePushable(origin, deck, context)
         }
         return 0
@@ -50,8 +50,13 @@ extension Commands {
                 "note: there is no repository at \(path) yet; make one (`git init --bare \(path)`) before `cards sync`")
             return
         }
+        guard (try? Repository.open(at: path)) != nil else {
+            context.output.error(
+                "note: \(path) is not a git repository; make it one (`git init --bare \(path)`) before `cards sync`")
+            return
+        }
         do {
-            try deck.repository.checkPushable(remote.url)
+            try deck.repository.checkPushable(remote.url, branch: Deck.branch)
         } catch {
             context.output.error(
                 "note: \(error.message); `cards sync` can take changes from it but not send this deck's")

@@ -18,6 +18,23 @@ extension Repository {
         return String(cString: text)
     }
 
+    /// A value from the repository's own config file only (not the user's or the system's), or nil.
+    public func localConfigString(_ key: String) throws(GitError) -> String? {
+        var value: String?
+        try withLocalConfig { config throws(GitError) in
+            var buffer = git_buf()
+            defer { git_buf_dispose(&buffer) }
+            let result = git_config_get_string_buf(&buffer, config, key)
+            if result == GIT_ENOTFOUND.rawValue {
+                git_error_clear()
+                return
+            }
+            try check(result, "git_config_get_string_buf")
+            value = buffer.ptr.map { String(cString: $0) } ?? ""
+        }
+        return value
+    }
+
     /// Sets a value in the repository's own config file.
     public func setConfig(_ key: String, _ value: String) throws(GitError) {
         try withLocalConfig { config throws(GitError) in

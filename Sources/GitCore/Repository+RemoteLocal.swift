@@ -27,6 +27,10 @@ extension Repository {
             }
             let current = try remote.referenceTarget(parts[1])
             if current == local { continue }
+            // As git refuses it: the branch would move under that worktree's files and index.
+            if let worktree = remote.otherWorktrees(checkingOut: parts[1]).first {
+                throw Repository.checkedOut(parts[1], in: worktree.folder, of: url)
+            }
             if let current {
                 guard hasObject(current), try isDescendant(local, of: current) else {
                     throw GitError(
@@ -198,13 +202,24 @@ extension Repository {
         return result
     }
 
-    /// Throws the error a push would give when `url` names a repository on this machine with a
-    /// working tree (pushes there are refused): for a sync to check before it fetches and merges
-    /// anything. Anything else, a missing folder included, is left for the fetch to report.
-    public func checkPushable(_ url: String) throws(GitError) {
-        guard let path = localRemotePath(url), let remote = try? Repository.open(at: path), !remote.isBare
-        else { return }
-        throw Repository.notBare(url)
+    /// Throws the error a push of `branch` would give when `url` names a repository on this machine
+    /// with a working tree, or with `branch` checked out in a worktree of its own (pushes there are
+    /// refused): for a sync to check before it fetches and merges anything. Anything else, a missing
+    /// folder included, is left for the fetch to report.
+    public func checkPushable(_ url: String, branch: String) throws(GitError) {
+        guard let path = localRemotePath(url), let remote = try? Repository.open(at: path) else { return }
+        guard remote.isBare else { throw Repository.notBare(url) }
+        if let worktree = remote.otherWorktrees(checkingOut: branch).first {
+            throw Repository.checkedOut(branch, in: worktree.folder, of: url)
+        }
+    }
+
+    static func checkedOut(_ branch: String, in worktree: String, of url: String) -> GitError {
+        GitError(
+            code: .other(-1),
+            message: "\(branch) is checked out in \(worktree), a worktree of \(url); a push would move it under "
+                + "that worktree's files (git refuses it too): detach it there (`git -C \(worktree) switch --detach`)",
+            function: "push")
     }
 
     static func notBare(_ url: String) -> GitError {

@@ -189,6 +189,32 @@ struct BadInputTests {
         #expect(environment.stderr.hasPrefix("Error: $CARDS_DECK: "), "\(environment.stderr)")
     }
 
+    @Test("a bare deck with main checked out in a worktree of its own: writes and pushes into it refused")
+    func bareDeckWithWorktree() throws {
+        let scratch = try Scratch()
+        let remote = scratch.path("remote.git")
+        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
+        let clone = scratch.path("clone")
+        #expect(try scratch.cards(["clone", remote, clone]).status == 0)
+        let worktree = scratch.path("wt")
+        #expect(try scratch.git(["worktree", "add", "-q", worktree, "main"], in: remote).status == 0)
+        let main = try scratch.revParse(remote, "main")
+        let write = try scratch.cards(["--deck", remote, "add", "--title", "X", "--url", "https://x.example"])
+        #expect(
+            write.status == 1 && write.stderr.contains("checked out in the worktree at \(worktree)"), "\(write.stderr)")
+        #expect(try scratch.cards(["add", "--title", "Y", "--url", "https://y.example"], in: clone).status == 0)
+        let push = try scratch.cards(["sync"], in: clone)
+        #expect(push.status == 1 && push.stderr.contains("is checked out in \(worktree)"), "\(push.stderr)")
+        #expect(try scratch.revParse(remote, "main") == main)
+        // A gitdir written relative (git 2.48's worktree.useRelativePaths) names the same worktree.
+        let administrative = try FileManager.default.contentsOfDirectory(atPath: remote + "/worktrees")[0]
+        try "../../../wt/.git\n".write(
+            toFile: remote + "/worktrees/\(administrative)/gitdir", atomically: true, encoding: .utf8)
+        let relative = try scratch.cards(["--deck", remote, "add", "--title", "Z", "--url", "https://z.example"])
+        #expect(relative.status == 1 && relative.stderr.contains("worktree at"), "\(relative.stderr)")
+        #expect(try scratch.revParse(remote, "main") == main)
+    }
+
     @Test("list on an empty deck: nothing on standard output, a hint on standard error")
     func listEmptyDeck() throws {
         let scratch = try Scratch()

@@ -93,6 +93,9 @@ struct CloneTests {
         let nowhere = try scratch.cards(["remote", "add", "usb", "../nothere.git"], in: deck)
         #expect(nowhere.status == 0 && nowhere.stderr.contains("no repository at"), "\(nowhere.stderr)")
         #expect(try scratch.cards(["remote", "add", "usb2", scratch.path("server.git")], in: deck).stderr.isEmpty)
+        try FileManager.default.createDirectory(atPath: scratch.path("plain"), withIntermediateDirectories: true)
+        let plain = try scratch.cards(["remote", "add", "plain", scratch.path("plain")], in: deck)
+        #expect(plain.stderr.contains("is not a git repository"), "\(plain.stderr)")
         // A relative path to nowhere: the message shows where it was looked for.
         try scratch.git(["config", "remote.origin.url", "../nowhere.git"], in: deck)
         let missing = try scratch.cards(["sync"], in: deck + "/cards")

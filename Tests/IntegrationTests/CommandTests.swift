@@ -359,6 +359,7 @@ struct CommandTests {
             (nil, "deleted, but a deck needs it"), ("nope", "not a deck description"),
             ("{\"format\": 2, \"name\": \"Future\"}", "not a deck description"),
             ("{\"format\": 1, \"name\": \"\"}", "not a deck description"),
+            ("{\"format\": 1, \"name\": \"Two\\nlines\"}", "not a deck description"),
         ] {
             if let content {
                 try content.write(toFile: description, atomically: true, encoding: .utf8)

@@ -201,4 +201,23 @@ extension HistoryTests {
         #expect(refused.stderr.contains("`cards log` shows how"))
         #expect(try scratch.fingerprint(a) == before)
     }
+
+    @Test("a copy of a deck (cp -r) does not undo what the original made after the copy")
+    func copiedDeck() throws {
+        let scratch = try Scratch()
+        let remote = scratch.path("remote.git")
+        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
+        let a = scratch.path("a")
+        #expect(try scratch.cards(["clone", remote, a]).status == 0)
+        #expect(
+            try scratch.cards(["add", "--title", "Before the copy", "--url", "https://b.example"], in: a).status == 0)
+        let copy = scratch.path("copy")
+        #expect(try scratch.run("/bin/cp", ["-a", a, copy]).status == 0)
+        #expect(try scratch.cards(["add", "--title", "Made on A", "--url", "https://a.example"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: copy).stdout.contains("Fast-forwarded"))
+        let undo = try scratch.cards(["undo"], in: copy)
+        #expect(!undo.stdout.contains("Made on A"), "the copy undid the original's change: \(undo.stdout)")
+        #expect(undo.status == 0 && undo.stdout.contains("Before the copy"), "\(undo.stdout)\(undo.stderr)")
+    }
 }

@@ -1,0 +1,66 @@
+import CGit2
+import Glibc
+
+extension Repository {
+    /// This repository's other working trees (`git worktree add`, and the main one seen from a linked
+    /// one: `linked` false) that have `branch` (`refs/heads/main`) checked out, by folder. A linked
+    /// worktree whose folder is gone is git's to prune and not counted. Read from the files git keeps,
+    /// as git reads them (a relative `gitdir`, as git 2.48 can write, counts from the worktree's own
+    /// administrative folder).
+    public func otherWorktrees(checkingOut branch: String) -> [(folder: String, linked: Bool)] {
+        let common = Repository.trimmedSlash(commonDirectory)
+        let own = Repository.trimmedSlash(gitDirectory)
+        var others: [(head: String, folder: String, linked: Bool)] = []
+        // From a linked worktree: the main one (its folder as libgit2 finds it, `core.worktree` too),
+        // unless the repository is bare.
+        if common != own, let main = try? Repository.open(at: common), let folder = main.workingDirectory {
+            others.append((common + "/HEAD", Repository.trimmedSlash(folder), false))
+        }
+        for name in Repository.folderEntries(common + "/worktrees") {
+            let administrative = common + "/worktrees/" + name
+            guard administrative != own, var link = Repository.firstLine(of: administrative + "/gitdir") else {
+                continue
+            }
+            if !link.hasPrefix("/") { link = administrative + "/" + link }
+            // `<worktree>/.git`: the worktree is its folder.
+            guard let slash = link.lastIndex(of: "/") else { continue }
+            let folder = String(link[..<slash])
+            var info = stat()
+            if stat(folder, &info) == 0 { others.append((administrative + "/HEAD", folder, true)) }
+        }
+        return others.filter { Repository.firstLine(of: $0.head) == "ref: " + branch }.map { ($0.folder, $0.linked) }
+    }
+
+    static func trimmedSlash(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
+    /// A small file's text without its trailing line feed (and spaces), or nil when it cannot be read.
+    static func firstLine(of path: String) -> String? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        guard count >= 0 else { return nil }
+        var text = Substring(String(decoding: bytes.prefix(count), as: UTF8.self))
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+
+    /// The names in a folder, without `.` and `..`; empty when it cannot be read.
+    static func folderEntries(_ path: String) -> [String] {
+        guard let folder = opendir(path) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
