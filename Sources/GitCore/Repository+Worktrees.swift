@@ -16,7 +16,7 @@ extension Repository {
         if common != own, let main = try? Repository.open(at: common), let folder = main.workingDirectory {
             others.append((common + "/HEAD", Repository.trimmedSlash(folder), false))
         }
-        for name in Repository.folderEntries(common + "/worktrees") {
+        for name in LockFiles.list(common + "/worktrees") {
             let administrative = common + "/worktrees/" + name
             guard administrative != own, var link = Repository.firstLine(of: administrative + "/gitdir") else {
                 continue
@@ -48,19 +48,5 @@ extension Repository {
         var text = Substring(String(decoding: bytes.prefix(count), as: UTF8.self))
         while let last = text.last, last.isWhitespace { text.removeLast() }
         return String(text)
-    }
-
-    /// The names in a folder, without `.` and `..`; empty when it cannot be read.
-    static func folderEntries(_ path: String) -> [String] {
-        guard let folder = opendir(path) else { return [] }
-        defer { closedir(folder) }
-        var names: [String] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 }
