@@ -103,13 +103,20 @@ struct HistoryTests {
 }
 
 extension HistoryTests {
+    /// A bare deck of the sample, `remote.git`, and clones of it made by `cards clone`, by name.
+    func remoteAndClones(_ scratch: Scratch, _ names: [String]) throws -> (remote: String, clones: [String]) {
+        let remote = scratch.path("remote.git")
+        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
+        let clones = names.map { scratch.path($0) }
+        for clone in clones { #expect(try scratch.cards(["clone", remote, clone]).status == 0) }
+        return (remote, clones)
+    }
+
     @Test("undo reverts only this device's operations, never what came from a clone or a sync")
     func undoIsLocal() throws {
         let scratch = try Scratch()
-        let remote = scratch.path("remote.git")
-        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
-        let deck = scratch.path("clone")
-        #expect(try scratch.cards(["clone", remote, deck]).status == 0)
+        let (remote, clones) = try remoteAndClones(scratch, ["clone"])
+        let deck = clones[0]
         let before = try scratch.fingerprint(deck)
         let nothing = try scratch.cards(["undo"], in: deck)
         #expect(nothing.status == 1 && nothing.stderr.contains("nothing to undo"))
@@ -166,12 +173,8 @@ extension HistoryTests {
     @Test("a change of this device's that another device merged (and this one fast-forwarded to) is still undone here")
     func undoAfterAnotherDevicesMerge() throws {
         let scratch = try Scratch()
-        let remote = scratch.path("remote.git")
-        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
-        let a = scratch.path("a")
-        let b = scratch.path("b")
-        #expect(try scratch.cards(["clone", remote, a]).status == 0)
-        #expect(try scratch.cards(["clone", remote, b]).status == 0)
+        let (remote, clones) = try remoteAndClones(scratch, ["a", "b"])
+        let (a, b) = (clones[0], clones[1])
         let ids = try scratch.cards(["list"], in: a).stdout.split(separator: "\n").map { String($0.prefix(8)) }
         #expect(try scratch.cards(["edit", ids[0], "--title", "Edited on A"], in: a).status == 0)
         #expect(try scratch.cards(["edit", ids[1], "--title", "Edited on B"], in: b).status == 0)
@@ -205,10 +208,7 @@ extension HistoryTests {
     @Test("a copy of a deck (cp -r) does not undo what the original made after the copy")
     func copiedDeck() throws {
         let scratch = try Scratch()
-        let remote = scratch.path("remote.git")
-        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
-        let a = scratch.path("a")
-        #expect(try scratch.cards(["clone", remote, a]).status == 0)
+        let a = try remoteAndClones(scratch, ["a"]).clones[0]
         #expect(
             try scratch.cards(["add", "--title", "Before the copy", "--url", "https://b.example"], in: a).status == 0)
         let copy = scratch.path("copy")
