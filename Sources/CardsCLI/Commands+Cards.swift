@@ -52,7 +52,8 @@ extension Commands {
             title: Self.typedText(title), indexURL: Self.typedText(url),
             platformName: Self.typedText(arguments.value("--platform") ?? ""),
             platformIcon: arguments.value("--icon") ?? "", color: Self.typedColor(arguments.value("--color") ?? "blue"),
-            id: arguments.value("--id"), after: arguments.value("--after"))
+            id: arguments.value("--id"),
+            after: arguments.value("--after").map { try context.resolveCard($0, in: deck) })
         context.output.print(card.id)
         return 0
     }
@@ -141,7 +142,14 @@ extension Commands {
         }
         let deck = try context.openDeck()
         let id = try context.resolveCard(arguments.positionals[0], in: deck)
-        if try deck.move(id, to: position) == nil {
+        // The card named as the place, resolved here so that a deleted one is said to be deleted.
+        var resolved = position
+        switch position {
+        case .before(let other): resolved = .before(try context.resolveCard(other, in: deck))
+        case .after(let other): resolved = .after(try context.resolveCard(other, in: deck))
+        case .top, .bottom: break
+        }
+        if try deck.move(id, to: resolved) == nil {
             context.output.print("Card \(id) is already there.")
         } else {
             context.output.print("Moved card \(id).")

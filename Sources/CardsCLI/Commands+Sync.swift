@@ -192,7 +192,7 @@ enum SyncText {
         if report.handEdits > 0 {
             let count = "\(report.handEdits) hand edit\(report.handEdits == 1 ? "" : "s")"
             if would {
-                lines.append("Would commit \(count) first.")
+                lines.append("Would commit \(count) first (what follows is planned without them).")
             } else {
                 lines.append("Committed \(count) (\(report.handEditsCommit?.short ?? "?")).")
             }

@@ -13,7 +13,10 @@ struct HistoryTests {
         let blob = try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout
         #expect(try scratch.cards(["delete", id], in: deck).status == 0)
         // Named once it is gone: said to be deleted, with the way back.
-        for arguments in [["show", id], ["edit", id, "--title", "X"], ["delete", id]] {
+        for arguments in [
+            ["show", id], ["edit", id, "--title", "X"], ["delete", id],
+            ["add", "--title", "X", "--url", "https://x.example", "--after", id],
+        ] {
             let gone = try scratch.cards(arguments, in: deck)
             #expect(gone.status == 1, "\(arguments)")
             #expect(gone.stderr.contains("was deleted; `cards restore \(id)"), "\(gone.stderr)")
