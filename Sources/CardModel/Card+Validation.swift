@@ -130,7 +130,8 @@ extension Card {
         }
     }
 
-    static func trimmed(_ text: String) -> Substring {
+    /// `text` without white space at either end (a title is checked after this).
+    public static func trimmed(_ text: String) -> Substring {
         let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
         let end = text.lastIndex { !$0.isWhitespace }.map { text.index(after: $0) } ?? text.endIndex
         return start < end ? text[start..<end] : ""

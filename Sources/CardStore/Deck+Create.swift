@@ -44,8 +44,8 @@ extension Deck {
         if let source {
             (imported, sourceName) = try readDeckFolder(source)
         }
-        let deckName = name ?? sourceName ?? FileSystem.basename(of: Deck.trimSlash(absolute))
-        guard !deckName.isEmpty, deckName.count <= 200, !deckName.contains(where: { $0.isNewline }) else {
+        let deckName = name ?? sourceName ?? FileSystem.basename(of: Repository.trimmedSlash(absolute))
+        guard Deck.isValidName(deckName) else {
             throw StoreError(.invalidInput, "--name must be 1 to 200 characters on one line")
         }
         if FileSystem.exists(absolute) && !FileSystem.isDirectory(absolute) {
@@ -82,7 +82,7 @@ extension Deck {
                 message: CommitMessage(subject: "Create deck \"\(deckName)\"", trailers: [("Op", "init")]))
         }
         if !imported.isEmpty {
-            try deck.importCards(imported, source: FileSystem.basename(of: Deck.trimSlash(source ?? "")))
+            try deck.importCards(imported, source: FileSystem.basename(of: Repository.trimmedSlash(source ?? "")))
         }
         return deck
     }

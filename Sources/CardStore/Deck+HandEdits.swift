@@ -52,11 +52,9 @@ extension Deck {
                 if committed != nil { edits.append(HandEdit(path: entry.path, change: .deleted)) }
                 continue
             }
-            if let committed, let bytes = try? FileSystem.read(full, limit: Card.maximumFileSize),
-                ObjectID.blobHash(of: bytes) == committed
-            {
-                continue
-            }
+            // Read once: an unreadable or oversized file is said below, where it is decoded.
+            let read = Result { () throws(StoreError) in try FileSystem.read(full, limit: Card.maximumFileSize) }
+            if let committed, case .success(let bytes) = read, ObjectID.blobHash(of: bytes) == committed { continue }
             let change: HandEdit.Change = committed == nil ? .new : .changed
             // Leftovers of an interrupted write are not hand edits.
             if FileSystem.basename(of: entry.path).hasPrefix(".") && entry.path.hasSuffix(".tmp") { continue }
@@ -71,7 +69,7 @@ extension Deck {
                 continue
             }
             do {
-                let bytes = try FileSystem.read(full, limit: Card.maximumFileSize)
+                let bytes = try read.get()
                 let card = try Card.decode(bytes, expectedID: id)
                 let same = committed != nil && committed == ObjectID.blobHash(of: card.encoded())
                 edits.append(HandEdit(path: entry.path, change: same ? .reformatted : change, card: card))
@@ -117,7 +115,12 @@ extension Deck {
         guard let value = try? JSONValue.parse(bytes), value["format"] == .number("1"),
             let name = value["name"]?.stringValue
         else { return false }
-        return !name.isEmpty && name.count <= 200 && !name.contains(where: \.isNewline)
+        return isValidName(name)
+    }
+
+    /// A deck's name: 1 to 200 characters on one line (`cards init --name`, `deck.json`).
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 200 && !name.contains(where: \.isNewline)
     }
 
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.

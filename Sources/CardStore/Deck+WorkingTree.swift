@@ -83,7 +83,7 @@ extension Deck {
     func finishOrderedFlush(afterIndex: Bool) throws(StoreError) {
         guard flushMode == .ordered else { return }
         // A linked worktree keeps its index in its own git folder, the branch in the common one.
-        let common = Deck.trimSlash(repository.commonDirectory)
+        let common = Repository.trimmedSlash(repository.commonDirectory)
         let last = afterIndex ? "\(gitDirectory)/index" : "\(common)/\(Deck.branch)"
         let failure = FileSync.flush(path: last)
         if failure != 0 {

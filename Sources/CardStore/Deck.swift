@@ -45,8 +45,8 @@ public final class Deck {
 
     init(repository: Repository) throws(StoreError) {
         self.repository = repository
-        workingDirectory = repository.workingDirectory.map(Deck.trimSlash)
-        gitDirectory = Deck.trimSlash(repository.gitDirectory)
+        workingDirectory = repository.workingDirectory.map(Repository.trimmedSlash)
+        gitDirectory = Repository.trimmedSlash(repository.gitDirectory)
         let setting = (try? repository.configString("cards.fsync")) ?? nil
         let environment = getenv("CARDS_FSYNC").map { String(cString: $0) }
         durable = !(environment == "0" || environment == "false" || setting == "false" || setting == "0")
@@ -119,7 +119,7 @@ public final class Deck {
             existing = parent
         }
         guard let repository = try? Repository.discover(from: existing) else { return nil }
-        let root = repository.workingDirectory.map(trimSlash) ?? trimSlash(repository.gitDirectory)
+        let root = Repository.trimmedSlash(repository.workingDirectory ?? repository.gitDirectory)
         // Read directly, not through a `Deck`: opening one sets process-wide flush settings.
         guard let head = try? repository.referenceTarget(Deck.branch), let tree = try? repository.commit(head).tree,
             (try? repository.treeEntry(in: tree, path: Deck.metadataPath)) != nil
@@ -154,11 +154,5 @@ public final class Deck {
     /// The absolute working-tree path of a repository path, or nil for a bare deck.
     func workingPath(_ path: String) -> String? {
         workingDirectory.map { "\($0)/\(path)" }
-    }
-
-    static func trimSlash(_ path: String) -> String {
-        var text = path
-        while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
-        return text
     }
 }

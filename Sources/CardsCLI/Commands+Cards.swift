@@ -59,12 +59,7 @@ extension Commands {
     }
 
     /// Text typed for a field: without the spaces around it (a shell quote keeps them; nobody means them).
-    static func typedText(_ text: String) -> String {
-        var trimmed = Substring(text)
-        while let first = trimmed.first, first.isWhitespace { trimmed.removeFirst() }
-        while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
-        return String(trimmed)
-    }
+    static func typedText(_ text: String) -> String { String(Card.trimmed(text)) }
 
     /// A colour typed in any case, as a card stores it: `#ABCDEF` is `#abcdef`, `Red` is `red`.
     static func typedColor(_ text: String) -> String { typedText(text).lowercased() }

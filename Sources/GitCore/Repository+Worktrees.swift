@@ -31,7 +31,8 @@ extension Repository {
         return others.filter { Repository.firstLine(of: $0.head) == "ref: " + branch }.map { ($0.folder, $0.linked) }
     }
 
-    static func trimmedSlash(_ path: String) -> String {
+    /// `path` without trailing slashes (`/` stays `/`).
+    public static func trimmedSlash(_ path: String) -> String {
         var path = Substring(path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         return String(path)
