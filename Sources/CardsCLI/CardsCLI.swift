@@ -82,29 +82,29 @@ public enum CardsCLI {
                 UsageError(message: "unknown command '\(name)'\(hint); `cards help` lists the commands"),
                 output: output)
         }
-        // Two-word commands (`remote add`); the group alone lists, as `git remote` does.
+        // Two-word commands (`remote add`); the group alone (or with options only) lists, as `git remote` does.
         if let group = Commands.groups[name] {
-            let onlyOptions = rest.first.map { $0.hasPrefix("-") && $0 != "-h" && $0 != "--help" } ?? true
-            if onlyOptions, let listing = group.first(where: { $0.spec.name == "\(name) list" }) {
-                command = listing
-            } else {
-                guard let sub = rest.first, !sub.hasPrefix("-"),
-                    let found = group.first(where: { $0.spec.name == "\(name) \(sub)" })
-                else {
-                    if rest.first == "-h" || rest.first == "--help" || rest.isEmpty {
-                        output.print(command.spec.helpText, terminator: "")
-                        return rest.isEmpty ? 64 : 0
-                    }
-                    let typed = rest.first ?? ""
+            let sub = rest.first
+            if sub == "-h" || sub == "--help" {
+                output.print(command.spec.helpText, terminator: "")
+                return 0
+            }
+            if let sub, !sub.hasPrefix("-") {
+                guard let found = group.first(where: { $0.spec.name == "\(name) \(sub)" }) else {
                     let hint = Suggestion.hint(
-                        for: typed, among: group.map { String($0.spec.name.dropFirst(name.count + 1)) },
+                        for: sub, among: group.map { String($0.spec.name.dropFirst(name.count + 1)) },
                         synonyms: Commands.subcommandSynonyms)
                     return usageFailure(
-                        UsageError(message: "unknown subcommand '\(typed)'\(hint)", command: command.spec),
+                        UsageError(message: "unknown subcommand '\(sub)'\(hint)", command: command.spec),
                         output: output)
                 }
                 command = found
                 rest = rest.dropFirst()
+            } else if let listing = group.first(where: { $0.spec.name == "\(name) list" }) {
+                command = listing
+            } else {
+                output.print(command.spec.helpText, terminator: "")
+                return 64
             }
         }
         let parsed: ParsedArguments
@@ -175,6 +175,15 @@ struct Context {
         return Context.expandingHome(environment)
     }
 
+    /// The folder a new deck goes in (`init`, `clone`): the one `command` was given, else `--deck`;
+    /// both given, they must name one folder.
+    func newDeckFolder(given: String?, for command: String) throws(UsageError) -> String? {
+        if let given, let deckOption, FileSystem.canonical(given) != FileSystem.canonical(deckOption) {
+            throw UsageError(message: "two folders for \(command): --deck \(deckOption) and \(given); give one")
+        }
+        return given ?? deckOption
+    }
+
     /// The deck to work on: the one `deckFolder` names, else the deck containing the current folder.
     func openDeck() throws(StoreError) -> Deck {
         guard let deckFolder else { return try Deck.open(at: ".", searchUpward: true) }
@@ -186,25 +195,31 @@ struct Context {
         }
     }
 
-    /// The full id of the card `reference` names in `deck`; when there is none, a card deleted from
-    /// the deck that it names is said, with how to bring it back.
-    func resolveCard(_ reference: String, in deck: Deck) throws(StoreError) -> String {
+    /// `body`'s result; when it fails because a card is not in the deck, and one of `references` names
+    /// a card deleted from it, that is said, with how to bring it back.
+    func sayingDeleted<Result>(
+        _ references: [String?], in deck: Deck, _ body: () throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
         do {
-            return try deck.snapshot().resolve(reference)
+            return try body()
         } catch  where error.code == .cardNotFound {
-            guard let deleted = deck.deletedCardID(matching: reference) else { throw error }
-            throw StoreError(
-                error.code, "card \(deleted) was deleted; `cards restore \(deleted)` brings it back")
+            guard let deleted = references.lazy.compactMap({ $0 }).compactMap(deck.deletedCardID).first else {
+                throw error
+            }
+            throw StoreError(error.code, "card \(deleted) was deleted; `cards restore \(deleted)` brings it back")
         }
     }
 
-    /// The card `reference` names in `deck`, said as `resolveCard` says it when there is none.
+    /// The full id of the card `reference` names in `deck` (a deleted one said so).
+    func resolveCard(_ reference: String, in deck: Deck) throws(StoreError) -> String {
+        try sayingDeleted([reference], in: deck) { () throws(StoreError) in try deck.snapshot().resolve(reference) }
+    }
+
+    /// The card `reference` names in `deck` (a deleted one said so).
     func card(matching reference: String, in deck: Deck) throws(StoreError) -> Card {
-        let id = try resolveCard(reference, in: deck)
-        guard let card = try deck.snapshot().card(id: id) else {
-            throw StoreError(.cardNotFound, "no card with id \(id) in this deck")
+        try sayingDeleted([reference], in: deck) { () throws(StoreError) in
+            try deck.snapshot().card(matching: reference)
         }
-        return card
     }
 
     /// `path` with a leading `~` or `~/` as the home folder, as a shell would have written it.

@@ -17,12 +17,8 @@ extension Commands {
     ) { context, arguments in
         // `cards --deck DIR init` (or $CARDS_DECK) names the new deck's folder as every other command
         // names its deck; a folder given to init itself goes before the environment's default.
-        if let folder = arguments.positionals.first, let option = context.deckOption,
-            FileSystem.canonical(folder) != FileSystem.canonical(option)
-        {
-            throw UsageError(message: "two folders for init: --deck \(option) and \(folder); give one")
-        }
-        let path = arguments.positionals.first ?? context.deckFolder ?? "."
+        let given = try context.newDeckFolder(given: arguments.positionals.first, for: "init")
+        let path = given ?? context.deckFolder ?? "."
         let deck = try Deck.create(
             at: path, name: arguments.value("--name"), bare: arguments.has("--bare"), from: arguments.value("--from"))
         let count = try deck.snapshot().allCards().cards.count
@@ -48,12 +44,14 @@ extension Commands {
         guard let title = arguments.value("--title") else { throw UsageError(message: "missing '--title <title>'") }
         guard let url = arguments.value("--url") else { throw UsageError(message: "missing '--url <url>'") }
         let deck = try context.openDeck()
-        let card = try deck.add(
-            title: Self.typedText(title), indexURL: Self.typedText(url),
-            platformName: Self.typedText(arguments.value("--platform") ?? ""),
-            platformIcon: arguments.value("--icon") ?? "", color: Self.typedColor(arguments.value("--color") ?? "blue"),
-            id: arguments.value("--id"),
-            after: arguments.value("--after").map { try context.resolveCard($0, in: deck) })
+        let after = arguments.value("--after")
+        let card = try context.sayingDeleted([after], in: deck) { () throws(StoreError) in
+            try deck.add(
+                title: Self.typedText(title), indexURL: Self.typedText(url),
+                platformName: Self.typedText(arguments.value("--platform") ?? ""),
+                platformIcon: arguments.value("--icon") ?? "",
+                color: Self.typedColor(arguments.value("--color") ?? "blue"), id: arguments.value("--id"), after: after)
+        }
         context.output.print(card.id)
         return 0
     }
@@ -137,14 +135,10 @@ extension Commands {
         }
         let deck = try context.openDeck()
         let id = try context.resolveCard(arguments.positionals[0], in: deck)
-        // The card named as the place, resolved here so that a deleted one is said to be deleted.
-        var resolved = position
-        switch position {
-        case .before(let other): resolved = .before(try context.resolveCard(other, in: deck))
-        case .after(let other): resolved = .after(try context.resolveCard(other, in: deck))
-        case .top, .bottom: break
+        let moved = try context.sayingDeleted([arguments.value("--before"), arguments.value("--after")], in: deck) {
+            () throws(StoreError) in try deck.move(id, to: position)
         }
-        if try deck.move(id, to: resolved) == nil {
+        if moved == nil {
             context.output.print("Card \(id) is already there.")
         } else {
             context.output.print("Moved card \(id).")
@@ -158,10 +152,8 @@ extension Commands {
             usage: "delete <id> ...", arguments: [("id", "The cards to delete.")], positionals: 1...Int.max)
     ) { context, arguments in
         let deck = try context.openDeck()
-        var ids: [String] = []
-        for reference in arguments.positionals {
-            let id = try context.resolveCard(reference, in: deck)
-            if !ids.contains(id) { ids.append(id) }
+        let ids = try context.sayingDeleted(arguments.positionals, in: deck) { () throws(StoreError) in
+            try deck.snapshot().resolveAll(arguments.positionals)
         }
         try deck.delete(ids)
         for id in ids { context.output.print("Deleted card \(id).") }

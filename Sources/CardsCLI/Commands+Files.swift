@@ -26,8 +26,7 @@ extension Commands {
         let invalid = edits.filter { $0.problem != nil }.count
         if invalid == 0 {
             context.output.error("`cards commit` records them (`cards sync` does too, first).")
-        }
-        if invalid > 0 {
+        } else {
             context.output.error(
                 "\(invalid) invalid file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`"
             )

@@ -20,12 +20,9 @@ extension Commands {
                 """)
     ) { context, arguments in
         let url = arguments.positionals[0]
-        // `--deck DIR` names the new deck's folder, as for init; a folder given to clone itself agrees.
-        let given = arguments.positionals.dropFirst().first
-        if let given, let option = context.deckOption, FileSystem.canonical(given) != FileSystem.canonical(option) {
-            throw UsageError(message: "two folders for clone: --deck \(option) and \(given); give one")
-        }
-        guard let path = given ?? context.deckOption ?? Self.folderName(for: url) else {
+        // `--deck DIR` names the new deck's folder, as for init.
+        let given = try context.newDeckFolder(given: arguments.positionals.dropFirst().first, for: "clone")
+        guard let path = given ?? Self.folderName(for: url) else {
             throw UsageError(message: "no folder name in '\(url)': give one, cards clone <url> <dir>")
         }
         let progress = ProgressLine()
@@ -231,9 +228,10 @@ enum SyncText {
                 lines.append("Pushed the merge \(report.head?.short ?? "?") to \(name).")
             }
         }
-        switch report.action {
-        case .mergeAndPush: break  // printed under the merge
-        default: for note in report.otherFiles { lines.append("  \(note)") }
+        if case .mergeAndPush = report.action {
+            // printed under the merge
+        } else {
+            for note in report.otherFiles { lines.append("  \(note)") }
         }
         if let refused = report.massDelete {
             lines.append(
