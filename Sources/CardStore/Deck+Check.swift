@@ -53,7 +53,7 @@ extension Deck {
         if repair { clearPending() }
         if !isBare, let tree = snapshot.tree {
             try checkIndex(tree: tree, &report, repair: repair)
-            for edit in try handEdits() {
+            for edit in try handEdits(against: snapshot) {
                 if let problem = edit.problem {
                     report.problems.append("\(edit.path) (hand edit, not committed): \(problem)")
                 } else {

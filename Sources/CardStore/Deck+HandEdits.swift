@@ -31,17 +31,23 @@ extension Deck {
     /// Hand edits under `cards/` and of `deck.json` in the working tree (a scan: for `status`, `commit`
     /// and `fsck` only).
     public func handEdits() throws(StoreError) -> [HandEdit] {
-        guard let workingDirectory else { return [] }
         // Against main, the files of another branch or a git merge half done would all look hand-edited.
         try checkNoUnfinishedGitOperation()
-        var entries = try git("reading the working tree's status") { () throws(GitError) in
+        return try handEdits(against: snapshot())
+    }
+
+    /// `handEdits()` against `main`, for callers that have checked the checkout and hold main's snapshot
+    /// (a commit, `fsck`).
+    func handEdits(against main: DeckSnapshot) throws(StoreError) -> [HandEdit] {
+        guard let workingDirectory else { return [] }
+        let entries = try git("reading the working tree's status") { () throws(GitError) in
             try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
         }
-        let main = try snapshot()
         var edits: [HandEdit] = []
-        if let description = entries.firstIndex(where: { $0.path == Deck.metadataPath }) {
-            entries.remove(at: description)
-            if let edit = try deckDescriptionEdit(in: workingDirectory, main: main) { edits.append(edit) }
+        if entries.contains(where: { $0.path == Deck.metadataPath }),
+            let edit = try deckDescriptionEdit(in: workingDirectory, main: main)
+        {
+            edits.append(edit)
         }
         for entry in entries where entry.path.hasPrefix(Deck.cardsFolder + "/") {
             // The working tree against main, whatever git's index says (after a `git mv` or a
@@ -94,7 +100,7 @@ extension Deck {
             guard committed != nil else { return nil }
             return HandEdit(
                 path: path, change: .deleted,
-                problem: "deleted, but a deck needs it; bring it back with `git checkout -- \(path)`")
+                problem: "deleted, but a deck needs it; bring it back with `git checkout main -- \(path)`")
         }
         let bytes = try FileSystem.read("\(workingDirectory)/\(path)", limit: Card.maximumFileSize)
         if ObjectID.blobHash(of: bytes) == committed { return nil }
@@ -134,7 +140,8 @@ extension Deck {
         var committed: [HandEdit] = []
         var reformatted = 0
         let outcome = try commitChange(recordingHandEdits: true) { (snapshot) throws(StoreError) in
-            let edits = try handEdits()
+            // commitChange has checked what is checked out.
+            let edits = try handEdits(against: snapshot)
             try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
             let changed = edits.filter { $0.change != .reformatted }
             reformatted = edits.count - changed.count

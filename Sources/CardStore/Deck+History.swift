@@ -1,4 +1,5 @@
 import CardModel
+import DeckMerge
 import GitCore
 
 /// One commit of the deck's history, as `cards log` shows it.
@@ -120,6 +121,9 @@ extension Deck {
             (try? repository.reflogTargets(Deck.branch) {
                 $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
             }) ?? nil
+        if knownDeviceID == nil { knownDeviceID = device }
+        // Nothing can be this deck's own: no walk through the whole history to find so.
+        if logged?.isEmpty ?? (device == nil) { return nil }
         func isLocal(_ commit: Commit) -> Bool {
             if let logged { return logged.contains(commit.id) }
             return device.map(commit.trailerValues(Deck.deviceTrailer).contains) ?? false
@@ -169,11 +173,10 @@ extension Deck {
                 throw StoreError(
                     .invalidCard, "the last version of card \(id) (commit \(commit.short)) is invalid: \(error)")
             }
-            // Bringing the card back settles whether it stays: a merge's delete-versus-edit record (a
-            // `"*"` one) would ask again. Records about fields stay.
-            let remaining = card.conflicts.filter { $0["field"]?.stringValue != "*" }
-            if remaining.count != card.conflicts.count {
-                card.fields["conflicts"] = remaining.isEmpty ? nil : .array(remaining)
+            // Bringing the card back settles whether it stays, as `cards resolve ID --keep` would: a
+            // merge's delete-versus-edit record (a `"*"` one) would ask again. Records about fields stay.
+            if let kept = try? ConflictResolver.resolve(card, field: "*", .keep) {
+                card = kept
                 bytes = card.encoded()
             }
             restored = (card, commit)

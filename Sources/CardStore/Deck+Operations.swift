@@ -215,10 +215,11 @@ extension Deck {
     {
         let all = try snapshot.allCards().cards
         let others = all.filter { $0.id != id }
-        let current = try snapshot.card(id: id)
+        let place = all.firstIndex { $0.id == id }
+        let current = place.map { all[$0] }
         // Already right before or after the card named: nothing to move (a new rank between the same
         // two neighbours would be a commit that changes nothing).
-        if let place = all.firstIndex(where: { $0.id == id }) {
+        if let place {
             switch position {
             case .before(let target) where place + 1 < all.count && all[place + 1].id == target: return nil
             case .after(let target) where place > 0 && all[place - 1].id == target: return nil

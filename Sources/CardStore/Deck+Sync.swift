@@ -209,7 +209,7 @@ extension Deck {
         guard !isBare else { return }
         let refusal = "not syncing (nothing was sent or fetched)"
         if options.dryRun {
-            let edits = try handEdits()
+            let edits = try handEdits(against: snapshot())  // checked at the start of the sync
             try Deck.refuseInvalid(edits, saying: refusal, retry: "cards sync")
             // Reformatted files are written back, not committed.
             report.handEdits = edits.filter { $0.change != .reformatted }.count

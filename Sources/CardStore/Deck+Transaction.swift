@@ -217,37 +217,23 @@ extension Deck {
     /// edits there, and another working tree on main (a linked worktree of this deck, bare or not)
     /// would take the new cards written here for cards deleted by hand.
     func otherCheckout() -> String? {
-        let found = repository.otherWorktrees(checkingOut: Deck.branch).first
-        let other = found?.folder
-        if isBare {
+        let other = repository.otherWorktrees(checkingOut: Deck.branch).first
+        let head = isBare ? Deck.branch : repository.headReferenceName()
+        if head == Deck.branch {
             guard let other else { return nil }
-            return "main is checked out in the worktree at \(other); cards writes main from one working tree "
-                + "only: run cards there (`cards --deck \(other) …`), or detach it (`git -C \(other) switch --detach`)"
+            let runThere = isBare ? "run cards there (`cards --deck \(other.folder) …`), or " : ""
+            let remove = other.linked ? " or remove it (`git worktree remove \(other.folder)`)" : ""
+            return "main is\(isBare ? "" : " also") checked out in the worktree at \(other.folder); cards writes main "
+                + "from one working tree only: \(runThere)detach that one (`git -C \(other.folder) switch --detach`)\(remove)"
         }
-        guard let head = repository.headReferenceName() else {
-            if let other {
-                return "HEAD is detached in \(location), but cards works on main, which is checked out in the "
-                    + "worktree at \(other); run cards there (`cards --deck \(other) …`)"
-            }
-            return "HEAD is detached in \(location), but cards works on main; switch back with `git switch main` "
-                + "(or `git checkout main`)"
+        let checkedOut = head.map { "branch \($0.dropFirst("refs/heads/".count)) is checked out" } ?? "HEAD is detached"
+        let problem = "\(checkedOut) in \(location), but cards works on main"
+        // git will not check out a branch twice: then the deck is the worktree that has it.
+        if let other {
+            return "\(problem), which is checked out in the worktree at \(other.folder); run cards there "
+                + "(`cards --deck \(other.folder) …`)"
         }
-        if head != Deck.branch {
-            let branch =
-                "branch \(head.dropFirst("refs/heads/".count)) is checked out in \(location), but cards works on main"
-            // git will not check out a branch twice: then the deck is the worktree that has it.
-            if let other {
-                return "\(branch), which is checked out in the worktree at \(other); run cards there "
-                    + "(`cards --deck \(other) …`)"
-            }
-            return "\(branch); switch back with `git switch main` (or `git checkout main`)"
-        }
-        if let other, let linked = found?.linked {
-            return "main is also checked out in the worktree at \(other); cards writes main from one working tree "
-                + "only: detach that one (`git -C \(other) switch --detach`)"
-                + (linked ? " or remove it (`git worktree remove \(other)`)" : "")
-        }
-        return nil
+        return "\(problem); switch back with `git switch main` (or `git checkout main`)"
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

@@ -6,6 +6,17 @@ extension Repository {
         var config: OpaquePointer?
         try check(git_repository_config(&config, pointer), "git_repository_config")
         defer { git_config_free(config) }
+        return try Repository.string(key, in: config)
+    }
+
+    /// A value from the repository's own config file only (not the user's or the system's), or nil.
+    public func localConfigString(_ key: String) throws(GitError) -> String? {
+        var value: String?
+        try withLocalConfig { config throws(GitError) in value = try Repository.string(key, in: config) }
+        return value
+    }
+
+    private static func string(_ key: String, in config: OpaquePointer?) throws(GitError) -> String? {
         var buffer = git_buf()
         defer { git_buf_dispose(&buffer) }
         let result = git_config_get_string_buf(&buffer, config, key)
@@ -14,25 +25,7 @@ extension Repository {
             return nil
         }
         try check(result, "git_config_get_string_buf")
-        guard let text = buffer.ptr else { return "" }
-        return String(cString: text)
-    }
-
-    /// A value from the repository's own config file only (not the user's or the system's), or nil.
-    public func localConfigString(_ key: String) throws(GitError) -> String? {
-        var value: String?
-        try withLocalConfig { config throws(GitError) in
-            var buffer = git_buf()
-            defer { git_buf_dispose(&buffer) }
-            let result = git_config_get_string_buf(&buffer, config, key)
-            if result == GIT_ENOTFOUND.rawValue {
-                git_error_clear()
-                return
-            }
-            try check(result, "git_config_get_string_buf")
-            value = buffer.ptr.map { String(cString: $0) } ?? ""
-        }
-        return value
+        return buffer.ptr.map { String(cString: $0) } ?? ""
     }
 
     /// Sets a value in the repository's own config file.

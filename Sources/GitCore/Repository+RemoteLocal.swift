@@ -28,9 +28,7 @@ extension Repository {
             let current = try remote.referenceTarget(parts[1])
             if current == local { continue }
             // As git refuses it: the branch would move under that worktree's files and index.
-            if let worktree = remote.otherWorktrees(checkingOut: parts[1]).first {
-                throw Repository.checkedOut(parts[1], in: worktree.folder, of: url)
-            }
+            try Repository.refusePush(of: parts[1], into: remote, url: url)
             if let current {
                 guard hasObject(current), try isDescendant(local, of: current) else {
                     throw GitError(
@@ -208,14 +206,15 @@ extension Repository {
     /// folder included, is left for the fetch to report.
     public func checkPushable(_ url: String, branch: String) throws(GitError) {
         guard let path = localRemotePath(url), let remote = try? Repository.open(at: path) else { return }
-        guard remote.isBare else { throw Repository.notBare(url) }
-        if let worktree = remote.otherWorktrees(checkingOut: branch).first {
-            throw Repository.checkedOut(branch, in: worktree.folder, of: url)
-        }
+        try Repository.refusePush(of: branch, into: remote, url: url)
     }
 
-    static func checkedOut(_ branch: String, in worktree: String, of url: String) -> GitError {
-        GitError(
+    /// The refusal of a push of `branch` into `remote` (at `url`) on this machine: one with a working
+    /// tree, or with `branch` checked out in a worktree of its own (git refuses both).
+    static func refusePush(of branch: String, into remote: Repository, url: String) throws(GitError) {
+        guard remote.isBare else { throw notBare(url) }
+        guard let worktree = remote.otherWorktrees(checkingOut: branch).first?.folder else { return }
+        throw GitError(
             code: .other(-1),
             message: "\(branch) is checked out in \(worktree), a worktree of \(url); a push would move it under "
                 + "that worktree's files (git refuses it too): detach it there (`git -C \(worktree) switch --detach`)",

@@ -40,13 +40,8 @@ extension Repository {
 
     /// A small file's text without its trailing line feed (and spaces), or nil when it cannot be read.
     static func firstLine(of path: String) -> String? {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else { return nil }
-        defer { Glibc.close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-        guard count >= 0 else { return nil }
-        var text = Substring(String(decoding: bytes.prefix(count), as: UTF8.self))
+        guard let bytes = readSmallFile(path, followingLinks: false) else { return nil }
+        var text = Substring(String(decoding: bytes, as: UTF8.self))
         while let last = text.last, last.isWhitespace { text.removeLast() }
         return String(text)
     }
