@@ -123,9 +123,7 @@ struct BadInputTests {
     func otherCheckout() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
-        let id =
-            try scratch.cards(["list", "--json"], in: deck).stdout
-            .split(separator: "\"id\": \"").dropFirst().first.map { String($0.prefix(36)) } ?? ""
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
         for (checkout, named) in [
             (["checkout", "-q", "-b", "side"], "branch side"), (["checkout", "-q", "--detach"], "HEAD is detached"),
         ] {
@@ -192,10 +190,8 @@ struct BadInputTests {
     @Test("a bare deck with main checked out in a worktree of its own: writes and pushes into it refused")
     func bareDeckWithWorktree() throws {
         let scratch = try Scratch()
-        let remote = scratch.path("remote.git")
-        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
-        let clone = scratch.path("clone")
-        #expect(try scratch.cards(["clone", remote, clone]).status == 0)
+        let (remote, clones) = try scratch.remoteAndClones(["clone"])
+        let clone = clones[0]
         let worktree = scratch.path("wt")
         #expect(try scratch.git(["worktree", "add", "-q", worktree, "main"], in: remote).status == 0)
         let main = try scratch.revParse(remote, "main")

@@ -106,19 +106,10 @@ struct HistoryTests {
 }
 
 extension HistoryTests {
-    /// A bare deck of the sample, `remote.git`, and clones of it made by `cards clone`, by name.
-    func remoteAndClones(_ scratch: Scratch, _ names: [String]) throws -> (remote: String, clones: [String]) {
-        let remote = scratch.path("remote.git")
-        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
-        let clones = names.map { scratch.path($0) }
-        for clone in clones { #expect(try scratch.cards(["clone", remote, clone]).status == 0) }
-        return (remote, clones)
-    }
-
     @Test("undo reverts only this device's operations, never what came from a clone or a sync")
     func undoIsLocal() throws {
         let scratch = try Scratch()
-        let (remote, clones) = try remoteAndClones(scratch, ["clone"])
+        let (remote, clones) = try scratch.remoteAndClones(["clone"])
         let deck = clones[0]
         let before = try scratch.fingerprint(deck)
         let nothing = try scratch.cards(["undo"], in: deck)
@@ -176,7 +167,7 @@ extension HistoryTests {
     @Test("a change of this device's that another device merged (and this one fast-forwarded to) is still undone here")
     func undoAfterAnotherDevicesMerge() throws {
         let scratch = try Scratch()
-        let (remote, clones) = try remoteAndClones(scratch, ["a", "b"])
+        let (remote, clones) = try scratch.remoteAndClones(["a", "b"])
         let (a, b) = (clones[0], clones[1])
         let ids = try scratch.cards(["list"], in: a).stdout.split(separator: "\n").map { String($0.prefix(8)) }
         #expect(try scratch.cards(["edit", ids[0], "--title", "Edited on A"], in: a).status == 0)
@@ -211,7 +202,7 @@ extension HistoryTests {
     @Test("a copy of a deck (cp -r) does not undo what the original made after the copy")
     func copiedDeck() throws {
         let scratch = try Scratch()
-        let a = try remoteAndClones(scratch, ["a"]).clones[0]
+        let a = try scratch.remoteAndClones(["a"]).clones[0]
         #expect(
             try scratch.cards(["add", "--title", "Before the copy", "--url", "https://b.example"], in: a).status == 0)
         let copy = scratch.path("copy")

@@ -6,14 +6,11 @@ import Testing
 struct MergeCLITests {
     /// A bare "remote" from the sample and two clones made by `cards clone`, with the merge driver set to this build.
     func setUp(_ scratch: Scratch) throws -> (remote: String, a: String, b: String) {
-        let remote = scratch.path("remote.git")
-        #expect(try scratch.cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
-        for name in ["a", "b"] {
-            #expect(try scratch.cards(["clone", remote, scratch.path(name)]).status == 0)
-            try scratch.git(
-                ["config", "merge.cards.driver", "\(Binaries.cards) merge-driver %O %A %B %P"], in: scratch.path(name))
+        let (remote, clones) = try scratch.remoteAndClones(["a", "b"])
+        for clone in clones {
+            try scratch.git(["config", "merge.cards.driver", "\(Binaries.cards) merge-driver %O %A %B %P"], in: clone)
         }
-        return (remote, scratch.path("a"), scratch.path("b"))
+        return (remote, clones[0], clones[1])
     }
 
     func firstID(_ scratch: Scratch, _ deck: String) throws -> String {

@@ -213,3 +213,14 @@ enum Binaries {
 
     static let sampleRepo = packageRoot + "/sample-repo"
 }
+
+extension Scratch {
+    /// A bare deck of the sample, `remote.git`, and clones of it made by `cards clone`, by name.
+    func remoteAndClones(_ names: [String]) throws -> (remote: String, clones: [String]) {
+        let remote = path("remote.git")
+        #expect(try cards(["init", "--bare", remote, "--from", Binaries.sampleRepo]).status == 0)
+        let clones = names.map { path($0) }
+        for clone in clones { #expect(try cards(["clone", remote, clone]).status == 0) }
+        return (remote, clones)
+    }
+}
