@@ -2,6 +2,19 @@ import CardModel
 import DeckMerge
 import GitCore
 
+/// What `undo` left as it is because it changed since the undone operation.
+public struct UndoSkip: Sendable, Hashable, CustomStringConvertible {
+    /// The file: a card's path, or `deck.json`.
+    public var path: String
+    /// The fields of the card that changed since, or empty when the whole file was left.
+    public var fields: [String]
+
+    /// The file, and its fields when only some were left.
+    public var description: String {
+        fields.isEmpty ? path : "\(path): \(fields.joined(separator: ", "))"
+    }
+}
+
 /// One commit of the deck's history, as `cards log` shows it.
 public struct LogEntry: Sendable, Hashable {
     /// The commit.
@@ -43,52 +56,45 @@ extension Deck {
         return entries
     }
 
-    /// Reverts the newest local card operation not yet undone, as a new commit (op `undo`).
-    /// A deleted card comes back with the same id and bytes. Cards changed since that operation are
-    /// left as they are (named in the message); it fails when nothing is left to undo.
+    /// Reverts a card operation as a new commit (op `undo`): the newest one made on this deck and not
+    /// yet undone, or the commit `reference` names (`cards undo 1a2b3c4`, any commit of main's history
+    /// whose operation can be undone). A deleted card comes back with the same id and bytes. What
+    /// changed since is kept: a card edited since has only the fields undone that are still as the
+    /// operation left them; the rest is named in `skipped`. It fails when nothing is left to undo.
     @discardableResult
-    public func undo() throws(StoreError) -> (outcome: CommitOutcome, undone: LogEntry, skipped: [String]) {
+    public func undo(_ reference: String? = nil) throws(StoreError) -> (
+        outcome: CommitOutcome, undone: LogEntry, skipped: [UndoSkip]
+    ) {
         var undone: LogEntry?
-        var skipped: [String] = []
+        var skipped: [UndoSkip] = []
         let outcome = try commitChange { (snapshot) throws(StoreError) in
-            guard let target = try findUndoTarget(from: snapshot.commit) else {
+            let target: LogEntry
+            if let reference {
+                target = try undoTarget(named: reference, from: snapshot.commit)
+            } else if let found = try findUndoTarget(from: snapshot.commit) {
+                target = found
+            } else {
                 throw StoreError(
                     .nothingToDo,
                     "nothing to undo: no card operation made on this deck is left to undo (changes that came from "
-                        + "other devices are undone there; `cards restore ID` brings back any deleted card)")
+                        + "other devices are undone there, or by naming their commit: `cards undo COMMIT`; "
+                        + "`cards restore ID` brings back any deleted card)")
             }
-            let parentTree: ObjectID? =
-                try target.commit.parents.first.map { (parent) throws(StoreError) in
-                    try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
-                }
-            let changes = try git("comparing \(target.commit.id.short) with its parent") { () throws(GitError) in
-                try TreeDiff.changes(in: repository, from: parentTree, to: target.commit.tree)
-            }
-            var files: [(path: String, content: [UInt8]?)] = []
-            skipped = []
-            // The cards it changed, and the deck's description (a hand edit of its name, say).
-            for change in changes
-            where change.path.hasPrefix(Deck.cardsFolder + "/") || change.path == Deck.metadataPath {
-                // A card changed since (a later edit, a merge) keeps its newer content.
-                guard try snapshot.blobID(at: change.path) == change.new?.id else {
-                    skipped.append(change.path)
-                    continue
-                }
-                if let old = change.old {
-                    let bytes = try git("reading \(change.path)") { () throws(GitError) in
-                        try repository.readBlob(old.id)
-                    }
-                    files.append((change.path, bytes))
-                } else {
-                    files.append((change.path, nil))
-                }
-            }
+            let files: [(path: String, content: [UInt8]?)]
+            (files, skipped) = try reversal(of: target.commit, in: snapshot)
             if files.isEmpty {
-                throw StoreError(
-                    .nothingToDo,
-                    "cannot undo \"\(target.commit.subject)\": every card it touched has changed since, by a later "
-                        + "edit or a merge (\(skipped.joined(separator: ", "))); `cards log` shows how, `cards edit` "
-                        + "changes a card back (`cards restore` brings back a deleted one)")
+                var message =
+                    "cannot undo \"\(target.commit.subject)\" (\(target.commit.id.short)): what it changed has "
+                    + "changed since, by a later edit or a merge (\(skipped.map(\.description).joined(separator: "; ")))"
+                    + "; `cards log` shows how, `cards edit` changes a card back"
+                if reference == nil,
+                    let older = try findUndoTarget(from: snapshot.commit, passing: [target.commit.id.hex])
+                {
+                    message +=
+                        "; the operation before it: `cards undo \(older.commit.id.short)` "
+                        + "(\"\(older.commit.subject)\")"
+                }
+                throw StoreError(.nothingToDo, message)
             }
             var trailers = files.compactMap { CardID.id(fromPath: $0.path) }.map { ("Card-Id", $0) }
             trailers.append(("Op", "undo"))
@@ -103,12 +109,127 @@ extension Deck {
         return (outcome, undone, skipped)
     }
 
+    /// The files that revert `commit`'s card changes (and `deck.json`'s) on the deck as `snapshot`
+    /// has it, and what was left because it changed since. A card the commit added and that was
+    /// edited since stays (its edits are not deleted with it); one it deleted and that is back stays;
+    /// one it edited and that was edited since gets back the fields the commit changed and that are
+    /// still as it left them, field by field, as a merge would.
+    func reversal(of commit: Commit, in snapshot: DeckSnapshot) throws(StoreError) -> (
+        files: [(path: String, content: [UInt8]?)], skipped: [UndoSkip]
+    ) {
+        let parentTree: ObjectID? =
+            try commit.parents.first.map { (parent) throws(StoreError) in
+                try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
+            }
+        let changes = try git("comparing \(commit.id.short) with its parent") { () throws(GitError) in
+            try TreeDiff.changes(in: repository, from: parentTree, to: commit.tree)
+        }
+        var files: [(path: String, content: [UInt8]?)] = []
+        var skipped: [UndoSkip] = []
+        func read(_ blob: ObjectID, _ path: String) throws(StoreError) -> [UInt8] {
+            try git("reading \(path)") { () throws(GitError) in try repository.readBlob(blob) }
+        }
+        for change in changes
+        where change.path.hasPrefix(Deck.cardsFolder + "/") || change.path == Deck.metadataPath {
+            let current = try snapshot.blobID(at: change.path)
+            if current == change.new?.id {
+                files.append(
+                    (change.path, try change.old.map { (old) throws(StoreError) in try read(old.id, change.path) }))
+                continue
+            }
+            // Changed since: field by field for a card the commit edited and that is still there.
+            guard let id = CardID.id(fromPath: change.path), let old = change.old, let new = change.new,
+                let current,
+                let before = try? Card.decode(try read(old.id, change.path), expectedID: id),
+                let after = try? Card.decode(try read(new.id, change.path), expectedID: id),
+                let now = try? Card.decode(try read(current, change.path), expectedID: id)
+            else {
+                skipped.append(UndoSkip(path: change.path, fields: []))
+                continue
+            }
+            var reverted = now
+            var changedSince: [String] = []
+            for field in Set(before.fields.keys).union(after.fields.keys).sorted()
+            where before.fields[field] != after.fields[field] {
+                if now.fields[field] == after.fields[field] {
+                    reverted.fields[field] = before.fields[field]
+                } else {
+                    changedSince.append(field)
+                }
+            }
+            let bytes = reverted.encoded()
+            guard reverted != now, (try? Card.decode(bytes, expectedID: id)) != nil else {
+                skipped.append(UndoSkip(path: change.path, fields: changedSince))
+                continue
+            }
+            files.append((change.path, bytes))
+            if !changedSince.isEmpty { skipped.append(UndoSkip(path: change.path, fields: changedSince)) }
+        }
+        return (files, skipped)
+    }
+
+    /// The commit `reference` names, when `undo` may revert it: in main's history, a card operation
+    /// (not a merge, an `init` or an undo), not undone yet.
+    func undoTarget(named reference: String, from head: ObjectID?) throws(StoreError) -> LogEntry {
+        let id = try git("reading \(reference)") { () throws(GitError) in try repository.resolveCommit(reference) }
+        var inHistory = false
+        if let id, let head {
+            inHistory =
+                id == head
+                ? true
+                : try git("comparing histories") { () throws(GitError) in try repository.isDescendant(head, of: id) }
+        }
+        guard let id, let head, inHistory else {
+            throw StoreError(
+                .invalidInput,
+                "\"\(reference)\" names no commit of this deck's history; `cards log` lists them (a commit id or a "
+                    + "prefix of one, or a revision such as main~2)")
+        }
+        let entry = LogEntry(
+            commit: try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id) })
+        guard let operation = entry.operation, Deck.undoableOperations.contains(operation),
+            entry.commit.parents.count <= 1
+        else {
+            let what =
+                switch entry.operation {
+                case "merge":
+                    "a merge, which brings in other operations: undo those by their own commits (`cards log` lists them)"
+                case "undo": "itself an undo: make the change again (`cards log` shows what it was)"
+                case "init": "the deck's first commit"
+                case nil: "not a card operation of `cards`: `git revert \(id.short)` reverts it as git does"
+                default: "not a card operation"
+                }
+            throw StoreError(.invalidInput, "cannot undo \(id.short) (\"\(entry.commit.subject)\"): it is \(what)")
+        }
+        var undoneBy: Commit?
+        do {
+            try repository.walkHistory(from: head) { commit in
+                if commit.id == id { return false }
+                if commit.trailerValues("Undoes").contains(id.hex) {
+                    undoneBy = commit
+                    return false
+                }
+                return true
+            }
+        } catch let error as GitError {
+            throw StoreError.git(error, while: "reading the history")
+        } catch {
+            throw StoreError(.io, "reading the history failed: \(error)")
+        }
+        if let undoneBy {
+            throw StoreError(
+                .nothingToDo, "\(id.short) (\"\(entry.commit.subject)\") was undone already, by \(undoneBy.id.short)")
+        }
+        return entry
+    }
+
     /// The newest commit made here whose operation is undoable and not yet undone, on any line of
     /// history: after another device merged this one's changes and this one fast-forwarded to that
     /// merge, they are on its second parent.
-    func findUndoTarget(from head: ObjectID?) throws(StoreError) -> LogEntry? {
+    /// Commits named in `passing` (by hex id) are gone past, as if undone.
+    func findUndoTarget(from head: ObjectID?, passing: Set<String> = []) throws(StoreError) -> LogEntry? {
         guard let head else { return nil }
-        var undone: Set<String> = []
+        var undone = passing
         var found: LogEntry?
         // Only what this device did is undone: commits that came in by clone, fetch, push or merge are
         // someone else's. Main's reflog, where there is one (a deck with a working tree), knows which

@@ -5,14 +5,21 @@ import GitCore
 extension Commands {
     static let undoCommand = Command(
         spec: CommandSpec(
-            name: "undo", abstract: "Revert the last card operation as a new commit.", usage: "undo",
-            discussion: "A deleted card comes back with the same id and content. Repeat to go further back.")
-    ) { context, _ in
+            name: "undo", abstract: "Revert the last card operation as a new commit.", usage: "undo [<commit>]",
+            arguments: [("commit", "The commit of the operation to undo (default: this deck's newest).")],
+            positionals: 0...1,
+            discussion: """
+                Without a commit: the newest card operation made on this deck and not yet undone; repeat to go
+                further back. With one (an id or a prefix from `cards log`): that operation, wherever it was made.
+                A deleted card comes back with the same id and content. What changed since is kept: of a card
+                edited since, only the fields still as the operation left them are changed back.
+                """)
+    ) { context, arguments in
         let deck = try context.openDeck()
-        let result = try deck.undo()
+        let result = try deck.undo(arguments.positionals.first)
         context.output.print("Undid: \(result.undone.commit.subject) (\(result.undone.commit.id.short)).")
-        for path in result.skipped {
-            context.output.error("note: \(path) changed since; it was left as it is now")
+        for skip in result.skipped {
+            context.output.error("note: \(skip) changed since; left as it is now")
         }
         return 0
     }

@@ -186,17 +186,81 @@ extension HistoryTests {
         #expect(try scratch.cards(["sync"], in: b).stdout.contains("Merged"))
         let remoteUndo = try scratch.cards(["--deck", remote, "undo"])
         #expect(remoteUndo.status == 0 && remoteUndo.stdout.contains("On the remote"), "\(remoteUndo.stdout)")
-        // A change of this device's whose card a merge changed since: said, and nothing written.
+        let merge = try scratch.cards(["undo", "HEAD"], in: b)
+        #expect(merge.status == 1 && merge.stderr.contains("it is a merge"), "\(merge.stderr)")
+    }
+
+    @Test("undo changes back only the fields still as the operation left them; a card changed since keeps the rest")
+    func undoFieldByField() throws {
+        let scratch = try Scratch()
+        let (_, clones) = try scratch.remoteAndClones(["a", "b"])
+        let (a, b) = (clones[0], clones[1])
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        let original = try scratch.cards(["show", id, "--json"], in: a).stdout
+        #expect(try scratch.cards(["edit", id, "--title", "A's title", "--color", "red"], in: a).status == 0)
         #expect(try scratch.cards(["sync"], in: a).status == 0)
-        #expect(try scratch.cards(["edit", ids[2], "--title", "A's title"], in: a).status == 0)
-        #expect(try scratch.cards(["edit", ids[2], "--title", "B's title"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).stdout.contains("Fast-forwarded"))
+        #expect(try scratch.cards(["edit", id, "--color", "green"], in: b).status == 0)
         #expect(try scratch.cards(["sync"], in: b).status == 0)
-        #expect(try scratch.cards(["sync"], in: a).stdout.contains("conflict: title"))
+        #expect(try scratch.cards(["sync"], in: a).stdout.contains("Fast-forwarded"))
+        let undo = try scratch.cards(["undo"], in: a)
+        #expect(undo.status == 0 && undo.stdout.contains("A's title"), "\(undo.stdout)\(undo.stderr)")
+        #expect(undo.stderr.contains(": color changed since; left as it is now"), "\(undo.stderr)")
+        let card = try scratch.cards(["show", id, "--json"], in: a).stdout
+        let originalTitle = try #require(original.split(separator: "\n").first { $0.contains("\"title\"") })
+        #expect(card.contains(originalTitle), "the title is changed back: \(card)")
+        #expect(card.contains("\"color\": \"green\""), "B's colour stays: \(card)")
+        try scratch.expectClean(a)
+    }
+
+    @Test("an operation whose every change was changed since is refused, naming the one before it; undo COMMIT goes on")
+    func undoNamedCommit() throws {
+        let scratch = try Scratch()
+        let (_, clones) = try scratch.remoteAndClones(["a", "b"])
+        let (a, b) = (clones[0], clones[1])
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        let added = try scratch.cards(["add", "--title", "Older", "--url", "https://older.example"], in: a).stdout
+            .trimmingCharacters(in: .newlines)
+        let addCommit = try scratch.git(["rev-parse", "--short=7", "HEAD"], in: a).stdout.trimmingCharacters(
+            in: .newlines)
+        #expect(try scratch.cards(["edit", id, "--title", "A's title"], in: a).status == 0)
+        let editCommit = try scratch.git(["rev-parse", "--short=7", "HEAD"], in: a).stdout.trimmingCharacters(
+            in: .newlines)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).status == 0)
+        #expect(try scratch.cards(["edit", id, "--title", "B's title"], in: b).status == 0)
+        let bCommit = try scratch.git(["rev-parse", "HEAD"], in: b).stdout.trimmingCharacters(in: .newlines)
+        #expect(try scratch.cards(["sync"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).stdout.contains("Fast-forwarded"))
+
         let before = try scratch.fingerprint(a)
         let refused = try scratch.cards(["undo"], in: a)
-        #expect(refused.status == 1 && refused.stderr.contains("has changed since"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("`cards log` shows how"))
-        #expect(try scratch.fingerprint(a) == before)
+        #expect(refused.status == 1, "\(refused.stdout)")
+        #expect(refused.stderr.contains("cannot undo \"Edit card"), "\(refused.stderr)")
+        #expect(refused.stderr.contains(": title)"), "the field that changed since: \(refused.stderr)")
+        #expect(refused.stderr.contains("`cards undo \(addCommit)`"), "the one before it: \(refused.stderr)")
+        #expect(try scratch.fingerprint(a) == before, "nothing written")
+        // The command it names undoes the add.
+        let older = try scratch.cards(["undo", addCommit], in: a)
+        #expect(older.status == 0 && older.stdout.contains("Older"), "\(older.stdout)\(older.stderr)")
+        #expect(try scratch.cards(["show", added], in: a).stderr.contains("was deleted"))
+        let again = try scratch.cards(["undo", addCommit], in: a)
+        #expect(again.status == 1 && again.stderr.contains("was undone already, by "), "\(again.stderr)")
+        #expect(try scratch.cards(["undo", editCommit], in: a).status == 1)
+        // Another device's operation, named: B's title goes, A's comes back.
+        let theirs = try scratch.cards(["undo", String(bCommit.prefix(10))], in: a)
+        #expect(theirs.status == 0, "\(theirs.stderr)")
+        #expect(try scratch.cards(["show", id], in: a).stdout.contains("A's title"))
+        // What cannot be undone is said.
+        for (reference, message) in [
+            ("0123abcd", "names no commit of this deck's history"), ("main~100", "names no commit"),
+            ("HEAD", "itself an undo"),
+        ] {
+            let result = try scratch.cards(["undo", reference], in: a)
+            #expect(result.status == 1 && result.stderr.contains(message), "\(reference): \(result.stderr)")
+        }
+        #expect(try scratch.cards(["undo", "a", "b"], in: a).status == 64)
+        try scratch.expectClean(a)
     }
 
     @Test("a copy of a deck (cp -r) does not undo what the original made after the copy")
