@@ -374,7 +374,7 @@ private struct JSONParser {
 
     func error(_ what: String, at offset: Int) -> JSONParseError {
         let (line, column) = lineAndColumn(of: offset)
-        return JSONParseError(message: "line \(line), column \(column): \(what)", offset: offset)
+        return JSONParseError(problem: what, offset: offset, line: line, column: column)
     }
 
     /// One-based line and column; the column counts characters (UTF-8 lead bytes), not bytes.

@@ -166,12 +166,9 @@ extension Deck {
         for (number, line) in lines.enumerated() where !isBlank(line) {
             let value: JSONValue
             do { value = try JSONValue.parse(line) } catch {
-                // The parser counts within the line: its "line 1, column C" is this line's column C.
-                let prefix = "line 1, "
-                let within = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : nil
+                // The parser counted within this line: its column is the line's own.
                 throw StoreError(
-                    .invalidInput,
-                    "\(name): line \(number + 1)\(within.map { ", \($0)" } ?? " is not valid JSON: \(error)")")
+                    .invalidInput, "\(name): line \(number + 1), column \(error.column): \(error.problem)")
             }
             guard case .object(let fields) = value else {
                 throw StoreError(

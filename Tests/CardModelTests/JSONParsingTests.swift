@@ -102,6 +102,7 @@ import Testing
     @Test func errorNamesLineAndColumn() throws {
         let error = try #require(parseError("{\n  \"a\": tru\n}"))
         #expect(error.message.hasPrefix("line 2, column 8:"), "\(error.message)")
+        #expect(error.line == 2 && error.column == 8 && error.message.hasSuffix(": \(error.problem)"))
         #expect(error.description == error.message)
     }
 
