@@ -70,7 +70,7 @@ extension Deck {
         let outcome = try commitChange { (snapshot) throws(StoreError) in
             let target: LogEntry
             if let reference {
-                target = try undoTarget(named: reference, from: snapshot.commit)
+                target = try undoTarget(named: reference, in: snapshot)
             } else if let found = try findUndoTarget(from: snapshot.commit) {
                 target = found
             } else {
@@ -170,7 +170,8 @@ extension Deck {
 
     /// The commit `reference` names, when `undo` may revert it: in main's history, a card operation
     /// (not a merge, an `init` or an undo), not undone yet.
-    func undoTarget(named reference: String, from head: ObjectID?) throws(StoreError) -> LogEntry {
+    func undoTarget(named reference: String, in snapshot: DeckSnapshot) throws(StoreError) -> LogEntry {
+        let head = snapshot.commit
         let id = try git("reading \(reference)") { () throws(GitError) in try repository.resolveCommit(reference) }
         var inHistory = false
         if let id, let head {
@@ -180,10 +181,14 @@ extension Deck {
                 : try git("comparing histories") { () throws(GitError) in try repository.isDescendant(head, of: id) }
         }
         guard let id, let head, inHistory else {
+            // `cards undo 6513` meant for a card: undo takes an operation's commit.
+            let card =
+                (try? snapshot.resolve(reference)).map { "; \($0) is a card, and undo takes an operation's commit" }
+                ?? deletedCardID(matching: reference).map { "; \($0) is a deleted card: `cards restore \($0)`" } ?? ""
             throw StoreError(
                 .invalidInput,
                 "\"\(reference)\" names no commit of this deck's history; `cards log` lists them (a commit id or a "
-                    + "prefix of one, or a revision such as main~2)")
+                    + "prefix of one, or a revision such as main~2)\(card)")
         }
         let entry = LogEntry(
             commit: try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id) })
