@@ -354,6 +354,11 @@ extension Deck {
         }
         let valid = candidates.filter { CardID.isValid($0) }.sorted()
         if valid.isEmpty {
+            // A card in the deck (an import names none of its cards in its commit): not deleted.
+            if let live = try? snapshot.resolve(reference) {
+                throw StoreError(
+                    .invalidInput, "card \(live) is in the deck, not deleted; `cards show \(live)` shows it")
+            }
             throw StoreError(
                 .cardNotFound, "no card id in this deck's history starts with '\(CommitMessage.shown(reference))'")
         }

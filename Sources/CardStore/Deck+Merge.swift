@@ -19,12 +19,39 @@ public struct MergeReport: Sendable {
     public var commit: ObjectID?
     /// One decision per card that changed on either side (empty for a fast-forward).
     public var decisions: [CardDecision]
-    /// Incoming card files that failed validation, kept as they came.
-    public var invalid: [CardProblem]
+    /// Card files that failed validation and are in the result as they came (fix them, then
+    /// `cards commit`): a side changed the card and the other did not, or both broke it.
+    public var invalid: [InvalidVersion]
+    /// Invalid versions the result does not keep, because the other side changed the card validly: that
+    /// change is kept, the invalid file stays in history (`git show COMMIT:PATH`).
+    public var setAside: [InvalidVersion] = []
     /// Other files (not cards) changed on both sides, and which version was kept.
     public var otherFiles: [String] = []
     /// How many cards got a conflict record (the count the merge commit's message gives).
     public var conflicts = 0
+}
+
+/// A version of a card file that a merge found invalid.
+public struct InvalidVersion: Sendable, Hashable, CustomStringConvertible {
+    /// The path inside the deck (`cards/3f/….json`).
+    public var path: String
+    /// Why it is not a valid card.
+    public var reason: String
+    /// Whether it is this deck's version (else the merged commit's).
+    public var isOurs: Bool
+    /// The tip of the side that has it.
+    public var commit: ObjectID
+
+    /// Creates the record.
+    public init(path: String, reason: String, isOurs: Bool, commit: ObjectID) {
+        self.path = path
+        self.reason = reason
+        self.isOurs = isOurs
+        self.commit = commit
+    }
+
+    /// "path: reason".
+    public var description: String { "\(path): \(reason)" }
 }
 
 extension Deck {
@@ -242,19 +269,28 @@ extension Deck {
                     ? base
                     : entries.theirs == entries.ours
                         ? mine : try readVersion(entries.theirs, path: path, id: id, ahead: ahead)
-                if case .invalid(let reason) = other, entries.theirs?.id != entries.base?.id {
-                    report.invalid.append(CardProblem(path: path, reason: reason))
-                }
-                if case .invalid(let reason) = mine, entries.ours?.id != entries.base?.id {
-                    report.invalid.append(CardProblem(path: path, reason: reason))
-                }
-                if mine.isInvalid || other.isInvalid || base.isInvalid {
-                    // Keep an invalid file as it came, so status and fsck show it until someone fixes it;
-                    // the valid version stays in history.
+                let theirsChanged = entries.theirs?.id != entries.base?.id
+                let oursChanged = entries.ours?.id != entries.base?.id
+                if mine.isInvalid || other.isInvalid {
+                    // Keep an invalid file as it came, so status and fsck show it until someone fixes it; but
+                    // a valid change the other side made to the card wins over it (the invalid file stays
+                    // in history), so that no edit is lost to a broken file.
+                    var versions: [InvalidVersion] = []
+                    if case .invalid(let reason) = mine, oursChanged {
+                        versions.append(InvalidVersion(path: path, reason: reason, isOurs: true, commit: ours))
+                    }
+                    if case .invalid(let reason) = other, theirsChanged {
+                        versions.append(InvalidVersion(path: path, reason: reason, isOurs: false, commit: theirs))
+                    }
                     let pick = Deck.pickInvalid(entries, mine: mine, other: other, theirsWins: theirsWins)
+                    for version in versions {
+                        let kept = pick?.id == (version.isOurs ? entries.ours : entries.theirs)?.id
+                        if kept { report.invalid.append(version) } else { report.setAside.append(version) }
+                    }
                     rawPicks.append((path, pick, entries.ours))
                     continue
                 }
+                // A broken base (both sides since wrote valid cards): the sides merge as two additions.
                 var cardVersions = CardVersions(base: base.card, ours: mine.card, theirs: other.card)
                 // The same blob as the base's: the same bytes, no need to compare the decoded cards.
                 cardVersions.oursIsBase = entries.base != nil && entries.ours == entries.base
@@ -323,7 +359,10 @@ extension Deck {
             let value = line.utf8[line.utf8.index(after: colon)...].drop { $0 == UInt8(ascii: " ") }
             return (String(line[..<colon]), String(decoding: value, as: UTF8.self))
         }
-        for problem in report.invalid { trailers.append(("Card-Invalid", "\(problem.path) kept as it came")) }
+        for version in report.invalid { trailers.append(("Card-Invalid", "\(version.path) kept as it came")) }
+        for version in report.setAside {
+            trailers.append(("Card-Invalid", "\(version.path) of \(version.commit.hex) set aside for the valid change"))
+        }
         trailers.append(("Op", "merge"))
         let changed = result.decisions.filter { $0.kind != .unchanged }.count
         let conflicts = result.newConflicts.count
@@ -399,17 +438,22 @@ extension Deck {
         [entries.base, entries.ours, entries.theirs].allSatisfy { $0 == nil || $0?.kind == .blob }
     }
 
-    /// Which file to keep when a version is invalid: the side that changed it; both changed: the invalid
-    /// one (it must stay visible until fixed); both invalid: the later tip's.
+    /// Which file to keep when a version is invalid: the side that changed it; both changed: the valid
+    /// card (its change is kept; the invalid file stays in history), else the invalid one, which must stay
+    /// visible until fixed (an edit against a deletion stays, as policy `keep` keeps it); both invalid:
+    /// the later tip's.
     static func pickInvalid(
         _ entries: MergeEntries, mine: Version, other: Version,
         theirsWins: Bool
     ) -> TreeEntry? {
         if entries.ours?.id == entries.base?.id { return entries.theirs }
         if entries.theirs?.id == entries.base?.id { return entries.ours }
-        switch (mine.isInvalid, other.isInvalid) {
-        case (true, false): return entries.ours
-        case (false, true): return entries.theirs
+        switch (mine, other) {
+        case (.invalid, .invalid): return theirsWins ? entries.theirs : entries.ours
+        case (.card, .invalid): return entries.ours
+        case (.invalid, .card): return entries.theirs
+        case (.invalid, _): return entries.ours
+        case (_, .invalid): return entries.theirs
         default: return theirsWins ? entries.theirs : entries.ours
         }
     }

@@ -68,6 +68,9 @@ public struct SyncReport: Sendable {
     public var massDelete: (deleted: Int, of: Int)?
     /// Incoming entries left out of `main` (links, submodules, huge blobs) and other notes from the merges.
     public var otherFiles: [String] = []
+    /// Card files that are not valid cards among those a fast-forward brought in or a push sent (a merge
+    /// says its own in `merge`): `cards fsck` and `cards status` show them until they are fixed.
+    public var invalidCards: [CardProblem] = []
 
     init(remote: DeckRemote, dryRun: Bool) {
         self.remote = remote
@@ -109,7 +112,7 @@ extension Deck {
             guard let theirs else {
                 // An empty remote (no main yet): it gets our main.
                 report.action = .push(from: nil, to: ours)
-                report.changedCards = try cardCount(at: ours)
+                (report.changedCards, report.invalidCards) = try changedCards(from: nil, to: ours)
                 if options.dryRun {
                     try checkPushable()
                     return report
@@ -128,7 +131,7 @@ extension Deck {
             }
             if try isAncestor(ours, of: theirs) {
                 report.action = .fastForward(from: ours, to: theirs)
-                report.changedCards = try changedCards(from: ours, to: theirs)
+                (report.changedCards, report.invalidCards) = try changedCards(from: ours, to: theirs)
                 if options.dryRun { return report }
                 let merged = try merge(
                     theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
@@ -144,7 +147,7 @@ extension Deck {
             }
             if try isAncestor(theirs, of: ours) {
                 report.action = .push(from: theirs, to: ours)
-                report.changedCards = try changedCards(from: theirs, to: ours)
+                (report.changedCards, report.invalidCards) = try changedCards(from: theirs, to: ours)
                 if let refused = try massDeletion(from: theirs, to: ours, options) {
                     if options.dryRun {
                         report.massDelete = refused
@@ -291,14 +294,25 @@ extension Deck {
         try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
     }
 
-    /// Card files that differ between two commits.
-    private func changedCards(from old: ObjectID, to new: ObjectID) throws(StoreError) -> Int {
+    /// How many card files differ between two commits (`old` nil: every card of `new`), and which of
+    /// them, as `new` has them, are not valid cards.
+    private func changedCards(from old: ObjectID?, to new: ObjectID) throws(StoreError) -> (Int, [CardProblem]) {
+        guard let old else {
+            let all = try snapshot(at: new).allCards()
+            return (all.cards.count + all.problems.count, all.problems)
+        }
         let oldTree = try tree(of: old)
         let newTree = try tree(of: new)
         let changes = try git("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
+        }.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") }
+        var problems: [CardProblem] = []
+        for change in changes {
+            guard let entry = change.new else { continue }
+            let version = try readVersion(entry, path: change.path, id: CardID.id(fromPath: change.path) ?? "")
+            if case .invalid(let reason) = version { problems.append(CardProblem(path: change.path, reason: reason)) }
         }
-        return changes.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") }.count
+        return (changes.count, problems)
     }
 
     private func cardCount(at commit: ObjectID) throws(StoreError) -> Int {

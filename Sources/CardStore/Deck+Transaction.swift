@@ -253,8 +253,10 @@ extension Deck {
             let committed = try snapshot.blobID(at: file.path)
             if committed == nil && !FileSystem.exists(fullPath) { continue }
             let present: ObjectID?
+            var bytes: [UInt8]?
             if FileSystem.exists(fullPath) {
-                guard let bytes = try? FileSystem.read(fullPath, limit: 1 << 26) else {
+                bytes = try? FileSystem.read(fullPath, limit: 1 << 26)
+                guard let bytes else {
                     throw StoreError(
                         .uncommittedChanges,
                         "\(file.path) in the working tree is not a readable file; remove it or run `cards status`")
@@ -267,9 +269,16 @@ extension Deck {
             // The file already holds what is about to land there (a retried command): fine. Hashed only
             // here, off the common path.
             if present == file.incoming() { continue }
+            // `cards commit` refuses a file that is not a valid card: then the way to keep the edit is to fix it.
+            var keep = "run `cards commit` to keep them"
+            if let bytes, let id = CardID.id(fromPath: file.path),
+                case .invalid(let reason) = Deck.version(bytes, id: id)
+            {
+                keep = "the file is not a valid card (\(reason)): fix it and `cards commit` to keep them"
+            }
             throw StoreError(
                 .uncommittedChanges,
-                "\(file.path) has hand edits that are not committed; run `cards commit` to keep them "
+                "\(file.path) has hand edits that are not committed; \(keep) "
                     + "(or `git checkout -- \(file.path)` to drop them), then try again")
         }
     }

@@ -97,6 +97,13 @@ public final class Deck {
                     + "one with `cards init \(path)`")
         }
         let there = searchedUpward ? "there or above it" : "there"
+        // "." is where the command ran: named, so that the message says which folder that was.
+        if path == "." {
+            return StoreError(
+                .notADeck,
+                "the current folder, \(FileSystem.absolute(path)), is not a deck (no git repository \(there)); "
+                    + "create one here with `cards init`, or name a deck with --deck DIR")
+        }
         return StoreError(
             .notADeck, "\(path) is not a deck (no git repository \(there)); create one with `cards init \(path)`")
     }

@@ -200,6 +200,7 @@ extension Commands {
         for problem in problems {
             context.output.error("warning: \(problem.path) is not a valid card and was skipped: \(problem.reason)")
         }
-        return 0
+        // The JSON is for scripts: one that lacks a card fails, as `export` does.
+        return arguments.has("--json") && !problems.isEmpty ? 1 : 0
     }
 }

@@ -8,12 +8,16 @@ extension Commands {
             name: "status", abstract: "Show hand edits in the working tree (and invalid card files).", usage: "status")
     ) { context, _ in
         let deck = try context.openDeck()
-        if deck.isBare {
+        let edits = deck.isBare ? [] : try deck.handEdits()
+        // Committed files that are not valid cards (a `git commit` by hand, a merge that kept one as it
+        // came) stay listed until fixed; one with a hand edit pending is listed as that edit.
+        let edited = Set(edits.map(\.path))
+        let committed = try deck.snapshot().allCards().problems.filter { !edited.contains($0.path) }
+        if deck.isBare && committed.isEmpty {
             context.output.print("A bare deck has no working tree, so no hand edits: change it with `cards` commands.")
             return 0
         }
-        let edits = try deck.handEdits()
-        if edits.isEmpty {
+        if edits.isEmpty && committed.isEmpty {
             context.output.print("Nothing to commit: the card files match the deck.")
             return 0
         }
@@ -23,13 +27,22 @@ extension Commands {
             let detail = edit.problem.map { ": \($0)" } ?? ""
             context.output.print("\(CardText.pad(state, 11)) \(edit.path)\(detail)")
         }
+        for problem in committed {
+            context.output.print("\(CardText.pad("invalid", 11)) \(problem.path): \(problem.reason) (committed)")
+        }
         let invalid = edits.filter { $0.problem != nil }.count
-        if invalid == 0 {
-            context.output.error("`cards commit` records them (`cards sync` does too, first).")
-        } else {
+        if !committed.isEmpty {
+            context.output.error(
+                deck.isBare
+                    ? "Committed files that are not valid cards: fix them in a clone, commit and sync."
+                    : "Committed files that are not valid cards: fix them by hand, then `cards commit`.")
+        }
+        if invalid > 0 {
             context.output.error(
                 "\(invalid) invalid file\(invalid == 1 ? "" : "s"): fix \(invalid == 1 ? "it" : "them") before `cards commit`"
             )
+        } else if edits.contains(where: { $0.problem == nil }) {
+            context.output.error("`cards commit` records them (`cards sync` does too, first).")
         }
         return 0
     }
@@ -97,10 +110,13 @@ extension Commands {
         let deck = try context.openDeck()
         let (json, problems) = try deck.export()
         context.output.write(json)
+        // A backup that lacks a card must not look like a whole one to the script that made it.
         for problem in problems {
-            context.output.error("warning: \(problem.path) is not a valid card and was not exported: \(problem.reason)")
+            context.output.error(
+                "error: \(problem.path) is not a valid card and was not exported: \(problem.reason); fix it "
+                    + "(`cards status` lists such files), then export again")
         }
-        return 0
+        return problems.isEmpty ? 0 : 1
     }
 
     static let fsckCommand = Command(

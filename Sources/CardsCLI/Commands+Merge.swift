@@ -28,10 +28,17 @@ extension Commands {
             throw CLIError(message: "cannot read '\(reference)': \(error)")
         }
         guard let theirs = resolved else {
-            throw CLIError(
-                message:
-                    "'\(reference)' names no commit in this deck; try a branch such as origin/main (see `git branch -a`)"
-            )
+            let remotes = ((try? deck.remotes()) ?? []).map(\.name)
+            let remote = reference.split(separator: "/", maxSplits: 1).first.map(String.init)
+            let hint =
+                if let remote, reference.contains("/"), remotes.contains(remote) {
+                    "; fetch it first (`git fetch \(remote)`), or let `cards sync \(remote)` fetch and merge"
+                } else if remotes.isEmpty {
+                    "; this deck has no remote: `cards remote add origin URL`, then `cards sync` fetches and merges"
+                } else {
+                    "; try a branch such as \(remotes[0])/main (`git branch -a` lists them)"
+                }
+            throw CLIError(message: "'\(reference)' names no commit in this deck\(hint)")
         }
         let dryRun = arguments.has("--dry-run")
         let report = try deck.merge(theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun)
@@ -73,11 +80,7 @@ extension Commands {
                 )
             }
         }
-        for problem in report.invalid {
-            output.error(
-                "error: \(problem.path) from \(name) is not a valid card (\(problem.reason)); kept as it came: fix it and `cards commit`"
-            )
-        }
+        for line in MergeText.invalidLines(report, theirsName: name) { output.error(String(line.dropFirst(2))) }
     }
 
     static let conflictsCommand = Command(
@@ -202,5 +205,21 @@ extension Commands {
             context.output.error("\(label): \(outcome.decision.summary) (recorded in the card; see `cards conflicts`)")
         }
         return 0
+    }
+}
+
+/// What `cards merge` and `cards sync` say of card files a merge found invalid.
+enum MergeText {
+    /// One line a file, indented as the merge's card lines are.
+    static func invalidLines(_ report: MergeReport, theirsName: String) -> [String] {
+        func side(_ version: InvalidVersion) -> String { version.isOurs ? "this deck's" : "\(theirsName)'s" }
+        return report.invalid.map {
+            "  error: \($0.path), \(side($0)) version, is not a valid card (\($0.reason)); kept as it came: fix it "
+                + "and `cards commit`"
+        }
+            + report.setAside.map {
+                "  note: \($0.path), \(side($0)) version, is not a valid card (\($0.reason)); the other side's change "
+                    + "to it is kept (the invalid file: `git show \($0.commit.short):\($0.path)`)"
+            }
     }
 }

@@ -176,7 +176,9 @@ extension Commands {
         }
         progress.finish()
         for line in SyncText.lines(report) { context.output.print(line) }
-        return report.dryRun && report.massDelete != nil ? 1 : 0
+        // Equal, but not sound: a card file that is not a valid card is in the deck now.
+        let invalid = !report.invalidCards.isEmpty || !(report.merge?.invalid.isEmpty ?? true)
+        return (report.dryRun && report.massDelete != nil) || invalid ? 1 : 0
     }
 }
 
@@ -217,9 +219,7 @@ enum SyncText {
                 "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))):"
             )
             for decision in decisions { lines.append("  \(decision.summary)") }
-            for problem in report.merge?.invalid ?? [] {
-                lines.append("  invalid incoming file, kept as it came: \(problem)")
-            }
+            if let merge = report.merge { lines += MergeText.invalidLines(merge, theirsName: "\(name)/main") }
             // Under the merge they belong to, not after the push.
             for note in report.otherFiles { lines.append("  \(note)") }
             if would {
@@ -232,6 +232,18 @@ enum SyncText {
             // printed under the merge
         } else {
             for note in report.otherFiles { lines.append("  \(note)") }
+        }
+        switch report.action {
+        case .fastForward:
+            for problem in report.invalidCards {
+                lines.append(
+                    "  \(problem.path) from \(name) is not a valid card (\(problem.reason)): fix it and `cards commit`")
+            }
+        case .push:
+            for problem in report.invalidCards {
+                lines.append("  \(problem.path) is not a valid card (\(problem.reason)): fix it and `cards commit`")
+            }
+        default: break
         }
         if let refused = report.massDelete {
             lines.append(

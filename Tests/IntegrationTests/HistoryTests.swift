@@ -11,6 +11,9 @@ struct HistoryTests {
         let id = try #require(try scratch.cards(["list"], in: deck).stdout.split(separator: " ").first.map(String.init))
         let original = try scratch.cards(["show", id, "--json"], in: deck).stdout
         let blob = try scratch.git(["rev-parse", "main:cards/\(id.prefix(2))"], in: deck).stdout
+        // Not deleted yet (the sample came in by one import, which names none of its cards): said so.
+        let live = try scratch.cards(["restore", String(id.prefix(8))], in: deck)
+        #expect(live.status == 1 && live.stderr.contains("is in the deck, not deleted"), "\(live.stderr)")
         #expect(try scratch.cards(["delete", id], in: deck).status == 0)
         // Named once it is gone: said to be deleted, with the way back.
         for arguments in [

@@ -197,4 +197,67 @@ struct MergeCLITests {
         #expect(try scratch.cards(["fsck"], in: a).stderr.contains("cards/" + path))
         try scratch.expectClean(a)
     }
+
+    @Test(
+        "a card broken by hand on one side and edited on the other: the edit is kept, the broken file set aside and named"
+    )
+    func invalidAgainstAValidEdit() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        // A breaks the card and commits it with git, and syncs; B edits it and syncs after.
+        try "{\"broken\": true}".write(toFile: a + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        let pushed = try scratch.cards(["sync"], in: a)
+        #expect(pushed.status == 1, "a push of a broken card is said: \(pushed.stdout)")
+        #expect(pushed.stdout.contains("\(path) is not a valid card"), "\(pushed.stdout)")
+        #expect(try scratch.cards(["edit", String(id.prefix(8)), "--title", "Edited on B"], in: b).status == 0)
+        let merged = try scratch.cards(["sync"], in: b)
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        #expect(merged.stdout.contains("note: \(path), origin/main's version, is not a valid card"), "\(merged.stdout)")
+        #expect(merged.stdout.contains("`git show "), "\(merged.stdout)")
+        #expect(try scratch.cards(["show", id], in: b).stdout.contains("Edited on B"), "B's edit is not lost")
+        // A gets the valid card back; both decks end equal, and sound.
+        let back = try scratch.cards(["sync"], in: a)
+        #expect(back.status == 0 && back.stdout.contains("Fast-forwarded"), "\(back.stdout)\(back.stderr)")
+        #expect(try scratch.cards(["show", id], in: a).stdout.contains("Edited on B"))
+        #expect(try scratch.cards(["fsck"], in: a).status == 0)
+        try scratch.expectClean(a)
+        try scratch.expectClean(b)
+    }
+
+    @Test("the same merge made from either side keeps the valid edit over the broken file (symmetric)")
+    func invalidAgainstAValidEditSymmetric() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        try "{\"broken\": true}".write(toFile: a + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        #expect(try scratch.cards(["edit", String(id.prefix(8)), "--color", "red"], in: b).status == 0)
+        try scratch.git(["fetch", "-q", b, "main:refs/remotes/b/main"], in: a)
+        try scratch.git(["fetch", "-q", a, "main:refs/remotes/a/main"], in: b)
+        let inA = try scratch.cards(["merge", "b/main"], in: a)
+        let inB = try scratch.cards(["merge", "a/main"], in: b)
+        #expect(inA.status == 0 && inB.status == 0, "\(inA.stderr)\(inB.stderr)")
+        #expect(inA.stderr.contains("note: \(path), this deck's version, is not a valid card"), "\(inA.stderr)")
+        #expect(inB.stderr.contains("note: \(path), a/main's version, is not a valid card"), "\(inB.stderr)")
+        let treeA = try scratch.git(["rev-parse", "main^{tree}"], in: a).stdout
+        let treeB = try scratch.git(["rev-parse", "main^{tree}"], in: b).stdout
+        #expect(treeA == treeB, "both sides merge to the same deck")
+        #expect(try scratch.cards(["show", id, "--json"], in: a).stdout.contains("\"color\": \"red\""))
+    }
+
+    @Test("merge of a ref that names nothing says how to get it")
+    func mergeUnknownReference() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let none = try scratch.cards(["merge", "origin/main"], in: deck)
+        #expect(
+            none.status == 1 && none.stderr.contains("this deck has no remote: `cards remote add"), "\(none.stderr)")
+        let (_, a, _) = try setUp(scratch)
+        let typo = try scratch.cards(["merge", "origin/mian"], in: a)
+        #expect(typo.stderr.contains("fetch it first (`git fetch origin`)"), "\(typo.stderr)")
+    }
 }
