@@ -1,9 +1,12 @@
 import GitCore
+import Glibc
 
 extension Deck {
     /// Clones the deck at `url` into `path` (a new or empty folder) and sets it up like `create`
     /// does (merge-driver config). Refuses, removing what it made, when the remote is empty or its
-    /// `main` has no `deck.json`.
+    /// `main` has no `deck.json`, or when `settings.isInterrupted` says so. The clone is made in a
+    /// hidden folder beside `path` and renamed to it once whole, so that `path` never holds half a
+    /// deck, even after the process is killed.
     public static func clone(from given: String, to path: String, settings: RemoteSettings) throws(StoreError)
         -> Deck
     {
@@ -22,23 +25,23 @@ extension Deck {
                 .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
         }
         try refuseInsideDeck(absolute, shownAs: path, instead: "clone into a folder")
-        // Remove only what the clone made, so a refused clone leaves the place as it was (an empty folder).
-        func cleanUp() {
-            FileSystem.removeCreated(at: absolute, entriesBefore: existed ? [] : nil)
-        }
+        let work = partialClonePath(for: absolute)
+        removeAbandonedClones(of: absolute)
+        func cleanUp() { FileSystem.removeTree(work) }
         let remote = DeckRemote(name: "origin", url: url)
         var repository: Repository
         do {
             do {
-                repository = try Repository.clone(from: url, to: absolute, branch: "main", settings: settings)
+                repository = try Repository.clone(from: url, to: work, branch: "main", settings: settings)
             } catch  where error.code == .notFound && !error.message.contains("main") {
                 // libgit2 1.5.1 cannot clone a remote whose HEAD names an unborn branch (a server made with
                 // `git init --bare` and a default branch of master, then filled with main): fetch main instead.
                 cleanUp()
-                repository = try cloneByFetchingMain(from: url, to: absolute, settings: settings)
+                repository = try cloneByFetchingMain(from: url, to: work, settings: settings)
             }
         } catch {
             cleanUp()
+            if settings.isInterrupted?() == true { throw interrupted() }
             if error.code == .notFound && error.message.contains("main") {
                 throw StoreError(
                     .notADeck,
@@ -63,10 +66,8 @@ extension Deck {
                 "\(remote.displayURL) is empty, so there is no deck to clone; create a deck with `cards init`, then "
                     + "`cards remote add origin \(url)` and `cards sync` to fill it")
         }
-        let deck: Deck
         do {
-            deck = try Deck(repository: repository)
-            try deck.checkIsDeck()
+            try Deck(repository: repository).checkIsDeck()
         } catch {
             cleanUp()
             throw StoreError(
@@ -74,7 +75,43 @@ extension Deck {
                 "\(remote.displayURL) is a git repository but not a deck (no deck.json on branch main); nothing was cloned"
             )
         }
-        return deck
+        // The checkout cannot be stopped halfway: an interruption during it is honoured here.
+        if settings.isInterrupted?() == true {
+            cleanUp()
+            throw interrupted()
+        }
+        // Whole: under its name at once (over the empty folder, when one was there).
+        guard rename(work, absolute) == 0 else {
+            let reason = String(cString: strerror(errno))
+            cleanUp()
+            throw StoreError(.io, "could not move the clone into \(path): \(reason); nothing was cloned")
+        }
+        let opened = try git("opening the clone at \(path)") { () throws(GitError) in try Repository.open(at: absolute)
+        }
+        return try Deck(repository: opened)
+    }
+
+    /// Where a clone into `absolute` is made before it is whole: a hidden folder beside it, named after
+    /// it and this process.
+    static func partialClonePath(for absolute: String) -> String {
+        let (parent, name) = FileSystem.split(absolute)
+        return "\(parent)/.\(name).cards-clone-\(getpid())"
+    }
+
+    /// Removes what clones into `absolute` left when their process was killed (its id no longer runs).
+    static func removeAbandonedClones(of absolute: String) {
+        let (parent, name) = FileSystem.split(absolute)
+        let prefix = ".\(name).cards-clone-"
+        for entry in FileSystem.list(parent.isEmpty ? "/" : parent) where entry.hasPrefix(prefix) {
+            guard let pid = Int32(entry.dropFirst(prefix.count)), pid > 0, pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            FileSystem.removeTree("\(parent)/\(entry)")
+        }
+    }
+
+    static func interrupted() -> StoreError {
+        StoreError(.interrupted, "interrupted; nothing was cloned")
     }
 
     /// A clone made by hand: a new repository on `main`, the remote `origin`, a fetch of its `main`,

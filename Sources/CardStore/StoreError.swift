@@ -31,6 +31,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case git(GitError.Code)
         /// A remote or merge problem.
         case sync
+        /// The caller said to stop (a signal), and what was begun was undone.
+        case interrupted
     }
 
     /// The kind of failure.

@@ -26,12 +26,31 @@ extension Commands {
             throw UsageError(message: "no folder name in '\(url)': give one, cards clone <url> <dir>")
         }
         let progress = ProgressLine()
-        let deck = try Deck.clone(from: url, to: path, settings: progress.settings())
+        var settings = progress.settings()
+        settings.isInterrupted = { Interruption.isInterrupted }
+        // A clone stopped by Ctrl-C removes what it made (the deck appears under its name only whole).
+        Interruption.begin()
+        let deck: Deck
+        do {
+            deck = try Deck.clone(from: url, to: path, settings: settings)
+        } catch {
+            progress.finish()
+            if Interruption.isInterrupted { context.output.error("Error: \(error)") }
+            Interruption.end(stopped: true)
+            throw error
+        }
         progress.finish()
-        let count = try deck.snapshot().allCards().cards.count
+        Interruption.end(stopped: false)
+        let all = try deck.snapshot().allCards()
+        let count = all.cards.count + all.problems.count
         let remote = DeckRemote(name: "origin", url: url)
         context.output.print(
             "Cloned a deck of \(count) card\(count == 1 ? "" : "s") from \(remote.displayURL) into \(deck.location).")
+        if !all.problems.isEmpty {
+            context.output.error(
+                "note: \(all.problems.count) of its card files \(all.problems.count == 1 ? "is" : "are") not valid "
+                    + "cards: `cards status` lists them")
+        }
         if let origin = (try? deck.remotes())?.first(where: { $0.name == "origin" }) {
             Self.notePushable(origin, deck, context)
         }

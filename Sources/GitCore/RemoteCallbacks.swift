@@ -48,8 +48,11 @@ final class RemoteCallbackState {
         throw libgit2Error
     }
 
-    /// Fails with a timeout once `settings.timeout` has passed.
+    /// Fails when the caller says it was interrupted, or with a timeout once `settings.timeout` has passed.
     func checkDeadline() -> Int32 {
+        if settings.isInterrupted?() == true {
+            return fail(GitError(code: .other(-1), message: "interrupted", function: "interrupted"))
+        }
         guard let timeout = settings.timeout, RemoteCallbackState.now() - started > timeout else { return 0 }
         return fail(
             GitError(

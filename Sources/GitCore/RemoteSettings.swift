@@ -41,6 +41,9 @@ public struct RemoteSettings: Sendable {
     public var timeout: Double?
     /// Called as objects move; nil shows nothing.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Asked as data moves: true stops the transfer, which then fails as interrupted (a signal the
+    /// caller caught, say); nil never stops.
+    public var isInterrupted: (@Sendable () -> Bool)?
 
     /// Creates settings with nothing configured (no agent, no keys, no known hosts).
     public init(

@@ -56,9 +56,22 @@ final class ChildProcess {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // The test runner's threads may block or ignore signals, which a child inherits: it gets them
+        // unblocked and at their defaults, as from a shell, so that a test's SIGINT reaches it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
         started = ChildProcess.now()
-        let result = posix_spawn(&child, "/bin/sh", &actions, nil, argv, envp)
+        let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw NSError(
                 domain: "ChildProcess", code: Int(result),

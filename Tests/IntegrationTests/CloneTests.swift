@@ -1,3 +1,5 @@
+import Glibc
+import TestSupport
 import Foundation
 import Testing
 
@@ -101,5 +103,59 @@ struct CloneTests {
         let missing = try scratch.cards(["sync"], in: deck + "/cards")
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("nowhere.git (../nowhere.git from the deck's folder)"), "\(missing.stderr)")
+    }
+
+    @Test(
+        "a clone stopped by Ctrl-C leaves nothing under its name; one killed leaves a hidden folder the next clone removes"
+    )
+    func interruptedClone() throws {
+        let scratch = try Scratch()
+        // Big enough that a clone takes a while (its checkout writes 6,000 files).
+        let remote = scratch.path("big.git")
+        #expect(try scratch.cards(["init", "--bare", remote]).status == 0)
+        var random = SplitMix64(seed: 7)
+        let lines = (0..<6_000).map { index in
+            "{\"id\": \"\(random.uuid())\", \"title\": \"Card \(index)\", \"indexURL\": \"https://e.example/\(index)\"}"
+        }
+        let file = scratch.path("cards.jsonl")
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["--deck", remote, "import", file]).status == 0)
+        func leftovers() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: scratch.root)) ?? []).filter {
+                $0.contains(".cards-clone-")
+            }
+        }
+        var stopped = 0
+        for (attempt, delay) in [0.1, 0.4, 1.0].enumerated() {
+            let target = scratch.path("copy\(attempt)")
+            let child = try scratch.startCards(["clone", remote, target], in: scratch.root)
+            usleep(UInt32(delay * 1_000_000))
+            child.signal(SIGINT)
+            let result = child.wait()
+            if result.ending == .signalled(SIGINT) {
+                stopped += 1
+                #expect(!FileManager.default.fileExists(atPath: target), "half a deck under \(target)")
+                #expect(result.stderr.contains("interrupted; nothing was cloned"), "\(result.stderr)")
+            } else {
+                // Done before the signal, or it came after the deck was whole: a whole deck.
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(try scratch.cards(["fsck"], in: target).status == 0)
+            }
+            #expect(leftovers().isEmpty, "after a delay of \(delay) s: \(leftovers())")
+        }
+        #expect(stopped > 0, "no clone was interrupted: the deck is too small for this machine")
+        // Killed outright: the name stays free, and the next clone into it clears the hidden folder.
+        let target = scratch.path("killed")
+        let child = try scratch.startCards(["clone", remote, target], in: scratch.root)
+        usleep(300_000)
+        child.signal(SIGKILL)
+        let killed = child.wait()
+        if killed.wasKilled {
+            #expect(!FileManager.default.fileExists(atPath: target))
+            let again = try scratch.cards(["clone", remote, target])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(leftovers().isEmpty, "\(leftovers())")
+            #expect(try scratch.cards(["fsck"], in: target).status == 0)
+        }
     }
 }
