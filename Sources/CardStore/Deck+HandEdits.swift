@@ -88,6 +88,10 @@ extension Deck {
                 edits.append(HandEdit(path: entry.path, change: change, problem: "\(error)"))
             }
         }
+        // Cards missing from the working tree: hand deletions, or a write's files not there yet.
+        if edits.contains(where: { $0.change == .deleted && $0.path != Deck.metadataPath }) {
+            try checkIndexFollowsMain(main)
+        }
         return edits.sorted { $0.path < $1.path }
     }
 

@@ -29,8 +29,10 @@ extension Deck {
         unlink(pendingPath)
     }
 
-    /// The pid and paths of an interrupted write, when its flag is there and its writer is dead.
-    func interruptedWrite() -> (pid: Int32, paths: [String], since: Double)? {
+    /// The pid and paths of an interrupted write, when its flag is there and its writer is dead. Under
+    /// the deck lock (`holdingLock`) the writer, which held it too, is dead whatever runs under its pid
+    /// now (a pid used again after a reboot).
+    func interruptedWrite(holdingLock: Bool = false) -> (pid: Int32, paths: [String], since: Double)? {
         guard let bytes = try? FileSystem.read(pendingPath, limit: 1 << 24),
             let since = LockFiles.modificationTime(pendingPath)
         else { return nil }
@@ -39,14 +41,14 @@ extension Deck {
             return (0, [], since)
         }
         lines.removeFirst()
-        if pid == getpid() || LockFiles.isAlive(pid) { return nil }
+        if pid == getpid() || (!holdingLock && LockFiles.isAlive(pid)) { return nil }
         return (pid, lines.filter(Deck.isSafeWorkingPath), since)
     }
 
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
     func recoverInterruptedWrite() throws(StoreError) {
         _ = packMarker.removeOrphans()
-        guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite() else { return }
+        guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite(holdingLock: true) else { return }
         for name in ["refs/heads/main.lock", "index.lock"] { _ = clearStaleGitLock(name) }
         if let workingDirectory {
             for path in interrupted.paths {
@@ -62,6 +64,30 @@ extension Deck {
             }
         }
         clearPending()
+    }
+
+    /// Whether a `cards` write was interrupted after `main` moved and before the working tree and index
+    /// followed (its flag is there, its writer gone): the next write, or `cards fsck --repair`, finishes it.
+    public var hasInterruptedWrite: Bool { FileSystem.exists(pendingPath) && interruptedWrite() != nil }
+
+    /// Refuses to take the working tree for hand edits when the index is still as `main`'s parent had
+    /// it: a write was interrupted before it brought them along and its flag was lost (a crash), and
+    /// every card it added would look deleted by hand.
+    func checkIndexFollowsMain(_ main: DeckSnapshot) throws(StoreError) {
+        guard let head = main.commit else { return }
+        let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
+        guard !parents.isEmpty else { return }
+        let indexTree = try git("reading the index") { () throws(GitError) in try repository.index().writeTree() }
+        for parent in parents {
+            let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
+            if tree == indexTree && tree != main.tree {
+                throw StoreError(
+                    .uncommittedChanges,
+                    "the working tree and index are behind \(Deck.branch) (a `cards` command was interrupted before it "
+                        + "brought them up to date): `cards fsck --repair` finishes that, keeping hand edits; then try again (card "
+                        + "files removed with `git rm` are deleted with `cards delete` instead)")
+            }
+        }
     }
 
     /// Removes a git lock file (`refs/heads/main.lock`, `index.lock`) left by a dead `cards` writer:

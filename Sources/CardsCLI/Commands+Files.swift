@@ -8,6 +8,14 @@ extension Commands {
             name: "status", abstract: "Show hand edits in the working tree (and invalid card files).", usage: "status")
     ) { context, _ in
         let deck = try context.openDeck()
+        if !deck.isBare && deck.hasInterruptedWrite {
+            // Its files would all look like hand edits (an import's cards, deleted).
+            context.output.print(
+                "A `cards` command was interrupted before it brought the working tree up to date with main: the next "
+                    + "command that writes finishes it (`cards fsck --repair` does it now). Hand edits show after that."
+            )
+            return 0
+        }
         let edits = deck.isBare ? [] : try deck.handEdits()
         // Committed files that are not valid cards (a `git commit` by hand, a merge that kept one as it
         // came) stay listed until fixed; one with a hand edit pending is listed as that edit.

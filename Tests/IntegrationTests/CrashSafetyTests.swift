@@ -266,6 +266,56 @@ struct CrashSafetyTests {
                 "cardsAtEnd": model.count,
             ])
     }
+
+    @Test(
+        "a write interrupted after main moved is finished, never committed as hand deletions (flag kept, its pid reused, or lost)"
+    )
+    func interruptedWriteIsNotHandDeletions() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let file = scratch.path("more.jsonl")
+        try (0..<50).map { "{\"title\": \"More \($0)\", \"indexURL\": \"https://m.example/\($0)\"}" }
+            .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["import", file], in: deck).status == 0)
+        let expected = try scratch.cardIDs(deck)
+        #expect(expected.count == 66)
+        // As a crash leaves it: main moved, the index and working tree still as main's parent had them.
+        func interrupt(flag pid: Int32?) throws {
+            try scratch.gitChecked(["read-tree", "main^"], in: deck)
+            try scratch.gitChecked(["clean", "-fdq", "cards"], in: deck)
+            if let pid {
+                try "pid \(pid)\n".write(toFile: deck + "/.git/cards-pending", atomically: true, encoding: .utf8)
+            }
+        }
+        // The flag names a process that runs (its pid used again): writes finish the write under the deck lock.
+        let other = try ChildProcess(
+            "/bin/sleep", ["30"], directory: deck, environment: [:], scratchDirectory: scratch.root)
+        try interrupt(flag: other.pid)
+        let commit = try scratch.cards(["commit"], in: deck)
+        #expect(commit.status == 0 && commit.stdout.contains("Nothing to commit"), "\(commit.stdout)\(commit.stderr)")
+        #expect(try scratch.cardIDs(deck) == expected)
+        try scratch.expectClean(deck)
+        other.signal(SIGKILL)
+        _ = other.wait()
+        // The flag lost: status and commit refuse and say how to finish; fsck --repair does.
+        try interrupt(flag: nil)
+        for arguments in [["status"], ["commit"]] {
+            let refused = try scratch.cards(arguments, in: deck)
+            #expect(
+                refused.status == 1 && refused.stderr.contains("`cards fsck --repair` finishes that"),
+                "\(refused.stderr)")
+        }
+        #expect(try scratch.cardIDs(deck) == expected, "nothing committed")
+        #expect(try scratch.cards(["fsck", "--repair"], in: deck).status == 0)
+        try scratch.expectClean(deck)
+        // The flag there, its writer gone: status says a write is pending, not 50 deletions.
+        try interrupt(flag: 999_999)
+        let status = try scratch.cards(["status"], in: deck)
+        #expect(status.stdout.contains("was interrupted") && !status.stdout.contains("deleted"), "\(status.stdout)")
+        #expect(try scratch.cards(["add", "--title", "After", "--url", "https://a.example"], in: deck).status == 0)
+        #expect(try scratch.cardIDs(deck).isSuperset(of: expected))
+        try scratch.expectClean(deck)
+    }
 }
 
 extension Scratch {
