@@ -52,7 +52,8 @@ extension Deck {
         }
         if repair { clearPending() }
         if !isBare, let tree = snapshot.tree {
-            try checkIndex(tree: tree, &report, repair: repair)
+            // A damaged index (said above) leaves no way to tell hand edits.
+            guard try checkIndex(tree: tree, &report, repair: repair) else { return report }
             for edit in try handEdits(against: snapshot) {
                 if let problem = edit.problem {
                     report.problems.append("\(edit.path) (hand edit, not committed): \(problem)")
@@ -180,10 +181,39 @@ extension Deck {
         report.problems += problems
     }
 
-    func checkIndex(tree: ObjectID, _ report: inout CheckReport, repair: Bool) throws(StoreError) {
-        let index = try git("opening the index") { () throws(GitError) in try repository.index() }
-        let indexTree = try git("reading the index") { () throws(GitError) in try index.writeTree() }
-        guard indexTree != tree else { return }
+    /// Whether the index can be read (after the repair, if asked).
+    @discardableResult
+    func checkIndex(tree: ObjectID, _ report: inout CheckReport, repair: Bool) throws(StoreError) -> Bool {
+        let path = "\(gitDirectory)/index"
+        let index: Index
+        let indexTree: ObjectID
+        do throws(GitError) {
+            if !FileSystem.exists(path) { throw GitError(code: .notFound, message: "missing", function: "index") }
+            index = try repository.index()
+            indexTree = try index.writeTree()
+        } catch {
+            // Missing or damaged (truncated, overwritten): git's own commands fail on it too. It only caches
+            // what main and the working tree hold, so it is made again from main; files keep their content.
+            let state = error.message == "missing" ? "missing" : "damaged (\(error.message))"
+            guard repair else {
+                report.problems.append(
+                    "\(path): \(state); `cards fsck --repair` makes it again from main, leaving the working tree as it is"
+                )
+                return false
+            }
+            if FileSystem.exists(path) { try FileSystem.remove(path) }
+            for stale in ["index.cards-spare", "index.cards-sha1"] {
+                try? FileSystem.remove("\(gitDirectory)/\(stale)")
+            }
+            try git("making the index again") { () throws(GitError) in
+                let fresh = try repository.index()
+                try fresh.readTree(tree)
+                try fresh.write()
+            }
+            report.repaired.append("made the index \(path) again from main (it was \(state))")
+            return true
+        }
+        guard indexTree != tree else { return true }
         let changes = try git("comparing the index with main") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: indexTree, to: tree)
         }
@@ -193,7 +223,7 @@ extension Deck {
                     "\(change.path): the index and working tree are behind \(Deck.branch) (an interrupted command); "
                         + "`cards fsck --repair` brings them up to date")
             }
-            return
+            return true
         }
         var current: [String] = []
         for change in changes {
@@ -230,5 +260,6 @@ extension Deck {
             for path in current { try index.add(path: path) }
             try index.write()
         }
+        return true
     }
 }

@@ -122,7 +122,10 @@ extension Deck {
             try objectsFlush.flush(gitDirectory)
             objectsFlush.restore()
             // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
-            if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
+            if !isBare {
+                try waitForGitLock("index.lock", deadline: deadline)
+                try checkIndexLooksWhole(expected: snapshot.commit != nil)
+            }
             try markPending(change.files.map(\.path))
             do {
                 let message = Deck.ownCommitLogPrefix + change.message.subject
@@ -326,6 +329,41 @@ extension Deck {
                 throw StoreError.git(
                     error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
             }
+        }
+    }
+}
+
+extension Deck {
+    /// Refuses before publishing when the index is cut short (its header counts more entries than its
+    /// size can hold), so that the commit is not made for an index that cannot follow it. A cheap look
+    /// (12 bytes and the size): other damage is found by the index update, after the commit.
+    /// `expected`: main has a commit, so the deck has an index (git made it with the deck, or the clone).
+    func checkIndexLooksWhole(expected: Bool) throws(StoreError) {
+        let path = "\(gitDirectory)/index"
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            // Written from nothing, it would hold the new card alone: git would see every other one deleted.
+            guard expected && errno == ENOENT else { return }
+            throw StoreError(
+                .io,
+                "\(path) is missing, so the index could not follow a commit; nothing was changed: "
+                    + "`cards fsck --repair` makes it again from main, then try again")
+        }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 12)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return }
+        let count = read(descriptor, &header, 12)
+        // The smallest entry is 62 bytes and a NUL, padded to 8 (versions 2 and 3); 4 has no padding.
+        let entries = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
+        let version = header[4..<8].reduce(0) { $0 << 8 | Int($1) }
+        let smallest = version == 4 ? 63 : 64
+        if count != 12 || header[0..<4] != [0x44, 0x49, 0x52, 0x43] || 12 + entries * smallest + 20 > Int(info.st_size)
+        {
+            throw StoreError(
+                .io,
+                "\(path) is damaged (cut short), so the index could not follow a commit; nothing was changed: "
+                    + "`cards fsck --repair` makes it again from main, then try again")
         }
     }
 }

@@ -442,4 +442,31 @@ struct BadInputTests {
         #expect(edit.stderr.contains("hand edits") && edit.stderr.contains("cards commit"))
         #expect(try String(contentsOfFile: deck + "/cards/" + path, encoding: .utf8).contains("HAND "))
     }
+
+    @Test(
+        "a cut-short or missing git index: writes refuse before committing; fsck names it and --repair makes it again")
+    func damagedIndex() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let index = deck + "/.git/index"
+        for damage in ["cut short", "missing"] {
+            let commits = try scratch.commits(deck)
+            if damage == "missing" {
+                try FileManager.default.removeItem(atPath: index)
+            } else {
+                #expect(truncate(index, 100) == 0)
+            }
+            let add = try scratch.cards(["add", "--title", "X", "--url", "https://x.example"], in: deck)
+            #expect(add.status == 1 && add.stderr.contains("nothing was changed"), "\(damage): \(add.stderr)")
+            #expect(add.stderr.contains("`cards fsck --repair`"), "\(add.stderr)")
+            #expect(try scratch.commits(deck) == commits, "\(damage): no commit made")
+            let fsck = try scratch.cards(["fsck"], in: deck)
+            #expect(fsck.status == 1 && fsck.stderr.contains(".git/index: "), "\(damage): \(fsck.stderr)")
+            let repair = try scratch.cards(["fsck", "--repair"], in: deck)
+            #expect(repair.status == 0 && repair.stdout.contains("made the index"), "\(damage): \(repair.stdout)")
+            try scratch.expectClean(deck)
+            #expect(try scratch.cards(["add", "--title", "X", "--url", "https://x.example"], in: deck).status == 0)
+            try scratch.expectClean(deck)
+        }
+    }
 }
