@@ -66,8 +66,18 @@ extension Deck {
                 "\(remote.displayURL) is empty, so there is no deck to clone; create a deck with `cards init`, then "
                     + "`cards remote add origin \(url)` and `cards sync` to fill it")
         }
-        do {
-            try Deck(repository: repository).checkIsDeck()
+        do throws(StoreError) {
+            let cloned = try Deck(repository: repository)
+            if let format = try cloned.newerFormat(at: head) {
+                cleanUp()
+                throw StoreError(
+                    .notADeck,
+                    "\(remote.displayURL) holds a deck of format \(format), newer than this version of cards reads "
+                        + "(format 1); nothing was cloned: update cards, then clone")
+            }
+            try cloned.checkIsDeck()
+        } catch  where error.message.contains("newer than this version") {
+            throw error
         } catch {
             cleanUp()
             throw StoreError(

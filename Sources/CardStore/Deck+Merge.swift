@@ -62,6 +62,12 @@ extension Deck {
     public func merge(theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool) throws(StoreError)
         -> MergeReport
     {
+        if let format = try newerFormat(at: theirs) {
+            throw StoreError(
+                .notADeck,
+                "\(theirsName) holds a deck of format \(format), newer than this version of cards reads (format 1); "
+                    + "nothing was merged: update cards, then merge")
+        }
         let ours = try headCommit()
         if let ours {
             if ours == theirs { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }

@@ -278,11 +278,17 @@ extension Deck {
         let entry = try git("reading \(remote.name)/main") { () throws(GitError) in
             try repository.treeEntry(in: tree, path: Deck.metadataPath)
         }
-        guard entry != nil else {
+        guard let entry else {
             throw StoreError(
                 .notADeck,
                 "\(remote.name) (\(remote.displayURL)) is not a deck: its main has no deck.json; nothing was changed. "
                     + "Check the URL (`cards remote list`), or sync with an empty repository instead")
+        }
+        if let format = try newerFormat(of: entry.id) {
+            throw StoreError(
+                .notADeck,
+                "\(remote.name)'s deck is of format \(format), newer than this version of cards reads (format 1); "
+                    + "nothing was changed: update cards, then sync")
         }
     }
 

@@ -144,13 +144,42 @@ public final class Deck {
             let entry = try git("reading the deck's tree") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: Deck.metadataPath)
             }
-            if entry != nil { return }
+            if let entry {
+                if let format = try newerFormat(of: entry.id) {
+                    throw StoreError(
+                        .notADeck,
+                        "\(location) is a deck of format \(format) (its deck.json says so), newer than this version of "
+                            + "cards reads (format 1): update cards to use it")
+                }
+                return
+            }
         }
         throw StoreError(
             .notADeck,
             "\(location) is a git repository but not a deck (no deck.json on branch main); "
                 + "create a deck in another folder with `cards init <folder>`, or clone one into another "
                 + "folder with `cards clone <url> <folder>`")
+    }
+
+    /// The `format` a `deck.json` blob gives when it is a whole number above 1: a deck made by a newer
+    /// version, which this one must not write to (nil for format 1, and for a file that is broken,
+    /// which `cards fsck` reports).
+    func newerFormat(of blob: ObjectID) throws(StoreError) -> Int? {
+        let bytes = try git("reading deck.json") { () throws(GitError) in
+            try repository.readBlob(blob, limit: Card.maximumFileSize)
+        }
+        guard case .number(let text)? = (try? JSONValue.parse(bytes))?["format"], let format = Int(text), format > 1
+        else { return nil }
+        return format
+    }
+
+    /// `newerFormat(of:)` for the `deck.json` of `commit`, if it has one.
+    func newerFormat(at commit: ObjectID?) throws(StoreError) -> Int? {
+        guard let commit else { return nil }
+        let entry = try git("reading deck.json of \(commit.short)") { () throws(GitError) in
+            try repository.treeEntry(in: try repository.commit(commit).tree, path: Deck.metadataPath)
+        }
+        return try entry.flatMap { (entry) throws(StoreError) in try newerFormat(of: entry.id) }
     }
 
     /// The commit `main` points to, or nil when the deck has no commit yet.

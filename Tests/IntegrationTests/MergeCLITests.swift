@@ -260,4 +260,26 @@ struct MergeCLITests {
         let typo = try scratch.cards(["merge", "origin/mian"], in: a)
         #expect(typo.stderr.contains("fetch it first (`git fetch origin`)"), "\(typo.stderr)")
     }
+
+    @Test("a deck.json of a newer format is refused by sync, merge, clone and every command, changing nothing")
+    func newerDeckFormat() throws {
+        let scratch = try Scratch()
+        let (remote, a, b) = try setUp(scratch)
+        try #"{"format": 2, "name": "future"}"#.write(toFile: b + "/deck.json", atomically: true, encoding: .utf8)
+        try scratch.git(["commit", "-q", "-am", "format 2"], in: b)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        let before = try scratch.fingerprint(a)
+        let sync = try scratch.cards(["sync"], in: a)
+        #expect(sync.status == 1 && sync.stderr.contains("format 2, newer than this version"), "\(sync.stderr)")
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+        let merge = try scratch.cards(["merge", "origin/main"], in: a)
+        #expect(merge.status == 1 && merge.stderr.contains("nothing was merged"), "\(merge.stderr)")
+        #expect(try scratch.fingerprint(a) == before)
+        let target = scratch.path("c")
+        let clone = try scratch.cards(["clone", remote, target])
+        #expect(clone.status == 1 && clone.stderr.contains("nothing was cloned"), "\(clone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        let list = try scratch.cards(["list"], in: b)
+        #expect(list.status == 1 && list.stderr.contains("update cards"), "\(list.stderr)")
+    }
 }
