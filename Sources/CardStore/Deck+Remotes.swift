@@ -49,6 +49,11 @@ extension Deck {
                 .invalidInput,
                 "'\(url)' is not a git URL: give a path, file://, git://, http(s)://, ssh:// URL or user@host:path")
         }
+        // `origin/main` would read as the branch main of origin (and git keeps its refs in a folder of that name).
+        if name.contains("/") {
+            throw StoreError(
+                .invalidInput, "'\(name)' cannot name a remote: no '/' in a remote's name (such as origin or laptop)")
+        }
         if let existing = try remotes().first(where: { $0.name == name }) {
             throw StoreError(
                 .alreadyExists,

@@ -51,7 +51,25 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     /// Wraps a libgit2 failure with what we were doing.
     static func git(_ error: GitError, while doing: String) -> StoreError {
-        StoreError(.git(error.code), "\(doing) failed: \(error.message)")
+        StoreError(.git(error.code), "\(doing) failed: \(error.message)\(damageHint(error))")
+    }
+
+    /// What to do when libgit2 says an object is missing or its bytes are damaged: a shallow clone lacks
+    /// the history before its cut; otherwise the repository is damaged, which `git fsck` locates.
+    static func damageHint(_ error: GitError) -> String {
+        let message = error.message.lowercased()
+        if message.contains("object not found") || message.contains("no match for id") {
+            return "; the repository lacks an object it needs: a shallow clone (`git clone --depth`) lacks old "
+                + "history (`git fetch --unshallow` brings it); otherwise it is damaged: `git fsck` names what is "
+                + "missing, and `cards clone` from a remote makes a whole copy"
+        }
+        if message.contains("incorrect data check") || message.contains("corrupt") || message.contains("inflate")
+            || message.contains("invalid object")
+        {
+            return "; the deck's object files are damaged: `git fsck` names the damaged pack or object, and "
+                + "`cards clone` from a remote makes a whole copy"
+        }
+        return ""
     }
 }
 

@@ -469,4 +469,27 @@ struct BadInputTests {
             try scratch.expectClean(deck)
         }
     }
+
+    @Test("a shallow clone, a damaged pack and a remote named with '/' are said with what to do")
+    func damagedRepositoriesSaidPlainly() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        #expect(try scratch.cards(["add", "--title", "A", "--url", "https://a.example"], in: deck).status == 0)
+        let slash = try scratch.cards(["remote", "add", "origin/main", scratch.path("x.git")], in: deck)
+        #expect(slash.status == 1 && slash.stderr.contains("no '/' in a remote's name"), "\(slash.stderr)")
+        let shallow = scratch.path("shallow")
+        try scratch.gitChecked(
+            ["clone", "-q", "--depth", "1", "-b", "main", "file://" + deck, shallow], in: scratch.root)
+        let log = try scratch.cards(["log"], in: shallow)
+        #expect(log.status == 1 && log.stderr.contains("`git fetch --unshallow`"), "\(log.stderr)")
+        // Every byte of the packs flipped here and there: the commit cannot be read.
+        let packs = deck + "/.git/objects/pack"
+        for name in try FileManager.default.contentsOfDirectory(atPath: packs) where name.hasSuffix(".pack") {
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: packs + "/" + name)))
+            for index in stride(from: 200, to: bytes.count - 40, by: 97) { bytes[index] ^= 0x55 }
+            try Data(bytes).write(to: URL(fileURLWithPath: packs + "/" + name))
+        }
+        let list = try scratch.cards(["list"], in: deck)
+        #expect(list.status == 1 && list.stderr.contains("`git fsck` names"), "\(list.stderr)")
+    }
 }
