@@ -78,12 +78,13 @@ extension Deck {
                 throw StoreError(
                     .invalidInput, "a card with id \(cardID) already exists; edit it with `cards edit \(cardID)`")
             }
-            let rank: String
+            var rank = Deck.appendRank()
+            var alongside: [Card] = []
             if let after {
                 let afterID = try snapshot.resolve(after)
-                rank = try Deck.rank(for: .after(afterID), moving: cardID, in: snapshot) ?? Deck.appendRank()
-            } else {
-                rank = Deck.appendRank()
+                if let placed = try Deck.rank(for: .after(afterID), moving: cardID, in: snapshot) {
+                    (rank, alongside) = placed
+                }
             }
             let card = Card(
                 id: cardID, title: title, indexURL: indexURL, platformName: platformName, platformIcon: platformIcon,
@@ -91,10 +92,10 @@ extension Deck {
             try Deck.validate(card, as: "the new card")
             stored = card
             return DeckChange(
-                files: [(CardID.path(for: cardID), card.encoded())],
+                files: [(CardID.path(for: cardID), card.encoded())] + Deck.files(of: alongside),
                 message: CommitMessage(
                     subject: "Add card \(CommitMessage.quoted(card.title))",
-                    trailers: [("Card-Id", cardID), ("Op", "add")]))
+                    trailers: [("Card-Id", cardID)] + alongside.map { ("Card-Id", $0.id) } + [("Op", "add")]))
         }
         guard let stored else { throw StoreError(.io, "the card was not added") }
         return stored
@@ -135,8 +136,9 @@ extension Deck {
             }
             if case .before(let other) = resolved, other == card.id { return nil }
             if case .after(let other) = resolved, other == card.id { return nil }
-            let rank = try Deck.rank(for: resolved, moving: card.id, in: snapshot)
-            guard let rank else { return nil }
+            guard let (rank, alongside) = try Deck.rank(for: resolved, moving: card.id, in: snapshot) else {
+                return nil
+            }
             var moved = card
             moved.rank = rank
             let describe: String
@@ -147,10 +149,10 @@ extension Deck {
             case .after(let other): describe = "after \(other.prefix(8))"
             }
             return DeckChange(
-                files: [(CardID.path(for: card.id), moved.encoded())],
+                files: [(CardID.path(for: card.id), moved.encoded())] + Deck.files(of: alongside),
                 message: CommitMessage(
                     subject: "Move card \(CommitMessage.quoted(card.title)) \(describe)",
-                    trailers: [("Card-Id", card.id), ("Op", "move")]))
+                    trailers: [("Card-Id", card.id)] + alongside.map { ("Card-Id", $0.id) } + [("Op", "move")]))
         }
     }
 
@@ -209,9 +211,12 @@ extension Deck {
         return "i" + String(decoding: out.reversed(), as: UTF8.self)
     }
 
-    /// The rank that puts `id` at `position`, reading the ranks of the deck; nil when it is already there.
+    /// The rank that puts `id` at `position`, reading the ranks of the deck, and the cards whose ranks
+    /// must change with it; nil when it is already there. Two cards can share a rank (two devices moved
+    /// cards to the same place); none fits between them, so to go between, the later ones of the tie move
+    /// along after it.
     static func rank(for position: CardPosition, moving id: String, in snapshot: DeckSnapshot) throws(StoreError)
-        -> String?
+        -> (rank: String, alongside: [Card])?
     {
         let all = try snapshot.allCards().cards
         let others = all.filter { $0.id != id }
@@ -226,27 +231,48 @@ extension Deck {
             default: break
             }
         }
+        // The card it goes after (nil: the top).
+        let lower: Int?
         switch position {
         case .top:
             if let current, let first = others.first, Deck.deckOrder(current, first) { return nil }
-            return Rank.between(nil, others.first?.rank)
+            return (Rank.between(nil, others.first?.rank), [])
         case .bottom:
             if let current, let last = others.last, Deck.deckOrder(last, current) { return nil }
             let rank = Rank.between(others.last?.rank, nil)
-            return max(rank, appendRank())
+            return (max(rank, appendRank()), [])
         case .before(let target):
             guard let index = others.firstIndex(where: { $0.id == target }) else {
                 throw StoreError(.cardNotFound, "no card with id \(target)")
             }
-            let lower = index > 0 ? others[index - 1].rank : nil
-            return Rank.between(lower, others[index].rank)
+            lower = index > 0 ? index - 1 : nil
         case .after(let target):
             guard let index = others.firstIndex(where: { $0.id == target }) else {
                 throw StoreError(.cardNotFound, "no card with id \(target)")
             }
-            let upper = index + 1 < others.count ? others[index + 1].rank : nil
-            return Rank.between(others[index].rank, upper)
+            lower = index
         }
+        guard let lower else { return (Rank.between(nil, others.first?.rank), []) }
+        let floor = others[lower].rank
+        let tied = others[(lower + 1)...].prefix { $0.rank == floor }
+        let ceiling = others.dropFirst(lower + 1 + tied.count).first?.rank
+        var rank = Rank.between(floor, ceiling)
+        let placed = rank
+        var alongside: [Card] = []
+        for card in tied {
+            rank = Rank.between(rank, ceiling)
+            var moved = card
+            moved.rank = rank
+            alongside.append(moved)
+        }
+        return (placed, alongside)
+    }
+}
+
+extension Deck {
+    /// The files of `cards`, each at its path.
+    static func files(of cards: [Card]) -> [(path: String, content: [UInt8]?)] {
+        cards.map { (CardID.path(for: $0.id), $0.encoded()) }
     }
 }
 

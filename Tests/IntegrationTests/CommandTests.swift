@@ -221,6 +221,40 @@ struct CommandTests {
         try scratch.expectClean(deck)
     }
 
+    @Test(
+        "cards that share a rank (two devices moved cards to one place): a card moved or added between them goes there")
+    func orderingBetweenTiedRanks() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        func order() throws -> [String] {
+            try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        }
+        let ids = try order()
+        // Three cards tied as a merge of moves leaves them: after ids[0], by id among themselves.
+        let rank = try #require(
+            try scratch.cards(["show", ids[0], "--json"], in: deck).stdout.split(separator: "\n")
+                .first { $0.contains("\"rank\"") }?.split(separator: "\"").dropLast().last.map(String.init))
+        for id in ids[1...3] {
+            #expect(try scratch.cards(["edit", id, "--set", "rank=\"\(rank)\""], in: deck).status == 0)
+        }
+        let tied = try order()
+        #expect(Set(tied[0...3]) == Set(ids[0...3]))
+        let mover = ids[8]
+        #expect(try scratch.cards(["move", mover, "--after", tied[1]], in: deck).status == 0)
+        var now = try order()
+        #expect(now.firstIndex(of: mover) == (now.firstIndex(of: tied[1]) ?? -9) + 1, "\(now)")
+        #expect(Array(now.prefix(5)) == [tied[0], tied[1], mover, tied[2], tied[3]], "the tie's order kept around it")
+        #expect(try scratch.cards(["move", mover, "--before", tied[1]], in: deck).status == 0)
+        now = try order()
+        #expect(now.firstIndex(of: mover) == (now.firstIndex(of: tied[1]) ?? -9) - 1, "\(now)")
+        let added = try scratch.cards(
+            ["add", "--title", "Added", "--url", "https://a.example", "--after", tied[0]], in: deck
+        ).stdout
+        now = try order()
+        #expect(now.firstIndex(of: String(added.prefix(8))) == 1, "\(now)")
+        try scratch.expectClean(deck)
+    }
+
     @Test("log, log -n, log --json agree with git log")
     func log() throws {
         let scratch = try Scratch()
