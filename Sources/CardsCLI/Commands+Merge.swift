@@ -68,7 +68,7 @@ extension Commands {
             output.print(
                 dryRun
                     ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
-                    : "Merged \(name) into main (merge commit \(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
+                    : "Merged \(name) into main (merge commit \(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side\(MergeText.invalidCount(report))."
             )
             // One line a card, as `cards sync` prints them.
             for decision in changed { output.print("  \(decision.summary)") }
@@ -210,6 +210,12 @@ extension Commands {
 
 /// What `cards merge` and `cards sync` say of card files a merge found invalid.
 enum MergeText {
+    /// "; 1 card file not valid" when the merge found any, for the line that counts the changed cards.
+    static func invalidCount(_ report: MergeReport) -> String {
+        let count = Set((report.invalid + report.setAside).map(\.path)).count
+        return count == 0 ? "" : "; \(count) card file\(count == 1 ? "" : "s") not valid"
+    }
+
     /// One line a file, indented as the merge's card lines are.
     static func invalidLines(_ report: MergeReport, theirsName: String) -> [String] {
         func side(_ version: InvalidVersion) -> String { version.isOurs ? "this deck's" : "\(theirsName)'s" }

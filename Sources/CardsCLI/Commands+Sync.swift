@@ -235,8 +235,8 @@ enum SyncText {
         case .mergeAndPush(let ours, let theirs):
             let decisions = changedCards(report.merge?.decisions ?? [])
             lines.append(
-                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))):"
-            )
+                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))"
+                    + "\(report.merge.map(MergeText.invalidCount) ?? "")):")
             for decision in decisions { lines.append("  \(decision.summary)") }
             if let merge = report.merge { lines += MergeText.invalidLines(merge, theirsName: "\(name)/main") }
             // Under the merge they belong to, not after the push.
