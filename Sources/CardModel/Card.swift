@@ -22,6 +22,9 @@ public struct Card: Hashable, Sendable {
         "id", "title", "platformName", "platformIcon", "indexURL", "color", "rank", "conflicts",
     ]
 
+    /// The fields every card has (the others may be left out).
+    public static let requiredFields: Set<String> = ["id", "title", "indexURL", "color", "rank"]
+
     /// Creates a card from all its fields, without validating them.
     public init(fields: [String: JSONValue]) {
         self.fields = fields

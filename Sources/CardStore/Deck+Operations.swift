@@ -28,6 +28,8 @@ public struct CardEdit: Sendable {
     public var color: String?
     /// Any other fields, set to these JSON values (unknown fields included).
     public var extra: [(String, JSONValue)] = []
+    /// Fields to take out of the card (optional and unknown ones; a card needs the others).
+    public var removed: [String] = []
 
     /// An edit that changes nothing yet.
     public init(
@@ -51,6 +53,7 @@ public struct CardEdit: Sendable {
         if let platformIcon { result.platformIcon = platformIcon }
         if let color { result.color = color }
         for (key, value) in extra { result.fields[key] = value }
+        for key in removed { result.fields[key] = nil }
         return result
     }
 }
@@ -106,6 +109,11 @@ extension Deck {
     public func edit(_ reference: String, _ edit: CardEdit) throws(StoreError) -> CommitOutcome? {
         if edit.extra.contains(where: { $0.0 == "id" }) {
             throw StoreError(.invalidInput, "--set id=…: a card's id never changes; add a new card instead")
+        }
+        if let required = edit.removed.first(where: Card.requiredFields.contains) {
+            throw StoreError(
+                .invalidInput,
+                "--unset \(required): a card needs its \(required); change it with --set or its own option")
         }
         return try commitChange { (snapshot) throws(StoreError) in
             let card = try snapshot.card(matching: reference)

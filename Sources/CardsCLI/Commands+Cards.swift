@@ -66,7 +66,7 @@ extension Commands {
         spec: CommandSpec(
             name: "edit", abstract: "Change fields of a card (no commit when nothing changes).",
             usage:
-                "edit <id> [--title <title>] [--url <url>] [--platform <name>] [--icon <icon>] [--color <color>] [--set <key=json> ...]",
+                "edit <id> [--title <title>] [--url <url>] [--platform <name>] [--icon <icon>] [--color <color>] [--set <key=json> ...] [--unset <key> ...]",
             arguments: [("id", "The card's id or a unique prefix (4+ hex digits).")],
             options: [
                 .value("--title", "title", "New title."),
@@ -77,12 +77,18 @@ extension Commands {
                 .value(
                     "--set", "key=json", "Set any field to a JSON value, e.g. --set 'pinned=true' (repeatable).",
                     repeatable: true),
+                .value(
+                    "--unset", "key",
+                    "Take a field out of the card: platformName, platformIcon or any unknown one "
+                        + "(repeatable).", repeatable: true),
             ],
             positionals: 1...1)
     ) { context, arguments in
         guard !arguments.order.isEmpty else {
             throw UsageError(
-                message: "nothing to change: give at least one of --title, --url, --platform, --icon, --color, --set")
+                message:
+                    "nothing to change: give at least one of --title, --url, --platform, --icon, --color, --set, --unset"
+            )
         }
         var edit = CardEdit(
             title: arguments.value("--title").map(Self.typedText),
@@ -96,12 +102,20 @@ extension Commands {
             let key = String(assignment[..<equals])
             let text = String(assignment[assignment.index(after: equals)...])
             do {
-                edit.extra.append((key, try JSONValue.parse(Array(text.utf8))))
+                let value = try JSONValue.parse(Array(text.utf8))
+                // null is data for an unknown field; a known one is taken out with --unset.
+                if value == .null, Card.knownFields.contains(key) {
+                    throw UsageError(message: "--set \(key)=null: to take \(key) out of the card, use --unset \(key)")
+                }
+                edit.extra.append((key, value))
+            } catch let usage as UsageError {
+                throw usage
             } catch {
                 throw UsageError(
                     message: "--set \(key)=…: '\(text)' is not JSON (\(error)); quote strings: --set '\(key)=\"text\"'")
             }
         }
+        edit.removed = arguments.values["--unset"] ?? []
         let deck = try context.openDeck()
         let id = try context.resolveCard(arguments.positionals[0], in: deck)
         if try deck.edit(id, edit) == nil {

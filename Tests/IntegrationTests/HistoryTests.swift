@@ -104,6 +104,16 @@ struct HistoryTests {
         #expect(future["a"] as? String == "é/ü")
         #expect(card.contains("2.50"), "number text kept as written")
         #expect(card.contains("\"deep\": null"))
+        // Fields taken out with --unset (an unknown one, an optional one); the ones a card needs stay.
+        #expect(
+            try scratch.cards(["edit", id, "--unset", "futureField", "--unset", "platformName"], in: deck).status == 0)
+        let unset = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        #expect(
+            !unset.contains("futureField") && !unset.contains("platformName") && unset.contains("pinned"), "\(unset)")
+        let required = try scratch.cards(["edit", id, "--unset", "color"], in: deck)
+        #expect(required.status == 1 && required.stderr.contains("a card needs its color"), "\(required.stderr)")
+        let null = try scratch.cards(["edit", id, "--set", "platformIcon=null"], in: deck)
+        #expect(null.status == 64 && null.stderr.contains("use --unset platformIcon"), "\(null.stderr)")
         try scratch.expectClean(deck)
     }
 }
