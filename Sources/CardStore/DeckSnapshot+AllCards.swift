@@ -74,7 +74,7 @@ extension DeckSnapshot {
     }
 
     /// The problem of an entry that is not a card: of its kind, or of its name.
-    private static func problem(_ path: String, kind: TreeEntry.Kind) -> CardProblem {
+    static func problem(_ path: String, kind: TreeEntry.Kind) -> CardProblem {
         guard kind == .blob else { return CardProblem(path: path, reason: Deck.describe(kind: kind)) }
         return CardProblem(path: path, reason: "not a card file name (cards/<2 hex digits>/<lowercase uuid>.json)")
     }

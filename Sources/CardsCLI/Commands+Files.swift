@@ -20,7 +20,7 @@ extension Commands {
         // Committed files that are not valid cards (a `git commit` by hand, a merge that kept one as it
         // came) stay listed until fixed; one with a hand edit pending is listed as that edit.
         let edited = Set(edits.map(\.path))
-        let committed = try deck.snapshot().allCards().problems.filter { !edited.contains($0.path) }
+        let committed = try deck.committedInvalidCards().filter { !edited.contains($0.path) }
         if deck.isBare && committed.isEmpty {
             context.output.print("A bare deck has no working tree, so no hand edits: change it with `cards` commands.")
             return 0

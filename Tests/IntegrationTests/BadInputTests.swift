@@ -492,4 +492,41 @@ struct BadInputTests {
         let list = try scratch.cards(["list"], in: deck)
         #expect(list.status == 1 && list.stderr.contains("`git fsck` names"), "\(list.stderr)")
     }
+
+    @Test(
+        "status lists committed invalid files as they come and go (remembered with their tree, judged again as they change)"
+    )
+    func committedInvalidFilesFollowMain() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        func listed() throws -> [String] {
+            try scratch.cards(["status"], in: deck).stdout.split(separator: "\n")
+                .filter { $0.hasPrefix("invalid") && $0.hasSuffix("(committed)") }
+                .map { String($0.split(separator: " ", omittingEmptySubsequences: true)[1].dropLast()) }
+        }
+        #expect(try listed().isEmpty)
+        let original = try String(contentsOfFile: deck + "/" + path, encoding: .utf8)
+        try "{\"broken\": true}".write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "broken"], in: deck)
+        #expect(try listed() == [path])
+        // A folder where a card file belongs, and a file of the wrong name, committed by hand.
+        try FileManager.default.createDirectory(atPath: deck + "/cards/ab/extra", withIntermediateDirectories: true)
+        try "x".write(toFile: deck + "/cards/ab/extra/x.json", atomically: true, encoding: .utf8)
+        try "y".write(toFile: deck + "/cards/ab/notes.txt", atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["add", "cards"], in: deck)
+        try scratch.gitChecked(["commit", "-q", "-m", "odd files"], in: deck)
+        #expect(try listed() == ["cards/ab/extra", "cards/ab/notes.txt", path].sorted())
+        // Fixed by hand: gone.
+        try original.write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["rm", "-rq", "cards/ab"], in: deck)
+        try scratch.gitChecked(["commit", "-q", "-am", "fixed"], in: deck)
+        #expect(try listed().isEmpty)
+        // What it remembers damaged or from another tree: judged whole again.
+        try "{\"broken\": 1}".write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "broken again"], in: deck)
+        try "cards-invalid 1 nonsense\n".write(toFile: deck + "/.git/cards-invalid", atomically: true, encoding: .utf8)
+        #expect(try listed() == [path])
+    }
 }

@@ -1,0 +1,84 @@
+import CardModel
+import GitCore
+
+/// The committed files under `cards/` that are not valid cards, for `cards status`: kept in
+/// `.git/cards-invalid` with the tree they were found in, so that the next look checks only what changed
+/// since (a status of a 100,000-card deck would otherwise read every card).
+extension Deck {
+    /// The first line of the cache file: a version (bump it when the card rules change) and the tree.
+    static let invalidCacheHeader = "cards-invalid 1 "
+
+    /// Every committed file under `cards/` on main that is not a valid card, in path order.
+    public func committedInvalidCards() throws(StoreError) -> [CardProblem] {
+        let snapshot = try snapshot()
+        guard let tree = snapshot.tree else { return [] }
+        let cachePath = "\(gitDirectory)/cards-invalid"
+        let cache = readInvalidCache(cachePath)
+        if let cache, cache.tree == tree { return cache.problems }
+        var problems: [String: CardProblem]
+        if let cache, let changes = try? TreeDiff.changes(in: repository, from: cache.tree, to: tree) {
+            problems = Dictionary(cache.problems.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+            // Each changed file judged again where `allCards` judges it: a card file, or the entry of
+            // `cards/` or of one of its folders that holds it.
+            var entries: Set<String> = []
+            for change in changes
+            where change.path.hasPrefix(Deck.cardsFolder + "/") || change.path == Deck.cardsFolder {
+                let parts = change.path.split(separator: "/", omittingEmptySubsequences: false)
+                entries.insert(parts.prefix(3).joined(separator: "/"))
+            }
+            for path in entries { problems[path] = problem(at: path, in: tree) }
+        } else {
+            let all = try snapshot.allCards(transforming: { _ in () })
+            problems = Dictionary(all.problems.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let sorted = problems.values.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        writeInvalidCache(cachePath, tree: tree, sorted)
+        return sorted
+    }
+
+    /// What is wrong with the entry at `path` (`cards`, `cards/x` or `cards/x/y`) of `tree`, as
+    /// `allCards` says it; nil when it is a valid card, a folder of `cards/`, or not there.
+    private func problem(at path: String, in tree: ObjectID) -> CardProblem? {
+        // (A path through what is a file now is not there.)
+        guard let entry = try? repository.treeEntry(in: tree, path: path) else { return nil }
+        let parts = path.split(separator: "/").map(String.init)
+        if parts.count == 2 && entry.kind == .tree { return nil }
+        guard parts.count == 3, entry.kind == .blob, let id = CardID.id(folder: parts[1], fileName: parts[2]) else {
+            return DeckSnapshot.problem(path, kind: entry.kind)
+        }
+        do {
+            _ = try DeckSnapshot.decodeCard(
+                DeckSnapshot.readCardBytes(blob: entry.id, in: repository, reader: nil), id: id)
+            return nil
+        } catch {
+            return CardProblem(path: path, reason: error.reason)
+        }
+    }
+
+    private func readInvalidCache(_ path: String) -> (tree: ObjectID, problems: [CardProblem])? {
+        guard let bytes = try? FileSystem.read(path, limit: 1 << 24) else { return nil }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard let first = lines.first, first.hasPrefix(Deck.invalidCacheHeader),
+            let tree = ObjectID(hex: String(first.dropFirst(Deck.invalidCacheHeader.count))),
+            lines.last == ""
+        else { return nil }
+        var problems: [CardProblem] = []
+        for line in lines.dropFirst().dropLast() {
+            guard let tab = line.firstIndex(of: "\t") else { return nil }
+            problems.append(CardProblem(path: String(line[..<tab]), reason: String(line[line.index(after: tab)...])))
+        }
+        return (tree, problems)
+    }
+
+    /// A cache: written whole under another name and renamed, not flushed (lost, it is made again).
+    private func writeInvalidCache(_ path: String, tree: ObjectID, _ problems: [CardProblem]) {
+        // A path with a tab or a line break would not read back: such a deck is looked at whole each time.
+        if problems.contains(where: { $0.path.contains(where: { $0 == "\t" || $0.isNewline }) }) { return }
+        var text = Deck.invalidCacheHeader + tree.hex + "\n"
+        for problem in problems {
+            let reason = problem.reason.map { $0 == "\n" || $0 == "\t" ? " " : $0 }
+            text += "\(problem.path)\t\(String(reason))\n"
+        }
+        try? FileSystem.writeAtomically(Array(text.utf8), to: path, durable: false)
+    }
+}
