@@ -30,7 +30,7 @@ extension Deck {
         do {
             try checkObjects(from: head, &report)
         } catch {
-            report.problems.append("reading the history failed: \(error)")
+            report.problems.append(Deck.historyError(error).message)
         }
         let snapshot = try snapshot(at: head)
         if let blob = try snapshot.blobID(at: Deck.metadataPath) {

@@ -39,7 +39,19 @@ extension Deck {
         "add", "edit", "delete", "move", "import", "restore", "resolve", "commit",
     ]
 
-    /// The newest `limit` commits of `main`, newest first.
+    /// A failure of a walk through the history, said as a libgit2 one is (with what to do when objects
+    /// are missing or damaged).
+    static func historyError(_ error: any Error) -> StoreError {
+        if let error = error as? GitError { return StoreError.git(error, while: "reading the history") }
+        if let error = error as? StoreError { return error }
+        return StoreError(.io, "reading the history failed: \(error)")
+    }
+
+    /// Whether the deck is a shallow clone (`git clone --depth`): its history stops at a commit whose
+    /// parents it does not have.
+    public var isShallow: Bool { FileSystem.exists(repository.commonDirectory + "shallow") }
+
+    /// The newest `limit` commits of `main`, newest first; in a shallow clone, as far as it goes.
     public func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
         guard let head = try headCommit() else { return [] }
         var entries: [LogEntry] = []
@@ -48,12 +60,26 @@ extension Deck {
                 entries.append(LogEntry(commit: commit))
                 return limit.map { entries.count < $0 } ?? true
             }
-        } catch let error as GitError {
-            throw StoreError.git(error, while: "reading the history")
+        } catch let error as GitError where error.code == .notFound && isShallow {
+            return shallowLog(from: head, limit: limit)
         } catch {
-            throw StoreError(.io, "reading the history failed: \(error)")
+            throw Deck.historyError(error)
         }
         return entries
+    }
+
+    /// The history of a shallow clone as far as it has it, newest first by committer time: libgit2's walk
+    /// stops with an error at the first parent missing.
+    func shallowLog(from head: ObjectID, limit: Int?) -> [LogEntry] {
+        var found: [ObjectID: Commit] = [:]
+        var pending = [head]
+        while let id = pending.popLast() {
+            guard found[id] == nil, let commit = try? repository.commit(id) else { continue }
+            found[id] = commit
+            pending += commit.parents
+        }
+        let newestFirst = found.values.sorted { ($0.committer.time, $0.id) > ($1.committer.time, $1.id) }
+        return newestFirst.prefix(limit ?? Int.max).map(LogEntry.init)
     }
 
     /// Reverts a card operation as a new commit (op `undo`): the newest one made on this deck and not
@@ -216,10 +242,8 @@ extension Deck {
                 }
                 return true
             }
-        } catch let error as GitError {
-            throw StoreError.git(error, while: "reading the history")
         } catch {
-            throw StoreError(.io, "reading the history failed: \(error)")
+            throw Deck.historyError(error)
         }
         if let undoneBy {
             throw StoreError(
@@ -270,10 +294,8 @@ extension Deck {
                 }
                 return true
             }
-        } catch let error as GitError {
-            throw StoreError.git(error, while: "reading the history")
         } catch {
-            throw StoreError(.io, "reading the history failed: \(error)")
+            throw Deck.historyError(error)
         }
         return found
     }
@@ -350,7 +372,7 @@ extension Deck {
                 return true
             }
         } catch {
-            throw StoreError(.io, "reading the history failed: \(error)")
+            throw Deck.historyError(error)
         }
         let valid = candidates.filter { CardID.isValid($0) }.sorted()
         if valid.isEmpty {
@@ -384,7 +406,7 @@ extension Deck {
                 return true
             }
         } catch {
-            throw StoreError(.io, "reading the history failed: \(error)")
+            throw Deck.historyError(error)
         }
         return found
     }

@@ -60,6 +60,10 @@ extension Commands {
                 context.output.print("\(commit.id.short) \(DateText.utc(commit.author.time))  \(commit.subject)")
             }
         }
+        if deck.isShallow && limit.map({ entries.count < $0 }) ?? true {
+            context.output.error(
+                "note: this deck is a shallow clone: its history stops here (`git fetch --unshallow` brings the rest)")
+        }
         return 0
     }
 

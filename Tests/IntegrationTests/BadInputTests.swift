@@ -480,8 +480,12 @@ struct BadInputTests {
         let shallow = scratch.path("shallow")
         try scratch.gitChecked(
             ["clone", "-q", "--depth", "1", "-b", "main", "file://" + deck, shallow], in: scratch.root)
+        // log shows what the clone has; what needs the rest of the history says how to get it.
         let log = try scratch.cards(["log"], in: shallow)
-        #expect(log.status == 1 && log.stderr.contains("`git fetch --unshallow`"), "\(log.stderr)")
+        #expect(log.status == 0 && log.stdout.contains("Add card \"A\""), "\(log.stdout)\(log.stderr)")
+        #expect(log.stderr.contains("shallow clone") && log.stderr.contains("`git fetch --unshallow`"), "\(log.stderr)")
+        let restore = try scratch.cards(["restore", "deadbeef"], in: shallow)
+        #expect(restore.status == 1 && restore.stderr.contains("`git fetch --unshallow`"), "\(restore.stderr)")
         // Every byte of the packs flipped here and there: the commit cannot be read.
         let packs = deck + "/.git/objects/pack"
         for name in try FileManager.default.contentsOfDirectory(atPath: packs) where name.hasSuffix(".pack") {
