@@ -46,22 +46,18 @@ public enum CardsCLI {
                 output.print(Commands.topLevelHelp, terminator: "")
                 return 0
             }
-            if first == "--deck" {
+            if first == "--deck" || first.hasPrefix("--deck=") {
+                let inline = first == "--deck" ? nil : String(first.dropFirst("--deck=".count))
                 rest = rest.dropFirst()
-                guard let value = rest.first, !value.isEmpty else {
+                guard let value = inline ?? rest.first, !value.isEmpty else {
                     return usageFailure(UsageError(message: "missing value for '--deck <dir>'"), output: output)
                 }
-                context.deckOption = Context.expandingHome(value)
-                rest = rest.dropFirst()
-                continue
-            }
-            if first.hasPrefix("--deck=") {
-                guard first.count > "--deck=".count else {
-                    return usageFailure(UsageError(message: "missing value for '--deck <dir>'"), output: output)
+                if inline == nil { rest = rest.dropFirst() }
+                guard context.deckOption == nil else {
+                    return usageFailure(UsageError(message: "'--deck' given more than once"), output: output)
                 }
                 // The shell leaves `~` after `=` alone: expanded here, as git expands it in its settings.
-                context.deckOption = Context.expandingHome(String(first.dropFirst("--deck=".count)))
-                rest = rest.dropFirst()
+                context.deckOption = Context.expandingHome(value)
                 continue
             }
             let hint = Suggestion.hint(for: first, among: ["--deck", "--version", "--help"])

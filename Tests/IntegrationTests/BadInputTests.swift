@@ -58,6 +58,9 @@ struct BadInputTests {
         Case(
             name: "mistyped global option", arguments: ["--dekc", "d", "list"], status: 64,
             mentions: ["--dekc", "did you mean '--deck'?"]),
+        Case(
+            name: "--deck twice", arguments: ["--deck", "a", "--deck=b", "list"], status: 64,
+            mentions: ["'--deck' given more than once"]),
         Case(name: "missing value", arguments: ["add", "--title"], status: 64, mentions: ["--title"]),
         Case(
             name: "missing required option", arguments: ["add", "--url", "https://a.example"], status: 64,
