@@ -189,7 +189,9 @@ extension Commands {
                 throw CLIError(message: "\(label): \(error); merge it by hand")
             }
         }
-        let base: (card: Card?, blob: String) = FileSystem.exists(paths[0]) ? try load(paths[0]) : (nil, "")
+        // A broken base (both sides since wrote valid cards): the sides merge as two additions, as `cards merge` does.
+        let base: (card: Card?, blob: String) =
+            FileSystem.exists(paths[0]) ? (try? load(paths[0])) ?? (nil, "") : (nil, "")
         let ours = try load(paths[1])
         let theirs = try load(paths[2])
         // git gives no commits: name each side by its blob, which is the same on every machine.

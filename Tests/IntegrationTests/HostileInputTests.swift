@@ -249,7 +249,15 @@ struct HostileInputTests {
             Self.expectNoCrash(driver, "merge-driver \(index)")
             #expect(driver.status == 1 && driver.stderr.contains("merge it by hand"), "\(driver.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: ours)) == item.bytes, "the driver changed OURS")
-            tried += 2
+            // As the base, the bad bytes are no base at all: the two good sides merge as two additions.
+            let badBase = scratch.path("base-\(index).json")
+            try item.bytes.write(to: URL(fileURLWithPath: badBase))
+            try Data(card(item.id).utf8).write(to: URL(fileURLWithPath: ours))
+            let overBadBase = try scratch.cards(
+                ["merge-driver", badBase, ours, good, "cards/0e/\(item.id).json"], in: deck)
+            Self.expectNoCrash(overBadBase, "merge-driver over a bad base \(index)")
+            #expect(overBadBase.status == 0, "\(overBadBase.stderr)")
+            tried += 3
         }
         reportFigures("hostile-malformed", ["inputs": tried])
     }
