@@ -4,9 +4,9 @@ import Glibc
 extension Deck {
     /// Clones the deck at `url` into `path` (a new or empty folder) and sets it up like `create`
     /// does (merge-driver config). Refuses, removing what it made, when the remote is empty or its
-    /// `main` has no `deck.json`, or when `settings.isInterrupted` says so. The clone is made in a
-    /// hidden folder beside `path` and renamed to it once whole, so that `path` never holds half a
-    /// deck, even after the process is killed.
+    /// `main` has no `deck.json`, or when `settings.isInterrupted` says so. A new folder is made as a
+    /// hidden one beside `path` and renamed to it once whole, so that `path` never holds half a deck,
+    /// even after the process is killed; an empty folder already there is cloned into in place.
     public static func clone(from given: String, to path: String, settings: RemoteSettings) throws(StoreError)
         -> Deck
     {
@@ -25,9 +25,12 @@ extension Deck {
                 .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
         }
         try refuseInsideDeck(absolute, shownAs: path, instead: "clone into a folder")
-        let work = partialClonePath(for: absolute)
-        removeAbandonedClones(of: absolute)
-        func cleanUp() { FileSystem.removeTree(work) }
+        // A new folder is made beside its name and renamed to it once whole. An empty folder that is there
+        // already (the current one, a mount point, a link to one, with its owner and mode) is cloned into
+        // in place; what the clone made in it is removed on failure.
+        let work = existed ? absolute : partialClonePath(for: absolute)
+        if !existed { removeAbandonedClones(of: absolute) }
+        func cleanUp() { FileSystem.removeCreated(at: work, entriesBefore: existed ? [] : nil) }
         let remote = DeckRemote(name: "origin", url: url)
         var repository: Repository
         do {
@@ -90,8 +93,8 @@ extension Deck {
             cleanUp()
             throw interrupted()
         }
-        // Whole: under its name at once (over the empty folder, when one was there).
-        guard rename(work, absolute) == 0 else {
+        // Whole: under its name at once.
+        guard existed || rename(work, absolute) == 0 else {
             let reason = String(cString: strerror(errno))
             cleanUp()
             throw StoreError(.io, "could not move the clone into \(path): \(reason); nothing was cloned")

@@ -158,4 +158,30 @@ struct CloneTests {
             #expect(try scratch.cards(["fsck"], in: target).status == 0)
         }
     }
+
+    @Test("a clone into an empty folder that is there (the current one) fills that very folder")
+    func cloneIntoExistingEmptyFolder() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let server = scratch.path("server.git")
+        try scratch.git(["init", "-q", "--bare", "-b", "main", server], in: scratch.root)
+        #expect(try scratch.cards(["remote", "add", "origin", server], in: deck).status == 0)
+        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        let folder = scratch.path("here")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        var before = stat()
+        #expect(stat(folder, &before) == 0)
+        let clone = try scratch.cards(["clone", server, "."], in: folder)
+        #expect(clone.status == 0, "\(clone.stderr)")
+        var after = stat()
+        #expect(stat(folder, &after) == 0)
+        #expect(after.st_ino == before.st_ino, "the same folder, not one put in its place")
+        #expect(try scratch.cards(["export"], in: folder).stdout == (try scratch.cards(["export"], in: deck).stdout))
+        // Refused (not a deck): the folder is left as it was, empty.
+        let other = scratch.path("other")
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
+        let notADeck = try scratch.cards(["clone", scratch.path("missing.git"), "."], in: other)
+        #expect(notADeck.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: other).isEmpty)
+    }
 }
