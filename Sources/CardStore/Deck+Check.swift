@@ -54,7 +54,7 @@ extension Deck {
         if !isBare, let tree = snapshot.tree {
             // A damaged index (said above) leaves no way to tell hand edits.
             guard try checkIndex(tree: tree, &report, repair: repair) else { return report }
-            for edit in try handEdits(against: snapshot) {
+            for edit in try handEdits(against: snapshot, checkingIndex: false) {
                 if let problem = edit.problem {
                     report.problems.append("\(edit.path) (hand edit, not committed): \(problem)")
                 } else {
@@ -84,7 +84,7 @@ extension Deck {
                     "\(path): a lock left by an interrupted command; `cards fsck --repair` removes it")
             }
         }
-        if let interrupted = interruptedWrite() {
+        if let interrupted = interruptedWrite(holdingLock: true) {
             if repair {
                 report.repaired.append(
                     "finished the write of process \(interrupted.pid), interrupted before it was done")
@@ -185,16 +185,19 @@ extension Deck {
     @discardableResult
     func checkIndex(tree: ObjectID, _ report: inout CheckReport, repair: Bool) throws(StoreError) -> Bool {
         let path = "\(gitDirectory)/index"
-        let index: Index
-        let indexTree: ObjectID
-        do throws(GitError) {
-            if !FileSystem.exists(path) { throw GitError(code: .notFound, message: "missing", function: "index") }
-            index = try repository.index()
-            indexTree = try index.writeTree()
-        } catch {
+        var opened: (index: Index, tree: ObjectID)?
+        var state = "missing"
+        if FileSystem.exists(path) {
+            do throws(GitError) {
+                let index = try repository.index()
+                opened = (index, try index.writeTree())
+            } catch {
+                state = "damaged (\(error.message))"
+            }
+        }
+        guard let (index, indexTree) = opened else {
             // Missing or damaged (truncated, overwritten): git's own commands fail on it too. It only caches
             // what main and the working tree hold, so it is made again from main; files keep their content.
-            let state = error.message == "missing" ? "missing" : "damaged (\(error.message))"
             guard repair else {
                 report.problems.append(
                     "\(path): \(state); `cards fsck --repair` makes it again from main, leaving the working tree as it is"

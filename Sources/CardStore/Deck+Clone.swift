@@ -71,15 +71,14 @@ extension Deck {
         }
         do throws(StoreError) {
             let cloned = try Deck(repository: repository)
-            if let format = try cloned.newerFormat(at: head) {
-                cleanUp()
-                throw StoreError(
-                    .notADeck,
-                    "\(remote.displayURL) holds a deck of format \(format), newer than this version of cards reads "
-                        + "(format 1); nothing was cloned: update cards, then clone")
+            if let head {
+                try cloned.refuseNewerFormat(
+                    at: head, holder: "\(remote.displayURL) holds a deck",
+                    outcome: "nothing was cloned: update cards, then clone")
             }
             try cloned.checkIsDeck()
-        } catch  where error.message.contains("newer than this version") {
+        } catch  where error.code == .newerFormat {
+            cleanUp()
             throw error
         } catch {
             cleanUp()

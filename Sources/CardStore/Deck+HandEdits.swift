@@ -38,7 +38,8 @@ extension Deck {
 
     /// `handEdits()` against `main`, for callers that have checked the checkout and hold main's snapshot
     /// (a commit, `fsck`).
-    func handEdits(against main: DeckSnapshot) throws(StoreError) -> [HandEdit] {
+    /// `checkingIndex` false: the caller has compared the index with main itself (`fsck`).
+    func handEdits(against main: DeckSnapshot, checkingIndex: Bool = true) throws(StoreError) -> [HandEdit] {
         guard let workingDirectory else { return [] }
         let entries = try git("reading the working tree's status") { () throws(GitError) in
             try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
@@ -89,7 +90,7 @@ extension Deck {
             }
         }
         // Cards missing from the working tree: hand deletions, or a write's files not there yet.
-        if edits.contains(where: { $0.change == .deleted && $0.path != Deck.metadataPath }) {
+        if checkingIndex && edits.contains(where: { $0.change == .deleted && $0.path != Deck.metadataPath }) {
             try checkIndexFollowsMain(main)
         }
         return edits.sorted { $0.path < $1.path }

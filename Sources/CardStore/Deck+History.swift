@@ -153,7 +153,9 @@ extension Deck {
         var files: [(path: String, content: [UInt8]?)] = []
         var skipped: [UndoSkip] = []
         func read(_ blob: ObjectID, _ path: String) throws(StoreError) -> [UInt8] {
-            try git("reading \(path)") { () throws(GitError) in try repository.readBlob(blob) }
+            try git("reading \(path)") { () throws(GitError) in
+                try repository.readBlob(blob, limit: Deck.maximumIncomingFileSize)
+            }
         }
         for change in changes
         where change.path.hasPrefix(Deck.cardsFolder + "/") || change.path == Deck.metadataPath {
@@ -175,9 +177,13 @@ extension Deck {
             }
             var reverted = now
             var changedSince: [String] = []
+            // A field a merge recorded a conflict about since: its value is the merge's pick, and changing it
+            // back would leave a record that no longer describes the card.
+            let recordedBefore = Set(ConflictRecord.records(in: after).map(\.field))
+            let recordedSince = Set(ConflictRecord.records(in: now).map(\.field)).subtracting(recordedBefore)
             for field in Set(before.fields.keys).union(after.fields.keys).sorted()
             where before.fields[field] != after.fields[field] {
-                if now.fields[field] == after.fields[field] {
+                if now.fields[field] == after.fields[field] && !recordedSince.contains(field) {
                     reverted.fields[field] = before.fields[field]
                 } else {
                     changedSince.append(field)
@@ -198,7 +204,12 @@ extension Deck {
     /// (not a merge, an `init` or an undo), not undone yet.
     func undoTarget(named reference: String, in snapshot: DeckSnapshot) throws(StoreError) -> LogEntry {
         let head = snapshot.commit
-        let id = try git("reading \(reference)") { () throws(GitError) in try repository.resolveCommit(reference) }
+        let id: ObjectID?
+        do {
+            id = try repository.resolveCommit(reference)
+        } catch {
+            throw StoreError(.invalidInput, "\(error.message); `cards log` lists the commits")
+        }
         var inHistory = false
         if let id, let head {
             inHistory =

@@ -18,15 +18,7 @@ extension Deck {
         var problems: [String: CardProblem]
         if let cache, let changes = try? TreeDiff.changes(in: repository, from: cache.tree, to: tree) {
             problems = Dictionary(cache.problems.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-            // Each changed file judged again where `allCards` judges it: a card file, or the entry of
-            // `cards/` or of one of its folders that holds it.
-            var entries: Set<String> = []
-            for change in changes
-            where change.path.hasPrefix(Deck.cardsFolder + "/") || change.path == Deck.cardsFolder {
-                let parts = change.path.split(separator: "/", omittingEmptySubsequences: false)
-                entries.insert(parts.prefix(3).joined(separator: "/"))
-            }
-            for path in entries { problems[path] = problem(at: path, in: tree) }
+            for path in Deck.judgedEntries(changes.map(\.path)) { problems[path] = problem(at: path, in: tree) }
         } else {
             let all = try snapshot.allCards(transforming: { _ in () })
             problems = Dictionary(all.problems.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -36,13 +28,31 @@ extension Deck {
         return sorted
     }
 
+    /// The files among `paths` (changed ones, say) that are not valid cards in `tree`, in path order.
+    func invalidCards(amongChanged paths: [String], in tree: ObjectID) -> [CardProblem] {
+        Deck.judgedEntries(paths).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .compactMap { problem(at: $0, in: tree) }
+    }
+
+    /// Where `allCards` judges each changed path under `cards/`: a card file, or the entry of `cards/` or
+    /// of one of its folders that holds it (its first three names).
+    static func judgedEntries(_ paths: [String]) -> Set<String> {
+        var entries: Set<String> = []
+        for path in paths where path.hasPrefix(Deck.cardsFolder + "/") || path == Deck.cardsFolder {
+            entries.insert(
+                path.split(separator: "/", omittingEmptySubsequences: false).prefix(3).joined(separator: "/"))
+        }
+        return entries
+    }
+
     /// What is wrong with the entry at `path` (`cards`, `cards/x` or `cards/x/y`) of `tree`, as
     /// `allCards` says it; nil when it is a valid card, a folder of `cards/`, or not there.
     private func problem(at path: String, in tree: ObjectID) -> CardProblem? {
         // (A path through what is a file now is not there.)
         guard let entry = try? repository.treeEntry(in: tree, path: path) else { return nil }
         let parts = path.split(separator: "/").map(String.init)
-        if parts.count == 2 && entry.kind == .tree { return nil }
+        // `cards` and its folders are folders; their files are judged on their own.
+        if parts.count < 3 && entry.kind == .tree { return nil }
         guard parts.count == 3, entry.kind == .blob, let id = CardID.id(folder: parts[1], fileName: parts[2]) else {
             return DeckSnapshot.problem(path, kind: entry.kind)
         }

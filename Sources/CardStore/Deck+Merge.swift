@@ -62,12 +62,8 @@ extension Deck {
     public func merge(theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool) throws(StoreError)
         -> MergeReport
     {
-        if let format = try newerFormat(at: theirs) {
-            throw StoreError(
-                .notADeck,
-                "\(theirsName) holds a deck of format \(format), newer than this version of cards reads (format 1); "
-                    + "nothing was merged: update cards, then merge")
-        }
+        try refuseNewerFormat(
+            at: theirs, holder: "\(theirsName) holds a deck", outcome: "nothing was merged: update cards, then merge")
         let ours = try headCommit()
         if let ours {
             if ours == theirs { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
@@ -103,8 +99,11 @@ extension Deck {
         }
         if behind && hostile.isEmpty {
             if dryRun { return MergeReport(kind: .fastForward, decisions: [], invalid: []) }
-            let commit = try fastForward(to: theirs, from: ours, theirsName: theirsName)
-            return MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: [])
+            let (commit, invalid) = try fastForward(to: theirs, from: ours, theirsName: theirsName)
+            let versions = invalid.map {
+                InvalidVersion(path: $0.path, reason: $0.reason, isOurs: false, commit: theirs)
+            }
+            return MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: versions)
         }
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         let build = { (snapshot: DeckSnapshot) throws(StoreError) -> DeckChange? in
@@ -124,7 +123,10 @@ extension Deck {
 
     /// Moves `main` forward to `target` (a descendant of `current`, named `theirsName` in the reflog, as
     /// git names it), then the changed files.
-    func fastForward(to target: ObjectID, from current: ObjectID?, theirsName: String) throws(StoreError) -> ObjectID {
+    /// Returns the files it brought in that are not valid cards.
+    func fastForward(to target: ObjectID, from current: ObjectID?, theirsName: String) throws(StoreError) -> (
+        ObjectID, invalid: [CardProblem]
+    ) {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         try checkNoUnfinishedGitOperation()
@@ -147,7 +149,7 @@ extension Deck {
         }
         try checkSpace(forFileSizes: sizes)
         let deadline = DeckLock.now() + lockTimeout
-        if !isBare { try waitForGitLock("index.lock", deadline: deadline) }
+        if !isBare { try waitForIndex(deadline: deadline, expected: current != nil) }
         try markPending(paths)
         while true {
             do {
@@ -165,7 +167,7 @@ extension Deck {
         }
         if !isBare { try updateWorkingTree(paths, snapshotTree: newTree) }
         clearPending()
-        return target
+        return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree))
     }
 
     /// Whether a path from a tree may be written into the working tree: no absolute paths, no `..`,

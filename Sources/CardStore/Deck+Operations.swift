@@ -110,10 +110,22 @@ extension Deck {
         if edit.extra.contains(where: { $0.0 == "id" }) {
             throw StoreError(.invalidInput, "--set id=…: a card's id never changes; add a new card instead")
         }
+        if edit.removed.contains("id") {
+            throw StoreError(.invalidInput, "--unset id: a card's id never changes; delete the card instead")
+        }
         if let required = edit.removed.first(where: Card.requiredFields.contains) {
             throw StoreError(
                 .invalidInput,
                 "--unset \(required): a card needs its \(required); change it with --set or its own option")
+        }
+        if edit.removed.contains("conflicts") {
+            throw StoreError(
+                .invalidInput,
+                "--unset conflicts: conflict records are settled one by one with `cards resolve` (`cards conflicts` "
+                    + "lists them)")
+        }
+        if let both = edit.removed.first(where: { key in edit.extra.contains { $0.0 == key } }) {
+            throw StoreError(.invalidInput, "\(both) is both set (--set) and taken out (--unset): give one of them")
         }
         return try commitChange { (snapshot) throws(StoreError) in
             let card = try snapshot.card(matching: reference)

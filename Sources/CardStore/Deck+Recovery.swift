@@ -101,7 +101,8 @@ extension Deck {
 
     func clearStaleGitLock(_ name: String) -> Bool {
         let path = gitLockPath(name)
-        guard let written = LockFiles.modificationTime(path), let interrupted = interruptedWrite(),
+        // Every caller holds the deck lock (a write, `fsck`).
+        guard let written = LockFiles.modificationTime(path), let interrupted = interruptedWrite(holdingLock: true),
             written >= interrupted.since - 0.01, LockFiles.openers(of: path).isEmpty
         else { return false }
         return unlink(path) == 0

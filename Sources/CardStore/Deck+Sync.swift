@@ -105,6 +105,8 @@ extension Deck {
         var acted = false
         while report.rounds < options.attempts {
             report.rounds += 1
+            // Said of the round that ends the sync: an earlier round's plan was not carried out.
+            report.invalidCards = []
             let theirs = try fetchMain(remote, options.settings)
             guard let ours = try headCommit() else {
                 throw StoreError(.notADeck, "this deck has no commit yet; nothing to sync")
@@ -136,6 +138,7 @@ extension Deck {
                 let merged = try merge(
                     theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
                 report.otherFiles += merged.otherFiles
+                if merged.kind == .merged { report.merge = merged }
                 acted = true
                 // Main moved here meanwhile (the merge then made a merge commit): the next round pushes it.
                 let now = try headCommit()
@@ -284,12 +287,8 @@ extension Deck {
                 "\(remote.name) (\(remote.displayURL)) is not a deck: its main has no deck.json; nothing was changed. "
                     + "Check the URL (`cards remote list`), or sync with an empty repository instead")
         }
-        if let format = try newerFormat(of: entry.id) {
-            throw StoreError(
-                .notADeck,
-                "\(remote.name)'s deck is of format \(format), newer than this version of cards reads (format 1); "
-                    + "nothing was changed: update cards, then sync")
-        }
+        try refuseNewerFormat(
+            of: entry.id, holder: "\(remote.name)'s deck is", outcome: "nothing was changed: update cards, then sync")
     }
 
     private func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws(StoreError) -> Bool {
@@ -312,13 +311,7 @@ extension Deck {
         let changes = try git("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
         }.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") }
-        var problems: [CardProblem] = []
-        for change in changes {
-            guard let entry = change.new else { continue }
-            let version = try readVersion(entry, path: change.path, id: CardID.id(fromPath: change.path) ?? "")
-            if case .invalid(let reason) = version { problems.append(CardProblem(path: change.path, reason: reason)) }
-        }
-        return (changes.count, problems)
+        return (changes.count, invalidCards(amongChanged: changes.map(\.path), in: newTree))
     }
 
     private func cardCount(at commit: ObjectID) throws(StoreError) -> Int {

@@ -122,10 +122,7 @@ extension Deck {
             try objectsFlush.flush(gitDirectory)
             objectsFlush.restore()
             // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
-            if !isBare {
-                try waitForGitLock("index.lock", deadline: deadline)
-                try checkIndexLooksWhole(expected: snapshot.commit != nil)
-            }
+            if !isBare { try waitForIndex(deadline: deadline, expected: snapshot.commit != nil) }
             try markPending(change.files.map(\.path))
             do {
                 let message = Deck.ownCommitLogPrefix + change.message.subject
@@ -337,6 +334,13 @@ extension Deck {
     /// Refuses before publishing when the index is cut short (its header counts more entries than its
     /// size can hold), so that the commit is not made for an index that cannot follow it. A cheap look
     /// (12 bytes and the size): other damage is found by the index update, after the commit.
+    /// Before `main` moves on a deck with a working tree: git's index lock waited out, and the index
+    /// there and whole enough to follow (`expected`: main has a commit, so the deck has an index).
+    func waitForIndex(deadline: Double, expected: Bool) throws(StoreError) {
+        try waitForGitLock("index.lock", deadline: deadline)
+        try checkIndexLooksWhole(expected: expected)
+    }
+
     /// `expected`: main has a commit, so the deck has an index (git made it with the deck, or the clone).
     func checkIndexLooksWhole(expected: Bool) throws(StoreError) {
         let path = "\(gitDirectory)/index"

@@ -145,12 +145,7 @@ public final class Deck {
                 try repository.treeEntry(in: tree, path: Deck.metadataPath)
             }
             if let entry {
-                if let format = try newerFormat(of: entry.id) {
-                    throw StoreError(
-                        .notADeck,
-                        "\(location) is a deck of format \(format) (its deck.json says so), newer than this version of "
-                            + "cards reads (format 1): update cards to use it")
-                }
+                try refuseNewerFormat(of: entry.id, holder: "\(location) is a deck", outcome: "update cards to use it")
                 return
             }
         }
@@ -173,13 +168,21 @@ public final class Deck {
         return format
     }
 
-    /// `newerFormat(of:)` for the `deck.json` of `commit`, if it has one.
-    func newerFormat(at commit: ObjectID?) throws(StoreError) -> Int? {
-        guard let commit else { return nil }
+    /// Refuses a `deck.json` blob of a newer format (code `newerFormat`): "\(holder) of format N, newer
+    /// than … (format 1); \(outcome)".
+    func refuseNewerFormat(of blob: ObjectID, holder: String, outcome: String) throws(StoreError) {
+        guard let format = try newerFormat(of: blob) else { return }
+        throw StoreError(
+            .newerFormat, "\(holder) of format \(format), newer than this version of cards reads (format 1); \(outcome)"
+        )
+    }
+
+    /// `refuseNewerFormat(of:)` for the `deck.json` of `commit`, if it has one.
+    func refuseNewerFormat(at commit: ObjectID, holder: String, outcome: String) throws(StoreError) {
         let entry = try git("reading deck.json of \(commit.short)") { () throws(GitError) in
             try repository.treeEntry(in: try repository.commit(commit).tree, path: Deck.metadataPath)
         }
-        return try entry.flatMap { (entry) throws(StoreError) in try newerFormat(of: entry.id) }
+        if let entry { try refuseNewerFormat(of: entry.id, holder: holder, outcome: outcome) }
     }
 
     /// The commit `main` points to, or nil when the deck has no commit yet.

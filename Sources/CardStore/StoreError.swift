@@ -33,6 +33,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case sync
         /// The caller said to stop (a signal), and what was begun was undone.
         case interrupted
+        /// A deck made by a newer version (its `deck.json` format), which this one must not change.
+        case newerFormat
     }
 
     /// The kind of failure.

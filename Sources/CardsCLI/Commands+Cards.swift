@@ -105,7 +105,12 @@ extension Commands {
                 let value = try JSONValue.parse(Array(text.utf8))
                 // null is data for an unknown field; a known one is taken out with --unset.
                 if value == .null, Card.knownFields.contains(key) {
-                    throw UsageError(message: "--set \(key)=null: to take \(key) out of the card, use --unset \(key)")
+                    throw UsageError(
+                        message: key == "conflicts"
+                            ? "--set conflicts=null: conflict records are settled with `cards resolve`"
+                            : Card.requiredFields.contains(key)
+                                ? "--set \(key)=null: a card needs its \(key)"
+                                : "--set \(key)=null: to take \(key) out of the card, use --unset \(key)")
                 }
                 edit.extra.append((key, value))
             } catch let usage as UsageError {

@@ -124,6 +124,10 @@ extension Commands {
                 "error: \(problem.path) is not a valid card and was not exported: \(problem.reason); fix it "
                     + "(`cards status` lists such files), then export again")
         }
+        if !problems.isEmpty {
+            context.output.error(
+                "Error: the export lacks \(problems.count) card file\(problems.count == 1 ? "" : "s") (named above)")
+        }
         return problems.isEmpty ? 0 : 1
     }
 

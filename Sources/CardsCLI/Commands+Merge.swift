@@ -43,6 +43,7 @@ extension Commands {
         let dryRun = arguments.has("--dry-run")
         let report = try deck.merge(theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun)
         printMergeReport(report, name: reference, dryRun: dryRun, output: context.output)
+        if !report.invalid.isEmpty && !dryRun { context.output.error(MergeText.invalidSummary(report.invalid.count)) }
         return report.invalid.isEmpty ? 0 : 1
     }
 
@@ -212,6 +213,13 @@ extension Commands {
 
 /// What `cards merge` and `cards sync` say of card files a merge found invalid.
 enum MergeText {
+    /// The last line when the deck now holds card files that are not valid cards (exit 1).
+    static func invalidSummary(_ count: Int) -> String {
+        "Error: the deck now holds \(count) card file\(count == 1 ? "" : "s") that \(count == 1 ? "is" : "are") not "
+            + "a valid card (named above): fix \(count == 1 ? "it" : "them") by hand, then `cards commit` (`cards status` "
+            + "lists them)"
+    }
+
     /// "; 1 card file not valid" when the merge found any, for the line that counts the changed cards.
     static func invalidCount(_ report: MergeReport) -> String {
         let count = Set((report.invalid + report.setAside).map(\.path)).count

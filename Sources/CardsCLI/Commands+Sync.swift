@@ -48,8 +48,8 @@ extension Commands {
             "Cloned a deck of \(count) card\(count == 1 ? "" : "s") from \(remote.displayURL) into \(deck.location).")
         if !all.problems.isEmpty {
             context.output.error(
-                "note: \(all.problems.count) of its card files \(all.problems.count == 1 ? "is" : "are") not valid "
-                    + "cards: `cards status` lists them")
+                "note: \(all.problems.count) of its card files \(all.problems.count == 1 ? "is not a valid card" : "are not valid cards")"
+                    + ": `cards status` lists them")
         }
         if let origin = (try? deck.remotes())?.first(where: { $0.name == "origin" }) {
             Self.notePushable(origin, deck, context)
@@ -196,8 +196,11 @@ extension Commands {
         progress.finish()
         for line in SyncText.lines(report) { context.output.print(line) }
         // Equal, but not sound: a card file that is not a valid card is in the deck now.
-        let invalid = !report.invalidCards.isEmpty || !(report.merge?.invalid.isEmpty ?? true)
-        return (report.dryRun && report.massDelete != nil) || invalid ? 1 : 0
+        let invalid = Set(report.invalidCards.map(\.path) + (report.merge?.invalid.map(\.path) ?? [])).count
+        if invalid > 0 && !report.dryRun {
+            context.output.error(MergeText.invalidSummary(invalid))
+        }
+        return (report.dryRun && report.massDelete != nil) || invalid > 0 ? 1 : 0
     }
 }
 

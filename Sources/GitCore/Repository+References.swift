@@ -73,12 +73,18 @@ extension Repository {
 }
 
 extension Repository {
-    /// The commit a revision names (`origin/main`, `main~2`, a hex id...), or nil when it names none.
+    /// The commit a revision names (`origin/main`, `main~2`, a hex id...), or nil when it names none;
+    /// fails when it is a prefix of several object ids.
     public func resolveCommit(_ revision: String) throws(GitError) -> ObjectID? {
         var object: OpaquePointer?
         let result = git_revparse_single(&object, pointer, revision)
-        if result == GIT_ENOTFOUND.rawValue || result == GIT_EAMBIGUOUS.rawValue || result == GIT_EINVALIDSPEC.rawValue
-        {
+        if result == GIT_EAMBIGUOUS.rawValue {
+            git_error_clear()
+            throw GitError(
+                code: .other(result), message: "'\(revision)' begins more than one object's id: give more digits",
+                function: "git_revparse_single")
+        }
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue {
             git_error_clear()
             return nil
         }

@@ -535,5 +535,53 @@ struct BadInputTests {
         try scratch.gitChecked(["commit", "-q", "-am", "broken again"], in: deck)
         try "cards-invalid 1 nonsense\n".write(toFile: deck + "/.git/cards-invalid", atomically: true, encoding: .utf8)
         #expect(try listed() == [path])
+        // `cards` itself a file, then a folder again: judged by what it is now.
+        try original.write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "fixed"], in: deck)
+        let cards = try scratch.git(["rev-parse", "main:cards"], in: deck).stdout.trimmingCharacters(in: .newlines)
+        try scratch.gitChecked(["rm", "-rq", "--cached", "cards"], in: deck)
+        let blob = try scratch.run("/usr/bin/git", ["hash-object", "-w", "--stdin"], in: deck, input: Data("x".utf8))
+            .stdout
+            .trimmingCharacters(in: .newlines)
+        try scratch.gitChecked(["update-index", "--add", "--cacheinfo", "100644,\(blob),cards"], in: deck)
+        try scratch.gitChecked(["commit", "-q", "-m", "cards a file"], in: deck)
+        #expect(try listed() == ["cards"])
+        try scratch.gitChecked(["rm", "-q", "--cached", "cards"], in: deck)
+        try scratch.gitChecked(["read-tree", "--prefix=cards/", cards], in: deck)
+        try scratch.gitChecked(["commit", "-q", "-m", "cards a folder again"], in: deck)
+        #expect(try listed().isEmpty)
+    }
+
+    @Test("a missing index: a sync's fast-forward refuses too, before main moves")
+    func missingIndexFastForward() throws {
+        let scratch = try Scratch()
+        let (_, clones) = try scratch.remoteAndClones(["a", "b"])
+        let (a, b) = (clones[0], clones[1])
+        #expect(try scratch.cards(["add", "--title", "New", "--url", "https://n.example"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).status == 0)
+        let before = try scratch.revParse(a, "main")
+        try FileManager.default.removeItem(atPath: a + "/.git/index")
+        let sync = try scratch.cards(["sync"], in: a)
+        #expect(sync.status == 1 && sync.stderr.contains("`cards fsck --repair`"), "\(sync.stdout)\(sync.stderr)")
+        #expect(try scratch.revParse(a, "main") == before, "main did not move")
+        #expect(try scratch.cards(["fsck", "--repair"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        try scratch.expectClean(a)
+    }
+
+    @Test("edit --unset refuses what only resolve or a new card can change, and a field both set and taken out")
+    func unsetRefusals() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        for (arguments, message) in [
+            (["--unset", "conflicts"], "`cards resolve`"), (["--unset", "id"], "never changes"),
+            (["--set", "pinned=true", "--unset", "pinned"], "both set (--set) and taken out (--unset)"),
+        ] {
+            let result = try scratch.cards(["edit", id] + arguments, in: deck)
+            #expect(result.status == 1 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        let null = try scratch.cards(["edit", id, "--set", "conflicts=null"], in: deck)
+        #expect(null.status == 64 && null.stderr.contains("`cards resolve`"), "\(null.stderr)")
     }
 }

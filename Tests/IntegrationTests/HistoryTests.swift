@@ -226,6 +226,26 @@ extension HistoryTests {
         try scratch.expectClean(a)
     }
 
+    @Test("undo leaves a field a merge recorded a conflict about since: the card keeps the merge's pick and its record")
+    func undoLeavesConflictedField() throws {
+        let scratch = try Scratch()
+        let (_, clones) = try scratch.remoteAndClones(["a", "b"])
+        let (a, b) = (clones[0], clones[1])
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        #expect(try scratch.cards(["edit", id, "--title", "A's title"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", id, "--title", "B's title"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).stdout.contains("conflict: title"))
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        // Whichever side's title the merge kept: that side's undo must not take it back under the record.
+        let kept = try scratch.cards(["show", id, "--json"], in: a).stdout
+        let keeper = kept.contains("\"title\": \"A's title\"") ? a : b
+        let before = try scratch.fingerprint(keeper)
+        let undo = try scratch.cards(["undo"], in: keeper)
+        #expect(undo.status == 1 && undo.stderr.contains(": title)"), "\(undo.stdout)\(undo.stderr)")
+        #expect(try scratch.fingerprint(keeper) == before)
+    }
+
     @Test("an operation whose every change was changed since is refused, naming the one before it; undo COMMIT goes on")
     func undoNamedCommit() throws {
         let scratch = try Scratch()

@@ -212,6 +212,7 @@ struct MergeCLITests {
         let pushed = try scratch.cards(["sync"], in: a)
         #expect(pushed.status == 1, "a push of a broken card is said: \(pushed.stdout)")
         #expect(pushed.stdout.contains("\(path) is not a valid card"), "\(pushed.stdout)")
+        #expect(pushed.stderr.contains("Error: the deck now holds 1 card file"), "\(pushed.stderr)")
         #expect(try scratch.cards(["edit", String(id.prefix(8)), "--title", "Edited on B"], in: b).status == 0)
         let merged = try scratch.cards(["sync"], in: b)
         #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
@@ -281,5 +282,21 @@ struct MergeCLITests {
         #expect(!FileManager.default.fileExists(atPath: target))
         let list = try scratch.cards(["list"], in: b)
         #expect(list.status == 1 && list.stderr.contains("update cards"), "\(list.stderr)")
+    }
+
+    @Test("a fast-forward that brings in a card file that is not a valid card says so and exits 1")
+    func fastForwardOfAnInvalidCard() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        try "{\"broken\": true}".write(
+            toFile: a + "/cards/\(id.prefix(2))/\(id).json", atomically: true, encoding: .utf8)
+        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        try scratch.git(["push", "-q", "origin", "main"], in: a)
+        try scratch.git(["fetch", "-q", "origin"], in: b)
+        let merge = try scratch.cards(["merge", "origin/main"], in: b)
+        #expect(merge.status == 1 && merge.stdout.contains("Fast-forwarded"), "\(merge.stdout)\(merge.stderr)")
+        #expect(merge.stderr.contains("cards/\(id.prefix(2))/\(id).json, origin/main's version, is not a valid card"))
+        #expect(merge.stderr.contains("Error: the deck now holds 1 card file"), "\(merge.stderr)")
     }
 }
