@@ -22,6 +22,10 @@ public struct Card: Hashable, Sendable {
         "id", "title", "platformName", "platformIcon", "indexURL", "color", "rank", "conflicts",
     ]
 
+    /// Changes whenever the rules a card file must follow change: what was judged under other rules (the
+    /// invalid files `cards status` remembers) is judged again.
+    public static let rulesVersion = 1
+
     /// The fields every card has (the others may be left out).
     public static let requiredFields: Set<String> = ["id", "title", "indexURL", "color", "rank"]
 

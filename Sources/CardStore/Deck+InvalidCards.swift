@@ -5,8 +5,8 @@ import GitCore
 /// `.git/cards-invalid` with the tree they were found in, so that the next look checks only what changed
 /// since (a status of a 100,000-card deck would otherwise read every card).
 extension Deck {
-    /// The first line of the cache file: a version (bump it when the card rules change) and the tree.
-    static let invalidCacheHeader = "cards-invalid 1 "
+    /// The first line of the cache file: the version of the card rules it was judged by, and the tree.
+    static let invalidCacheHeader = "cards-invalid \(Card.rulesVersion) "
 
     /// Every committed file under `cards/` on main that is not a valid card, in path order.
     public func committedInvalidCards() throws(StoreError) -> [CardProblem] {
