@@ -278,8 +278,12 @@ extension Deck {
         // shares the deck's id. Without one (a bare deck), a commit names the deck it was made in: its
         // `Device` trailer.
         let device = Deck.configuredDeviceID(of: repository)
+        // (A bare deck keeps no reflog; one that an earlier version made there by reading it holds only
+        // undos, and would hide every other commit made here.)
         let logged =
-            (try? repository.reflogTargets(Deck.branch) {
+            isBare
+            ? nil
+            : (try? repository.reflogTargets(Deck.branch) {
                 $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
             }) ?? nil
         if knownDeviceID == nil { knownDeviceID = device }

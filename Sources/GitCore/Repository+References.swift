@@ -107,6 +107,8 @@ extension Repository {
     /// repository itself did, say (clones and fetches log other messages). Nil when the reference has
     /// no reflog (bare repositories keep none by default).
     public func reflogTargets(_ name: String, where matches: (String) -> Bool) throws(GitError) -> Set<ObjectID>? {
+        // libgit2 makes an empty reflog when it reads one that is not there, which would then be kept.
+        guard access(commonDirectory + "logs/" + name, F_OK) == 0 else { return nil }
         var reflog: OpaquePointer?
         try check(git_reflog_read(&reflog, pointer, name), "git_reflog_read")
         defer { git_reflog_free(reflog) }

@@ -169,6 +169,11 @@ extension HistoryTests {
         #expect(nothingYet.status == 1 && nothingYet.stderr.contains("nothing to undo"), "\(nothingYet.stdout)")
         let own = try scratch.cards(["--deck", bare, "add", "--title", "Own", "--url", "https://own.example"])
         #expect(own.status == 0)
+        // Undone again and again there (an undo must not leave a reflog behind that hides the rest).
+        let ownID = own.stdout.trimmingCharacters(in: .newlines)
+        #expect(try scratch.cards(["--deck", bare, "edit", ownID, "--color", "red"]).status == 0)
+        #expect(try scratch.cards(["--deck", bare, "undo"]).stdout.contains("Edit card"))
+        #expect(!FileManager.default.fileExists(atPath: bare + "/logs/refs/heads/main"))
         let bareUndo = try scratch.cards(["--deck", bare, "undo"])
         #expect(bareUndo.status == 0 && bareUndo.stdout.contains("\"Own\""), "\(bareUndo.stdout)")
         // Each commit names the deck it was made in; a clone is another deck.
