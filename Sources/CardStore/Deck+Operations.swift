@@ -256,7 +256,7 @@ extension Deck {
         switch position {
         case .top:
             if let current, let first = others.first, Deck.deckOrder(current, first) { return nil }
-            return (Rank.between(nil, others.first?.rank), [])
+            lower = nil
         case .bottom:
             if let current, let last = others.last, Deck.deckOrder(last, current) { return nil }
             let rank = Rank.between(others.last?.rank, nil)
@@ -272,14 +272,24 @@ extension Deck {
             }
             lower = index
         }
-        guard let lower else { return (Rank.between(nil, others.first?.rank), []) }
-        let floor = others[lower].rank
-        let tied = others[(lower + 1)...].prefix { $0.rank == floor }
-        let ceiling = others.dropFirst(lower + 1 + tied.count).first?.rank
-        var rank = Rank.between(floor, ceiling)
-        let placed = rank
+        let floor = lower.map { others[$0].rank }
+        let start = lower.map { $0 + 1 } ?? 0
+        var moving = floor.map { floor in Array(others[start...].prefix { $0.rank == floor }) } ?? []
+        var next = start + moving.count
+        var ceiling = others.dropFirst(next).first?.rank
+        var placed = Rank.between(floor, ceiling)
+        // No rank between the two (the one after is "0", or the one before it and "0"): the card takes the
+        // rank of the one after, and the cards at that rank move along after it.
+        if let taken = ceiling, !placed.utf8.lexicographicallyPrecedes(taken.utf8) {
+            placed = taken
+            let atCeiling = others[next...].prefix { $0.rank == taken }
+            moving += atCeiling
+            next += atCeiling.count
+            ceiling = others.dropFirst(next).first?.rank
+        }
+        var rank = placed
         var alongside: [Card] = []
-        for card in tied {
+        for card in moving {
             rank = Rank.between(rank, ceiling)
             var moved = card
             moved.rank = rank

@@ -252,6 +252,15 @@ struct CommandTests {
         ).stdout
         now = try order()
         #expect(now.firstIndex(of: String(added.prefix(8))) == 1, "\(now)")
+        // A first card ranked "0", before which no rank sorts: --top and --before it still get there.
+        let first = now[0]
+        #expect(try scratch.cards(["edit", first, "--set", "rank=\"0\""], in: deck).status == 0)
+        #expect(try scratch.cards(["move", ids[9], "--top"], in: deck).status == 0)
+        now = try order()
+        #expect(Array(now.prefix(2)) == [ids[9], first], "\(now)")
+        #expect(try scratch.cards(["move", ids[10], "--before", first], in: deck).status == 0)
+        now = try order()
+        #expect(Array(now.prefix(3)) == [ids[9], ids[10], first], "\(now)")
         try scratch.expectClean(deck)
     }
 
