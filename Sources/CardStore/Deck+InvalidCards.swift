@@ -61,7 +61,7 @@ extension Deck {
                 DeckSnapshot.readCardBytes(blob: entry.id, in: repository, reader: nil), id: id)
             return nil
         } catch {
-            return CardProblem(path: path, reason: error.reason)
+            return CardProblem(path: path, reason: error.reason, couldNotRead: error.couldNotRead)
         }
     }
 
@@ -82,8 +82,12 @@ extension Deck {
 
     /// A cache: written whole under another name and renamed, not flushed (lost, it is made again).
     private func writeInvalidCache(_ path: String, tree: ObjectID, _ problems: [CardProblem]) {
-        // A path with a tab or a line break would not read back: such a deck is looked at whole each time.
-        if problems.contains(where: { $0.path.contains(where: { $0 == "\t" || $0.isNewline }) }) { return }
+        // A path with a tab or a line break would not read back, and a file that could not be read may read
+        // later: then the deck is looked at whole next time.
+        if problems.contains(where: { $0.couldNotRead || $0.path.contains(where: { $0 == "\t" || $0.isNewline }) }) {
+            try? FileSystem.remove(path)
+            return
+        }
         var text = Deck.invalidCacheHeader + tree.hex + "\n"
         for problem in problems {
             let reason = problem.reason.map { $0 == "\n" || $0 == "\t" ? " " : $0 }

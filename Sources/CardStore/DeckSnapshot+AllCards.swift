@@ -65,8 +65,9 @@ extension DeckSnapshot {
                 case .card(let item, let key):
                     items.append(item)
                     keys.append(key)
-                case .problem(let reason):
-                    problems.append(CardProblem(path: files[index].path, reason: reason))
+                case .problem(let error):
+                    problems.append(
+                        CardProblem(path: files[index].path, reason: error.reason, couldNotRead: error.couldNotRead))
                 }
             }
         }
@@ -147,7 +148,7 @@ extension DeckSnapshot {
         /// The card as `transform` made it, and its place in the deck.
         case card(T, DeckSortKey)
         /// Why it is not a card, without its path.
-        case problem(String)
+        case problem(CardFileError)
     }
 
     /// Below this many files one thread does it all: waking threads would cost more than it saves.
@@ -225,7 +226,7 @@ extension DeckSnapshot {
             let card = try decodeCard(blob.get(), id: file.id)
             return .card(transform(card), DeckSortKey(card))
         } catch {
-            return .problem(error.reason)
+            return .problem(error)
         }
     }
 }

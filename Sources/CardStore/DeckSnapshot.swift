@@ -7,11 +7,15 @@ public struct CardProblem: Sendable, Hashable, CustomStringConvertible {
     public var path: String
     /// What is wrong with it, and what to do when that is not obvious.
     public var reason: String
+    /// Whether its bytes could not be read (a missing object, an I/O error), which says nothing of the
+    /// file itself and may pass.
+    public var couldNotRead: Bool
 
     /// Creates a problem record.
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, couldNotRead: Bool = false) {
         self.path = path
         self.reason = reason
+        self.couldNotRead = couldNotRead
     }
 
     /// "path: reason".
@@ -67,6 +71,8 @@ public struct DeckSnapshot {
     /// Why a card file could not be read as a card, without its path.
     struct CardFileError: Error {
         var reason: String
+        /// Its bytes could not be read (not: they are too many).
+        var couldNotRead = false
     }
 
     /// The bytes of a card blob, through `reader` when it can, else through `readBlob`, which says
@@ -78,7 +84,8 @@ public struct DeckSnapshot {
         do {
             return try repository.readBlob(blob, limit: readLimit)
         } catch {
-            throw CardFileError(reason: error.message)
+            // The size refusal is about the file; anything else is about reading it.
+            throw CardFileError(reason: error.message, couldNotRead: !error.message.contains("bytes, more than the"))
         }
     }
 

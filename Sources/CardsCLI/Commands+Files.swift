@@ -36,7 +36,10 @@ extension Commands {
             context.output.print("\(CardText.pad(state, 11)) \(edit.path)\(detail)")
         }
         for problem in committed {
-            context.output.print("\(CardText.pad("invalid", 11)) \(problem.path): \(problem.reason) (committed)")
+            // Not the file's fault: the repository could not give its bytes.
+            let detail =
+                problem.couldNotRead ? "could not be read: \(problem.reason); `git fsck` says why" : problem.reason
+            context.output.print("\(CardText.pad("invalid", 11)) \(problem.path): \(detail) (committed)")
         }
         let invalid = edits.filter { $0.problem != nil }.count
         if !committed.isEmpty {

@@ -550,6 +550,18 @@ struct BadInputTests {
         try scratch.gitChecked(["read-tree", "--prefix=cards/", cards], in: deck)
         try scratch.gitChecked(["commit", "-q", "-m", "cards a folder again"], in: deck)
         #expect(try listed().isEmpty)
+        // A card whose object is missing for a while (a loose object moved away): said while it is, and
+        // not remembered once it is back.
+        try (original.replacingOccurrences(of: "\"rank\"", with: "\"zz\": 1, \"rank\""))
+            .write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "by hand"], in: deck)
+        let edited = try scratch.git(["rev-parse", "main:" + path], in: deck).stdout.trimmingCharacters(in: .newlines)
+        let object = deck + "/.git/objects/\(edited.prefix(2))/\(edited.dropFirst(2))"
+        try FileManager.default.moveItem(atPath: object, toPath: object + ".away")
+        let missing = try scratch.cards(["status"], in: deck).stdout
+        #expect(missing.contains("could not be read") && missing.contains("`git fsck`"), "\(missing)")
+        try FileManager.default.moveItem(atPath: object + ".away", toPath: object)
+        #expect(try listed().isEmpty)
     }
 
     @Test("a missing index: a sync's fast-forward refuses too, before main moves")
