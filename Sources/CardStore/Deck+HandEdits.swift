@@ -41,8 +41,15 @@ extension Deck {
     /// `checkingIndex` false: the caller has compared the index with main itself (`fsck`).
     func handEdits(against main: DeckSnapshot, checkingIndex: Bool = true) throws(StoreError) -> [HandEdit] {
         guard let workingDirectory else { return [] }
-        let entries = try git("reading the working tree's status") { () throws(GitError) in
-            try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
+        let entries: [StatusEntry]
+        do {
+            entries = try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
+        } catch {
+            // Most often the index is damaged or missing, which `fsck --repair` makes again.
+            throw StoreError(
+                .git(error.code),
+                "reading the working tree's status failed: \(error.message); if \(gitDirectory)/index is damaged, "
+                    + "`cards fsck --repair` makes it again from main")
         }
         var edits: [HandEdit] = []
         if entries.contains(where: { $0.path == Deck.metadataPath }),

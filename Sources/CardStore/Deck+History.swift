@@ -86,13 +86,15 @@ extension Deck {
     /// yet undone, or the commit `reference` names (`cards undo 1a2b3c4`, any commit of main's history
     /// whose operation can be undone). A deleted card comes back with the same id and bytes. What
     /// changed since is kept: a card edited since has only the fields undone that are still as the
-    /// operation left them; the rest is named in `skipped`. It fails when nothing is left to undo.
+    /// operation left them; the rest is named in `skipped`; `invalid`, the files it puts back that are not
+    /// valid cards. It fails when nothing is left to undo.
     @discardableResult
     public func undo(_ reference: String? = nil) throws(StoreError) -> (
-        outcome: CommitOutcome, undone: LogEntry, skipped: [UndoSkip]
+        outcome: CommitOutcome, undone: LogEntry, skipped: [UndoSkip], invalid: [CardProblem]
     ) {
         var undone: LogEntry?
         var skipped: [UndoSkip] = []
+        var invalid: [CardProblem] = []
         let outcome = try commitChange { (snapshot) throws(StoreError) in
             let target: LogEntry
             if let reference {
@@ -108,6 +110,13 @@ extension Deck {
             }
             let files: [(path: String, content: [UInt8]?)]
             (files, skipped) = try reversal(of: target.commit, in: snapshot)
+            // An operation that fixed a broken card file (a `cards commit`): undone, the file is broken again.
+            invalid = files.compactMap { file in
+                guard let bytes = file.content, let id = CardID.id(fromPath: file.path),
+                    case .invalid(let reason) = Deck.version(bytes, id: id)
+                else { return nil }
+                return CardProblem(path: file.path, reason: reason)
+            }
             if files.isEmpty {
                 var message =
                     "cannot undo \"\(target.commit.subject)\" (\(target.commit.id.short)): what it changed has "
@@ -132,7 +141,7 @@ extension Deck {
                     subject: "Undo \"\(CommitMessage.oneLine(target.commit.subject))\"", trailers: trailers))
         }
         guard let outcome, let undone else { throw StoreError(.nothingToDo, "nothing to undo") }
-        return (outcome, undone, skipped)
+        return (outcome, undone, skipped, invalid)
     }
 
     /// The files that revert `commit`'s card changes (and `deck.json`'s) on the deck as `snapshot`

@@ -366,7 +366,8 @@ extension Deck {
         {
             throw StoreError(
                 .io,
-                "\(path) is damaged (cut short), so the index could not follow a commit; nothing was changed: "
+                "\(path) is damaged (its header does not fit its size), so the index could not follow a commit; nothing was "
+                    + "changed: "
                     + "`cards fsck --repair` makes it again from main, then try again")
         }
     }

@@ -159,13 +159,14 @@ public final class Deck {
     /// The `format` a `deck.json` blob gives when it is a whole number above 1: a deck made by a newer
     /// version, which this one must not write to (nil for format 1, and for a file that is broken,
     /// which `cards fsck` reports).
-    func newerFormat(of blob: ObjectID) throws(StoreError) -> Int? {
+    func newerFormat(of blob: ObjectID) throws(StoreError) -> String? {
         let bytes = try git("reading deck.json") { () throws(GitError) in
             try repository.readBlob(blob, limit: Card.maximumFileSize)
         }
-        guard case .number(let text)? = (try? JSONValue.parse(bytes))?["format"], let format = Int(text), format > 1
+        // Any number above 1 (2, 2.0, 2e0, one too big for an Int): said as written.
+        guard case .number(let text)? = (try? JSONValue.parse(bytes))?["format"], let value = Double(text), value > 1
         else { return nil }
-        return format
+        return text
     }
 
     /// Refuses a `deck.json` blob of a newer format (code `newerFormat`): "\(holder) of format N, newer

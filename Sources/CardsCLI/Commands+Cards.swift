@@ -121,6 +121,7 @@ extension Commands {
             }
         }
         edit.removed = arguments.values["--unset"] ?? []
+        if edit.removed.contains(where: \.isEmpty) { throw UsageError(message: "--unset needs a field's name") }
         let deck = try context.openDeck()
         let id = try context.resolveCard(arguments.positionals[0], in: deck)
         if try deck.edit(id, edit) == nil {

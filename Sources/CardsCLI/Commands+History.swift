@@ -21,6 +21,11 @@ extension Commands {
         for skip in result.skipped {
             context.output.error("note: \(skip) changed since; left as it is now")
         }
+        for problem in result.invalid {
+            context.output.error(
+                "note: \(problem.path) is back as it was, which is not a valid card (\(problem.reason)): fix it by hand "
+                    + "and `cards commit`")
+        }
         return 0
     }
 

@@ -40,15 +40,16 @@ extension Commands {
             throw error
         }
         progress.finish()
-        Interruption.end(stopped: false)
+        // Still caught while the clone is counted and said: a late Ctrl-C does not hide that it is whole.
+        defer { Interruption.end(stopped: false) }
         let all = try deck.snapshot().allCards()
-        let count = all.cards.count + all.problems.count
+        let count = all.cards.count
         let remote = DeckRemote(name: "origin", url: url)
         context.output.print(
             "Cloned a deck of \(count) card\(count == 1 ? "" : "s") from \(remote.displayURL) into \(deck.location).")
         if !all.problems.isEmpty {
             context.output.error(
-                "note: \(all.problems.count) of its card files \(all.problems.count == 1 ? "is not a valid card" : "are not valid cards")"
+                "note: and \(all.problems.count) card file\(all.problems.count == 1 ? " that is not a valid card" : "s that are not valid cards")"
                     + ": `cards status` lists them")
         }
         if let origin = (try? deck.remotes())?.first(where: { $0.name == "origin" }) {

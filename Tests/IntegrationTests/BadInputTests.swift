@@ -593,6 +593,7 @@ struct BadInputTests {
             let result = try scratch.cards(["edit", id] + arguments, in: deck)
             #expect(result.status == 1 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
+        #expect(try scratch.cards(["edit", id, "--unset", ""], in: deck).status == 64)
         let null = try scratch.cards(["edit", id, "--set", "conflicts=null"], in: deck)
         #expect(null.status == 64 && null.stderr.contains("`cards resolve`"), "\(null.stderr)")
     }

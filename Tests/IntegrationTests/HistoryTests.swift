@@ -208,6 +208,23 @@ extension HistoryTests {
         #expect(merge.status == 1 && merge.stderr.contains("it is a merge"), "\(merge.stderr)")
     }
 
+    @Test("undo of a commit that fixed a broken card file puts the broken file back, and says so")
+    func undoOfAFix() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        let good = try String(contentsOfFile: deck + "/" + path, encoding: .utf8)
+        try good.replacingOccurrences(of: "\"color\": \"", with: "\"color\": \"nope-")
+            .write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "broken by hand"], in: deck)
+        try good.write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["commit"], in: deck).status == 0)
+        let undo = try scratch.cards(["undo"], in: deck)
+        #expect(undo.status == 0 && undo.stderr.contains("\(path) is back as it was, which is not a valid card"))
+        #expect(try scratch.cards(["status"], in: deck).stdout.contains("(committed)"))
+    }
+
     @Test("undo changes back only the fields still as the operation left them; a card changed since keeps the rest")
     func undoFieldByField() throws {
         let scratch = try Scratch()

@@ -282,6 +282,14 @@ struct MergeCLITests {
         #expect(!FileManager.default.fileExists(atPath: target))
         let list = try scratch.cards(["list"], in: b)
         #expect(list.status == 1 && list.stderr.contains("update cards"), "\(list.stderr)")
+        // A newer format however it is written.
+        for format in ["2.0", "2e0", "99999999999999999999999"] {
+            try #"{"format": \#(format), "name": "future"}"#.write(
+                toFile: b + "/deck.json", atomically: true, encoding: .utf8)
+            try scratch.git(["commit", "-q", "-am", "format \(format)"], in: b)
+            let refused = try scratch.cards(["list"], in: b)
+            #expect(refused.status == 1 && refused.stderr.contains("of format \(format), newer"), "\(refused.stderr)")
+        }
     }
 
     @Test("a fast-forward that brings in a card file that is not a valid card says so and exits 1")
