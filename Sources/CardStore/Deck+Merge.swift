@@ -215,6 +215,7 @@ extension Deck {
         let oursCommit = try git("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
         let theirsCommit = try git("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
         let base = try chooseMergeBase(ours, theirs)
+        let mergeBase = base
         let baseTree = try base.map { (id) throws(StoreError) in
             try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
@@ -257,6 +258,8 @@ extension Deck {
         var files: [(path: String, content: [UInt8]?, stored: ObjectID?)] = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         var rawPicks: [(path: String, entry: TreeEntry?, ours: TreeEntry?)] = []
+        // Cards merged from a side's last valid version: its file is not the merge's result.
+        var recoveredCards: Set<String> = []
         for (path, entries, card) in disagreeing {
             // What a deck never takes in (a link, a submodule, a path into .git, a huge blob) stays out: ours is kept.
             if entries.theirs != nil { try refuseUnsafePath(path, theirsName: theirsName) }
@@ -279,6 +282,23 @@ extension Deck {
                         ? mine : try readVersion(entries.theirs, path: path, id: id, ahead: ahead)
                 let theirsChanged = entries.theirs?.id != entries.base?.id
                 let oursChanged = entries.ours?.id != entries.base?.id
+                // Both changed the card, one side's file is broken: that side's last valid version since the
+                // base (a `cards edit` before a hand edit broke it) merges with the other side's change, so
+                // neither edit is lost; the broken file is set aside and named.
+                if oursChanged && theirsChanged, mine.isInvalid != other.isInvalid, mine.card ?? other.card != nil,
+                    let recovered = lastValidVersion(
+                        path: path, id: id, from: mine.isInvalid ? ours : theirs, base: mergeBase,
+                        baseBlob: entries.base?.id)
+                {
+                    guard case .invalid(let reason) = mine.isInvalid ? mine : other else { continue }
+                    report.setAside.append(
+                        InvalidVersion(
+                            path: path, reason: reason, isOurs: mine.isInvalid, commit: mine.isInvalid ? ours : theirs))
+                    versions[id] = CardVersions(
+                        base: base.card, ours: mine.card ?? recovered, theirs: other.card ?? recovered)
+                    recoveredCards.insert(id)
+                    continue
+                }
                 if mine.isInvalid || other.isInvalid {
                     // Keep an invalid file as it came, so status and fsck show it until someone fixes it; but
                     // a valid change the other side made to the card wins over it (the invalid file stays
@@ -330,7 +350,7 @@ extension Deck {
             let path = CardID.path(for: id)
             // Changed (or added) on one side only: that side's file as it is, as git takes it, not
             // encoded and hashed again (most of a merge's cards; ~5 ms of a 1000+1000 merge at 100k).
-            if card != nil, let taken = sideTaken[id] {
+            if card != nil, !recoveredCards.contains(id), let taken = sideTaken[id] {
                 if taken == .tookOurs { continue }
                 if let theirs = cardEntries[id]?.theirs, let bytes = aheadBytes[theirs.id] {
                     files.append((path, bytes, theirs.id))
@@ -382,6 +402,23 @@ extension Deck {
         change.trees = trees
         for (position, file) in files.enumerated() { change.storedBlobs[position] = file.stored }
         return MergePlan(change: change, report: report)
+    }
+
+    /// The newest valid version of the card at `path` on the line from `tip` back to `base` (first parents),
+    /// when there is one that is not the base's; nil when the card was broken from its first change on.
+    func lastValidVersion(path: String, id: String, from tip: ObjectID, base: ObjectID?, baseBlob: ObjectID?)
+        -> Card?
+    {
+        var next: ObjectID? = tip
+        // A long line of commits is not walked to its end: the broken file is then kept as it came.
+        for _ in 0..<1_000 {
+            guard let commitID = next, commitID != base, let commit = try? repository.commit(commitID),
+                let entry = try? repository.treeEntry(in: commit.tree, path: path), entry.id != baseBlob
+            else { return nil }
+            if case .card(let card) = (try? readVersion(entry, path: path, id: id)) ?? .absent { return card }
+            next = commit.parents.first
+        }
+        return nil
     }
 
     /// The merge base, chosen the same way whichever side runs the merge: after criss-cross merges there

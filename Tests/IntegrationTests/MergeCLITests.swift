@@ -250,6 +250,34 @@ struct MergeCLITests {
         #expect(try scratch.cards(["show", id, "--json"], in: a).stdout.contains("\"color\": \"red\""))
     }
 
+    @Test("a side edited a card with cards, then broke its file by hand: its edit merges from the last valid version")
+    func invalidAfterAValidEditKeepsTheEdit() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        #expect(try scratch.cards(["edit", id, "--title", "A's title"], in: a).status == 0)
+        let file = a + "/" + path
+        try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(
+            of: "\"color\": \"", with: "\"color\": \"nope-"
+        )
+        .write(toFile: file, atomically: true, encoding: .utf8)
+        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        #expect(try scratch.cards(["edit", id, "--url", "https://b.example"], in: b).status == 0)
+        try scratch.git(["fetch", "-q", b, "main:refs/remotes/b/main"], in: a)
+        try scratch.git(["fetch", "-q", a, "main:refs/remotes/a/main"], in: b)
+        let inA = try scratch.cards(["merge", "b/main"], in: a)
+        let inB = try scratch.cards(["merge", "a/main"], in: b)
+        #expect(inA.status == 0 && inB.status == 0, "\(inA.stderr)\(inB.stderr)")
+        #expect(inB.stderr.contains("note: \(path), a/main's version, is not a valid card"), "\(inB.stderr)")
+        #expect(
+            try scratch.git(["rev-parse", "main^{tree}"], in: a).stdout
+                == (try scratch.git(["rev-parse", "main^{tree}"], in: b).stdout), "both sides merge to the same deck")
+        let card = try scratch.cards(["show", id, "--json"], in: a).stdout
+        #expect(card.contains("A's title") && card.contains("https://b.example"), "neither edit lost: \(card)")
+        #expect(try scratch.cards(["fsck"], in: a).status == 0)
+    }
+
     @Test("merge of a ref that names nothing says how to get it")
     func mergeUnknownReference() throws {
         let scratch = try Scratch()
