@@ -165,7 +165,10 @@ extension Deck {
                     error, while: "moving main forward (another command changed the deck meanwhile; try again)")
             }
         }
-        if !isBare { try updateWorkingTree(paths, snapshotTree: newTree) }
+        if !isBare {
+            try updateWorkingTree(paths, snapshotTree: newTree)
+            recordIndexFollows(newTree)
+        }
         clearPending()
         return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree))
     }

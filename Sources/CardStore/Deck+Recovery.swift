@@ -48,7 +48,10 @@ extension Deck {
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
     func recoverInterruptedWrite() throws(StoreError) {
         _ = packMarker.removeOrphans()
-        guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite(holdingLock: true) else { return }
+        guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite(holdingLock: true) else {
+            try recoverLostFlag()
+            return
+        }
         for name in ["refs/heads/main.lock", "index.lock"] { _ = clearStaleGitLock(name) }
         if let workingDirectory {
             for path in interrupted.paths {
@@ -64,6 +67,48 @@ extension Deck {
             }
         }
         clearPending()
+    }
+
+    /// Where the last write records the index it left and the tree it follows (`<index checksum> <tree>`).
+    var indexRecordPath: String { "\(gitDirectory)/cards-index-tree" }
+
+    /// After a write brought the index along to `tree`: which index that was (its checksum, its last 20
+    /// bytes). Not flushed: lost or stale, it only means the check below cannot tell.
+    func recordIndexFollows(_ tree: ObjectID) {
+        guard let checksum = indexChecksum() else { return }
+        try? FileSystem.writeAtomically(Array("\(checksum) \(tree.hex)\n".utf8), to: indexRecordPath, durable: false)
+    }
+
+    /// The index file's own checksum, in hex, or nil when there is no index.
+    func indexChecksum() -> String? {
+        let descriptor = Glibc.open("\(gitDirectory)/index", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_size >= 32 else { return nil }
+        var tail = [UInt8](repeating: 0, count: 20)
+        guard pread(descriptor, &tail, 20, info.st_size - 20) == 20 else { return nil }
+        return tail.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined()
+    }
+
+    /// A write's flag lost in a crash (it is not flushed) after main moved: the index is still the very
+    /// one the write before it left (same checksum), following the tree of main's parent. Then its files
+    /// and index are brought along as for a flag found, instead of every card the write added looking
+    /// deleted by hand.
+    func recoverLostFlag() throws(StoreError) {
+        guard !isBare, let bytes = try? FileSystem.read(indexRecordPath, limit: 200) else { return }
+        let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard parts.count == 2, let recorded = ObjectID(hex: String(parts[1])), indexChecksum() == String(parts[0]),
+            let main = try snapshot().tree, recorded != main, let head = try headCommit()
+        else { return }
+        let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
+        for parent in parents {
+            let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
+            guard tree == recorded else { continue }
+            var report = CheckReport()
+            try checkIndex(tree: main, &report, repair: true)
+            return
+        }
     }
 
     /// Whether a `cards` write was interrupted after `main` moved and before the working tree and index
