@@ -167,7 +167,7 @@ extension Deck {
         }
         if !isBare {
             try updateWorkingTree(paths, snapshotTree: newTree)
-            recordIndexFollows(newTree)
+            recordIndexFollows(target)
         }
         clearPending()
         return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree))
@@ -413,12 +413,20 @@ extension Deck {
         -> Card?
     {
         var next: ObjectID? = tip
+        var judged: Set<ObjectID> = []
         // A long line of commits is not walked to its end: the broken file is then kept as it came.
         for _ in 0..<1_000 {
-            guard let commitID = next, commitID != base, let commit = try? repository.commit(commitID),
+            // Not past the base, nor into its history (when the base came in through a second parent).
+            guard let commitID = next, commitID != base,
+                base.map({ (try? repository.isDescendant($0, of: commitID)) != true }) ?? true,
+                let commit = try? repository.commit(commitID),
                 let entry = try? repository.treeEntry(in: commit.tree, path: path), entry.id != baseBlob
             else { return nil }
-            if case .card(let card) = (try? readVersion(entry, path: path, id: id)) ?? .absent { return card }
+            if judged.insert(entry.id).inserted,
+                case .card(let card) = (try? readVersion(entry, path: path, id: id)) ?? .absent
+            {
+                return card
+            }
             next = commit.parents.first
         }
         return nil

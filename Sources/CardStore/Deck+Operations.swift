@@ -289,11 +289,21 @@ extension Deck {
         }
         var rank = placed
         var alongside: [Card] = []
-        for card in moving {
+        var index = 0
+        while index < moving.count {
             rank = Rank.between(rank, ceiling)
-            var moved = card
+            // No room before the next card either ("0", "00", "000"): it moves along too.
+            if let taken = ceiling, !rank.utf8.lexicographicallyPrecedes(taken.utf8) {
+                let atCeiling = others[next...].prefix { $0.rank == taken }
+                moving += atCeiling
+                next += atCeiling.count
+                ceiling = others.dropFirst(next).first?.rank
+                rank = Rank.between(alongside.last?.rank ?? placed, ceiling)
+            }
+            var moved = moving[index]
             moved.rank = rank
             alongside.append(moved)
+            index += 1
         }
         return (placed, alongside)
     }

@@ -69,17 +69,22 @@ extension Deck {
         clearPending()
     }
 
-    /// Where the last write records the index it left and the tree it follows (`<index checksum> <tree>`).
+    /// Where the last write records the index it left and the commit of main it follows
+    /// (`<index checksum> <commit>`).
     var indexRecordPath: String { "\(gitDirectory)/cards-index-tree" }
 
-    /// After a write brought the index along to `tree`: which index that was (its checksum, its last 20
+    /// After a write brought the index along to `commit`: which index that was (its checksum, its last 20
     /// bytes). Not flushed: lost or stale, it only means the check below cannot tell.
-    func recordIndexFollows(_ tree: ObjectID) {
-        guard let checksum = indexChecksum() else { return }
-        try? FileSystem.writeAtomically(Array("\(checksum) \(tree.hex)\n".utf8), to: indexRecordPath, durable: false)
+    func recordIndexFollows(_ commit: ObjectID) {
+        guard let checksum = indexChecksum() else {
+            try? FileSystem.remove(indexRecordPath)
+            return
+        }
+        try? FileSystem.writeAtomically(Array("\(checksum) \(commit.hex)\n".utf8), to: indexRecordPath, durable: false)
     }
 
-    /// The index file's own checksum, in hex, or nil when there is no index.
+    /// The index file's own checksum, in hex; nil when there is no index, or when it has none (git's
+    /// `index.skipHash` writes zeros there, which would match any other index written so).
     func indexChecksum() -> String? {
         let descriptor = Glibc.open("\(gitDirectory)/index", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -87,33 +92,40 @@ extension Deck {
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_size >= 32 else { return nil }
         var tail = [UInt8](repeating: 0, count: 20)
-        guard pread(descriptor, &tail, 20, info.st_size - 20) == 20 else { return nil }
+        guard pread(descriptor, &tail, 20, info.st_size - 20) == 20, tail.contains(where: { $0 != 0 }) else {
+            return nil
+        }
         return tail.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined()
     }
 
-    /// A write's flag lost in a crash (it is not flushed) after main moved: the index is still the very
-    /// one the write before it left (same checksum), following the tree of main's parent. Then its files
-    /// and index are brought along as for a flag found, instead of every card the write added looking
-    /// deleted by hand.
+    /// A write's flag lost in a crash (it is not flushed) after main moved: the index is still the very one
+    /// the last write left (same checksum), when main was the recorded commit, and main has moved on from
+    /// that commit since (one commit, or a fast-forward of several). Then its files and index are brought
+    /// along as for a flag found, instead of every card the write added looking deleted by hand (and a
+    /// fast-forward's incoming edits looking reverted by hand). Main moved back (`git reset --soft`) or
+    /// elsewhere is not this: nothing is touched.
     func recoverLostFlag() throws(StoreError) {
-        guard !isBare, let bytes = try? FileSystem.read(indexRecordPath, limit: 200) else { return }
+        guard isIndexLeftBehind, let main = try snapshot().tree else { return }
+        var report = CheckReport()
+        try checkIndex(tree: main, &report, repair: true)
+    }
+
+    /// Whether the index is still the one the last write left, and main has moved on from the commit it
+    /// followed (see `recoverLostFlag`).
+    var isIndexLeftBehind: Bool {
+        guard !isBare, let bytes = try? FileSystem.read(indexRecordPath, limit: 200) else { return false }
         let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard parts.count == 2, let recorded = ObjectID(hex: String(parts[1])), indexChecksum() == String(parts[0]),
-            let main = try snapshot().tree, recorded != main, let head = try headCommit()
-        else { return }
-        let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
-        for parent in parents {
-            let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
-            guard tree == recorded else { continue }
-            var report = CheckReport()
-            try checkIndex(tree: main, &report, repair: true)
-            return
-        }
+            let head = try? headCommit(), head != recorded
+        else { return false }
+        return (try? repository.isDescendant(head, of: recorded)) == true
     }
 
     /// Whether a `cards` write was interrupted after `main` moved and before the working tree and index
     /// followed (its flag is there, its writer gone): the next write, or `cards fsck --repair`, finishes it.
-    public var hasInterruptedWrite: Bool { FileSystem.exists(pendingPath) && interruptedWrite() != nil }
+    public var hasInterruptedWrite: Bool {
+        (FileSystem.exists(pendingPath) && interruptedWrite() != nil) || isIndexLeftBehind
+    }
 
     /// Refuses to take the working tree for hand edits when the index is still as `main`'s parent had
     /// it: a write was interrupted before it brought them along and its flag was lost (a crash), and

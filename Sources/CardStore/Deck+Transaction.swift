@@ -162,7 +162,7 @@ extension Deck {
                 throw error
             }
             try finishOrderedFlush(afterIndex: !isBare)
-            if !isBare { recordIndexFollows(tree) }
+            if !isBare { recordIndexFollows(commit) }
             clearPending()
             consolidatePacks()
             // A merge's few hundred folders and the packs' mappings: freed off the caller's time (~1 ms).

@@ -85,7 +85,7 @@ public struct DeckSnapshot {
             return try repository.readBlob(blob, limit: readLimit)
         } catch {
             // The size refusal is about the file; anything else is about reading it.
-            throw CardFileError(reason: error.message, couldNotRead: !error.message.contains("bytes, more than the"))
+            throw CardFileError(reason: error.message, couldNotRead: error.code != .tooLarge)
         }
     }
 

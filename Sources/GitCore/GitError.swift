@@ -22,6 +22,8 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
         case owner
         /// A callback of ours failed; the original error is in `underlying`.
         case user
+        /// An object larger than the caller allows (`readBlob(_:limit:)`): said before it is read.
+        case tooLarge
         /// Any other libgit2 error code.
         case other(Int32)
     }

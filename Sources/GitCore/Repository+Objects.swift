@@ -54,14 +54,14 @@ extension Repository {
         return git_odb_exists(odb, &oid) == 1
     }
 
-    /// The bytes of a blob; refuses (`.other(-1)`, a message with the size) one larger than `limit`
+    /// The bytes of a blob; refuses (`.tooLarge`, a message with the size) one larger than `limit`
     /// before reading it, so a hostile 1 GB blob is never loaded.
     public func readBlob(_ id: ObjectID, limit: Int = Int.max) throws(GitError) -> [UInt8] {
         if limit != Int.max {
             let size = try objectSize(id)
             if size > limit {
                 throw GitError(
-                    code: .other(-1), message: "object \(id.short) is \(size) bytes, more than the \(limit) allowed",
+                    code: .tooLarge, message: "object \(id.short) is \(size) bytes, more than the \(limit) allowed",
                     function: "readBlob")
             }
         }

@@ -261,6 +261,14 @@ struct CommandTests {
         #expect(try scratch.cards(["move", ids[10], "--before", first], in: deck).status == 0)
         now = try order()
         #expect(Array(now.prefix(3)) == [ids[9], ids[10], first], "\(now)")
+        // Ranks "0", "00", "000" at the top, nothing fits between any two: --top keeps their order after it.
+        for (card, rank) in zip(now.prefix(3), ["0", "00", "000"]) {
+            #expect(try scratch.cards(["edit", card, "--set", "rank=\"\(rank)\""], in: deck).status == 0)
+        }
+        let top3 = Array(try order().prefix(3))
+        #expect(try scratch.cards(["move", ids[11], "--top"], in: deck).status == 0)
+        let afterTop = try order()
+        #expect(Array(afterTop.prefix(4)) == [ids[11]] + top3, "\(afterTop)")
         try scratch.expectClean(deck)
     }
 

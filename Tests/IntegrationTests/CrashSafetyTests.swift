@@ -268,6 +268,42 @@ struct CrashSafetyTests {
     }
 
     @Test(
+        "a fast-forward of several commits whose flag was lost: the next write brings the files along, never reverts them"
+    )
+    func lostFlagAfterFastForward() throws {
+        let scratch = try Scratch()
+        let (_, clones) = try scratch.remoteAndClones(["a", "b"])
+        let (a, b) = (clones[0], clones[1])
+        let ids = try scratch.cardIDs(b).sorted()
+        #expect(try scratch.cards(["add", "--title", "On A", "--url", "https://a.example"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).status == 0)
+        #expect(try scratch.cards(["edit", ids[2], "--title", "From B, third"], in: b).status == 0)
+        #expect(try scratch.cards(["edit", ids[3], "--title", "From B, fourth"], in: b).status == 0)
+        #expect(try scratch.cards(["sync"], in: b).status == 0)
+        // A's files, index and record as they were before its fast-forward, put back after it: a crash
+        // after main moved, the flag lost.
+        let saved = scratch.path("saved")
+        try FileManager.default.createDirectory(atPath: saved, withIntermediateDirectories: true)
+        let files = [a + "/cards", a + "/.git/index", a + "/.git/cards-index-tree"]
+        #expect(try scratch.run("/bin/cp", ["-a"] + files + [saved]).status == 0)
+        #expect(try scratch.cards(["sync"], in: a).stdout.contains("Fast-forwarded"))
+        try FileManager.default.removeItem(atPath: a + "/cards")
+        #expect(try scratch.run("/bin/cp", ["-a", saved + "/cards", a + "/cards"]).status == 0)
+        #expect(
+            try scratch.run("/bin/cp", ["-a", saved + "/index", saved + "/cards-index-tree", a + "/.git/"]).status == 0)
+        let status = try scratch.cards(["status"], in: a)
+        #expect(status.stdout.contains("was interrupted"), "\(status.stdout)")
+        #expect(try scratch.cards(["commit"], in: a).stdout.contains("Nothing to commit"))
+        for (index, title) in ["From B, third", "From B, fourth"].enumerated() {
+            let shown = try String(
+                contentsOfFile: a + "/cards/\(ids[index + 2].prefix(2))/\(ids[index + 2]).json", encoding: .utf8)
+            #expect(shown.contains(title), "B's edit on disk: \(shown)")
+        }
+        try scratch.expectClean(a)
+    }
+
+    @Test(
         "a write interrupted after main moved is finished, never committed as hand deletions (flag kept, its pid reused, or lost)"
     )
     func interruptedWriteIsNotHandDeletions() throws {
@@ -336,7 +372,28 @@ struct CrashSafetyTests {
         try scratch.gitChecked(["clean", "-fdq", "cards"], in: deck)
         #expect(
             try scratch.cards(["add", "--title", "After a crash", "--url", "https://c.example"], in: deck).status == 0)
-        #expect(try scratch.cardIDs(deck).isSuperset(of: imported))
+        for id in imported {
+            #expect(FileManager.default.fileExists(atPath: deck + "/cards/\(id.prefix(2))/\(id).json"), "\(id) on disk")
+        }
+        try scratch.expectClean(deck)
+        // Main moved back by hand (`git reset --soft`) with the index the last write left: the user's staged
+        // state, not an interrupted write; nothing is touched.
+        let typoID = try #require(imported.sorted().first)
+        let typoFile = deck + "/cards/\(typoID.prefix(2))/\(typoID).json"
+        let title = try #require(
+            try scratch.cards(["show", typoID, "--json"], in: deck).stdout.split(separator: "\n")
+                .first { $0.contains("\"title\"") })
+        #expect(try scratch.cards(["edit", typoID, "--title", "Typo"], in: deck).status == 0)
+        try scratch.gitChecked(["checkout", "-q", "HEAD~1", "--", "cards"], in: deck)
+        try scratch.gitChecked(["commit", "-q", "-m", "title back by hand"], in: deck)
+        #expect(try scratch.cards(["edit", typoID, "--title", "Typo"], in: deck).status == 0)
+        try scratch.gitChecked(["reset", "-q", "--soft", "HEAD~1"], in: deck)
+        #expect(
+            try scratch.cards(["add", "--title", "After a reset", "--url", "https://r.example"], in: deck).status == 0)
+        #expect(try String(contentsOfFile: typoFile, encoding: .utf8).contains("Typo"), "the user's file kept")
+        #expect(!(try String(contentsOfFile: typoFile, encoding: .utf8).contains(String(title))))
+        let kept = try scratch.cards(["commit"], in: deck)
+        #expect(kept.status == 0 && kept.stdout.contains("Committed 1 hand edit"), "\(kept.stdout)\(kept.stderr)")
         try scratch.expectClean(deck)
         // The flag there, its writer gone: status says a write is pending, not 50 deletions.
         try interrupt(flag: 999_999)
