@@ -17,6 +17,25 @@ struct MergeCLITests {
         String(try scratch.cards(["list"], in: deck).stdout.prefix(8))
     }
 
+    /// Breaks the card file of `id` in `deck` by hand (`{"broken": true}`, or `edit` of its text) and commits
+    /// it with git, as a hand edit pushed from elsewhere would be; returns its path in the deck.
+    @discardableResult
+    func breakCard(
+        _ scratch: Scratch, _ deck: String, _ id: String, _ edit: (String) -> String = { _ in "{\"broken\": true}" }
+    ) throws -> String {
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        try edit(try String(contentsOfFile: deck + "/" + path, encoding: .utf8))
+            .write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: deck)
+        return path
+    }
+
+    /// Each deck's main fetched into the other as `refs/remotes/<a|b>/main`, to merge both ways.
+    func fetchEachOther(_ scratch: Scratch, _ a: String, _ b: String) throws {
+        try scratch.git(["fetch", "-q", b, "main:refs/remotes/b/main"], in: a)
+        try scratch.git(["fetch", "-q", a, "main:refs/remotes/a/main"], in: b)
+    }
+
     @Test("a deck made with cards init and cards remote add: a plain git pull merges card files with the driver")
     func plainGitPullAfterRemoteAdd() throws {
         let scratch = try Scratch()
@@ -205,10 +224,8 @@ struct MergeCLITests {
         let scratch = try Scratch()
         let (_, a, b) = try setUp(scratch)
         let id = try #require(try scratch.cardIDs(a).sorted().first)
-        let path = "cards/\(id.prefix(2))/\(id).json"
         // A breaks the card and commits it with git, and syncs; B edits it and syncs after.
-        try "{\"broken\": true}".write(toFile: a + "/" + path, atomically: true, encoding: .utf8)
-        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        let path = try breakCard(scratch, a, id)
         let pushed = try scratch.cards(["sync"], in: a)
         #expect(pushed.status == 1, "a push of a broken card is said: \(pushed.stdout)")
         #expect(pushed.stdout.contains("\(path) is not a valid card"), "\(pushed.stdout)")
@@ -233,12 +250,9 @@ struct MergeCLITests {
         let scratch = try Scratch()
         let (_, a, b) = try setUp(scratch)
         let id = try #require(try scratch.cardIDs(a).sorted().first)
-        let path = "cards/\(id.prefix(2))/\(id).json"
-        try "{\"broken\": true}".write(toFile: a + "/" + path, atomically: true, encoding: .utf8)
-        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        let path = try breakCard(scratch, a, id)
         #expect(try scratch.cards(["edit", String(id.prefix(8)), "--color", "red"], in: b).status == 0)
-        try scratch.git(["fetch", "-q", b, "main:refs/remotes/b/main"], in: a)
-        try scratch.git(["fetch", "-q", a, "main:refs/remotes/a/main"], in: b)
+        try fetchEachOther(scratch, a, b)
         let inA = try scratch.cards(["merge", "b/main"], in: a)
         let inB = try scratch.cards(["merge", "a/main"], in: b)
         #expect(inA.status == 0 && inB.status == 0, "\(inA.stderr)\(inB.stderr)")
@@ -255,17 +269,12 @@ struct MergeCLITests {
         let scratch = try Scratch()
         let (_, a, b) = try setUp(scratch)
         let id = try #require(try scratch.cardIDs(a).sorted().first)
-        let path = "cards/\(id.prefix(2))/\(id).json"
         #expect(try scratch.cards(["edit", id, "--title", "A's title"], in: a).status == 0)
-        let file = a + "/" + path
-        try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(
-            of: "\"color\": \"", with: "\"color\": \"nope-"
-        )
-        .write(toFile: file, atomically: true, encoding: .utf8)
-        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        let path = try breakCard(scratch, a, id) {
+            $0.replacingOccurrences(of: "\"color\": \"", with: "\"color\": \"nope-")
+        }
         #expect(try scratch.cards(["edit", id, "--url", "https://b.example"], in: b).status == 0)
-        try scratch.git(["fetch", "-q", b, "main:refs/remotes/b/main"], in: a)
-        try scratch.git(["fetch", "-q", a, "main:refs/remotes/a/main"], in: b)
+        try fetchEachOther(scratch, a, b)
         let inA = try scratch.cards(["merge", "b/main"], in: a)
         let inB = try scratch.cards(["merge", "a/main"], in: b)
         #expect(inA.status == 0 && inB.status == 0, "\(inA.stderr)\(inB.stderr)")
@@ -325,9 +334,7 @@ struct MergeCLITests {
         let scratch = try Scratch()
         let (_, a, b) = try setUp(scratch)
         let id = try #require(try scratch.cardIDs(a).sorted().first)
-        try "{\"broken\": true}".write(
-            toFile: a + "/cards/\(id.prefix(2))/\(id).json", atomically: true, encoding: .utf8)
-        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: a)
+        try breakCard(scratch, a, id)
         try scratch.git(["push", "-q", "origin", "main"], in: a)
         try scratch.git(["fetch", "-q", "origin"], in: b)
         let merge = try scratch.cards(["merge", "origin/main"], in: b)
