@@ -29,6 +29,13 @@ public struct MergeReport: Sendable {
     public var otherFiles: [String] = []
     /// How many cards got a conflict record (the count the merge commit's message gives).
     public var conflicts = 0
+
+    /// Cards whose broken file was set aside for the other side's change without a merge of fields (no
+    /// decision names them): changed cards all the same.
+    public var changedWithoutDecision: Int {
+        let decided = Set(decisions.filter { $0.kind != .unchanged }.map(\.id))
+        return Set(setAside.compactMap { CardID.id(fromPath: $0.path) }).subtracting(decided).count
+    }
 }
 
 /// A version of a card file that a merge found invalid.
@@ -395,7 +402,7 @@ extension Deck {
             trailers.append(("Card-Invalid", "\(version.path) of \(version.commit.hex) set aside for the valid change"))
         }
         trailers.append(("Op", "merge"))
-        let changed = result.decisions.filter { $0.kind != .unchanged }.count
+        let changed = result.decisions.filter { $0.kind != .unchanged }.count + report.changedWithoutDecision
         let conflicts = result.newConflicts.count
         report.conflicts = conflicts
         var body = "\(changed) card\(changed == 1 ? "" : "s") changed on either side"

@@ -114,9 +114,16 @@ extension Deck {
             throw StoreError(.invalidInput, "--unset id: a card's id never changes; delete the card instead")
         }
         if let required = edit.removed.first(where: Card.requiredFields.contains) {
-            throw StoreError(
-                .invalidInput,
-                "--unset \(required): a card needs its \(required); change it with --set or its own option")
+            let instead = required == "rank" ? "`cards move` changes it" : "change it with --set or its own option"
+            throw StoreError(.invalidInput, "--unset \(required): a card needs its \(required); \(instead)")
+        }
+        // The typed options set known fields too: --platform with --unset platformName is both at once.
+        let typed: [(String, String?)] = [
+            ("title", edit.title), ("indexURL", edit.indexURL), ("platformName", edit.platformName),
+            ("platformIcon", edit.platformIcon), ("color", edit.color),
+        ]
+        if let both = typed.first(where: { $0.1 != nil && edit.removed.contains($0.0) }) {
+            throw StoreError(.invalidInput, "\(both.0) is both set and taken out (--unset): give one of them")
         }
         if edit.removed.contains("conflicts") {
             throw StoreError(

@@ -64,7 +64,12 @@ public struct DeckSnapshot {
             return try DeckSnapshot.decodeCard(
                 DeckSnapshot.readCardBytes(blob: blob, in: repository, reader: nil), id: id)
         } catch {
-            throw StoreError(.invalidCard, "\(path): \(error.reason)")
+            throw StoreError(
+                .invalidCard,
+                error.couldNotRead
+                    ? "\(path): could not be read: \(error.reason); `git fsck` says why"
+                    : "\(path): \(error.reason); fix the file by hand, then `cards commit` (`cards status` lists such files)"
+            )
         }
     }
 

@@ -134,7 +134,8 @@ extension Commands {
 
     static let moveCommand = Command(
         spec: CommandSpec(
-            name: "move", abstract: "Reorder a card (rewrites only its rank).",
+            name: "move",
+            abstract: "Reorder a card (rewrites its rank; cards in the way where no rank fits move along).",
             usage: "move <id> (--before <id> | --after <id> | --top | --bottom)",
             arguments: [("id", "The card to move.")],
             options: [

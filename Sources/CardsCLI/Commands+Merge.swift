@@ -66,10 +66,11 @@ extension Commands {
             )
         case .merged:
             let changed = SyncText.changedCards(report.decisions)
+            let count = changed.count + report.changedWithoutDecision
             output.print(
                 dryRun
-                    ? "Would merge \(name): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side."
-                    : "Merged \(name) into main (merge commit \(report.commit?.short ?? "")): \(changed.count) card\(changed.count == 1 ? "" : "s") changed on either side\(MergeText.invalidCount(report))."
+                    ? "Would merge \(name): \(count) card\(count == 1 ? "" : "s") changed on either side."
+                    : "Merged \(name) into main (merge commit \(report.commit?.short ?? "")): \(count) card\(count == 1 ? "" : "s") changed on either side\(MergeText.invalidCount(report))."
             )
             // One line a card, as `cards sync` prints them.
             for decision in changed { output.print("  \(decision.summary)") }

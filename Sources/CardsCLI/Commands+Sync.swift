@@ -238,8 +238,9 @@ enum SyncText {
             }
         case .mergeAndPush(let ours, let theirs):
             let decisions = changedCards(report.merge?.decisions ?? [])
+            let changed = decisions.count + (report.merge?.changedWithoutDecision ?? 0)
             lines.append(
-                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(decisions.count))"
+                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(changed))"
                     + "\(report.merge.map(MergeText.invalidCount) ?? "")):")
             for decision in decisions { lines.append("  \(decision.summary)") }
             if let merge = report.merge { lines += MergeText.invalidLines(merge, theirsName: "\(name)/main") }

@@ -589,6 +589,8 @@ struct BadInputTests {
         for (arguments, message) in [
             (["--unset", "conflicts"], "`cards resolve`"), (["--unset", "id"], "never changes"),
             (["--set", "pinned=true", "--unset", "pinned"], "both set (--set) and taken out (--unset)"),
+            (["--platform", "X", "--unset", "platformName"], "platformName is both set and taken out"),
+            (["--unset", "rank"], "`cards move` changes it"),
         ] {
             let result = try scratch.cards(["edit", id] + arguments, in: deck)
             #expect(result.status == 1 && result.stderr.contains(message), "\(arguments): \(result.stderr)")

@@ -223,6 +223,8 @@ extension HistoryTests {
         let undo = try scratch.cards(["undo"], in: deck)
         #expect(undo.status == 0 && undo.stderr.contains("\(path) is back as it was, which is not a valid card"))
         #expect(try scratch.cards(["status"], in: deck).stdout.contains("(committed)"))
+        let edit = try scratch.cards(["edit", id, "--title", "X"], in: deck)
+        #expect(edit.status == 1 && edit.stderr.contains("fix the file by hand, then `cards commit`"), "\(edit.stderr)")
     }
 
     @Test("undo changes back only the fields still as the operation left them; a card changed since keeps the rest")

@@ -233,6 +233,7 @@ struct MergeCLITests {
         #expect(try scratch.cards(["edit", String(id.prefix(8)), "--title", "Edited on B"], in: b).status == 0)
         let merged = try scratch.cards(["sync"], in: b)
         #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        #expect(merged.stdout.contains("(1 card; 1 card file not valid)"), "\(merged.stdout)")
         #expect(merged.stdout.contains("note: \(path), origin/main's version, is not a valid card"), "\(merged.stdout)")
         #expect(merged.stdout.contains("`git show "), "\(merged.stdout)")
         #expect(try scratch.cards(["show", id], in: b).stdout.contains("Edited on B"), "B's edit is not lost")
