@@ -89,4 +89,26 @@ static inline unsigned char *cgit2_sha1(const unsigned char *data, size_t count,
 extern int __real_git_mbedtls_stream_global_init(void);
 extern int __real_git_transport_ssh_global_init(void);
 
+/* A POSIX timer that sends `signo` to the calling thread only (SIGEV_THREAD_ID), first after `first`
+   seconds, then every `every`: it interrupts a read that thread is blocked in (a server that never
+   answers), which libgit2 1.5 has no timeout for. */
+#include <time.h>
+static inline int cgit2_thread_timer_start(timer_t *timer, int signo, double first, double every) {
+    struct sigevent event = {0};
+    event.sigev_notify = 4; /* SIGEV_THREAD_ID */
+    event.sigev_signo = signo;
+    event._sigev_un._tid = (int)syscall(SYS_gettid);
+    if (timer_create(CLOCK_MONOTONIC, &event, timer) != 0) return -1;
+    struct itimerspec when = {0};
+    when.it_value.tv_sec = (time_t)first;
+    when.it_value.tv_nsec = (long)((first - (double)(time_t)first) * 1e9);
+    when.it_interval.tv_sec = (time_t)every;
+    when.it_interval.tv_nsec = (long)((every - (double)(time_t)every) * 1e9);
+    if (timer_settime(*timer, 0, &when, NULL) != 0) {
+        timer_delete(*timer);
+        return -1;
+    }
+    return 0;
+}
+
 #endif

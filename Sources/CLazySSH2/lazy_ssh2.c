@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "lazy_ssh2.h"
@@ -87,9 +88,16 @@ typedef void (*callback)(void);
 
 /* Hidden: libgit2 is linked into the same executable and still finds them, but the dlopened library
    must bind its own internal calls to its own definitions. */
+/* Set (from a signal handler) when CARDS_NETWORK_TIMEOUT ran out: every call then fails at once, since
+   libgit2 calls the handshake and authentication again as long as libssh2 says it timed out. */
+static volatile sig_atomic_t stalled = 0;
+
+void cards_ssh2_set_stalled(int value) { stalled = value; }
+
 #define FORWARD(type, name, parameters, arguments, failure)       \
     __attribute__((visibility("hidden"))) type name parameters {  \
         typedef type(*function_type) parameters;                  \
+        if (stalled) return failure;                              \
         function_type function = (function_type)symbol(#name);    \
         if (function == NULL) return failure;                     \
         return function arguments;                                \
@@ -123,8 +131,25 @@ __attribute__((visibility("hidden"))) void libssh2_exit(void) {
     pthread_mutex_unlock(&init_lock);
 }
 
-FORWARD(void *, libssh2_session_init_ex, (callback my_alloc, callback my_free, callback my_realloc, void *abstract),
-        (my_alloc, my_free, my_realloc, abstract), NULL)
+/* The blocking timeout new sessions get, in milliseconds (0: none), for CARDS_NETWORK_TIMEOUT: libgit2 1.5
+   sets none, and libssh2 retries a read a signal interrupted. */
+static volatile long session_timeout = 0;
+
+void cards_ssh2_set_timeout(long milliseconds) { session_timeout = milliseconds; }
+
+__attribute__((visibility("hidden"))) void *libssh2_session_init_ex(
+    callback my_alloc, callback my_free, callback my_realloc, void *abstract) {
+    typedef void *(*init_type)(callback, callback, callback, void *);
+    init_type init = (init_type)symbol("libssh2_session_init_ex");
+    if (init == NULL) return NULL;
+    void *session = init(my_alloc, my_free, my_realloc, abstract);
+    long timeout = session_timeout;
+    if (session != NULL && timeout > 0) {
+        void (*set_timeout)(void *, long) = (void (*)(void *, long))symbol("libssh2_session_set_timeout");
+        if (set_timeout != NULL) set_timeout(session, timeout);
+    }
+    return session;
+}
 FORWARD(void **, libssh2_session_abstract, (void *session), (session), NULL)
 FORWARD(int, libssh2_session_handshake, (void *session, int socket), (session, socket), CARDS_SSH2_FAILURE)
 FORWARD(int, libssh2_session_disconnect_ex, (void *session, int reason, const char *description, const char *lang),

@@ -48,18 +48,33 @@ final class RemoteCallbackState {
         throw libgit2Error
     }
 
+    /// Runs the libgit2 call `body` under `settings.timeout` (see `StallTimer`); a call cut short by the
+    /// timer fails with the timeout's message.
+    func run(_ body: () -> Int32) -> Int32 {
+        guard let timeout = settings.timeout else { return body() }
+        // SSH: libssh2 goes back to a read a signal interrupted; its sessions get the timeout themselves.
+        cards_ssh2_set_timeout(max(1, Int(timeout * 1000)))
+        defer { cards_ssh2_set_timeout(0) }
+        let (result, timedOut) = StallTimer.run(after: timeout, body)
+        if timedOut && result < 0 && error == nil { _ = fail(timeoutError(timeout)) }
+        return result
+    }
+
+    func timeoutError(_ timeout: Double) -> GitError {
+        GitError(
+            code: .other(-1),
+            message:
+                "gave up after \(Int(timeout)) s talking to \(url?.redacted ?? "the remote") (CARDS_NETWORK_TIMEOUT)",
+            function: "timeout")
+    }
+
     /// Fails when the caller says it was interrupted, or with a timeout once `settings.timeout` has passed.
     func checkDeadline() -> Int32 {
         if settings.isInterrupted?() == true {
             return fail(GitError(code: .other(-1), message: "interrupted", function: "interrupted"))
         }
         guard let timeout = settings.timeout, RemoteCallbackState.now() - started > timeout else { return 0 }
-        return fail(
-            GitError(
-                code: .other(-1),
-                message:
-                    "gave up after \(Int(timeout)) s talking to \(url?.redacted ?? "the remote") (CARDS_NETWORK_TIMEOUT)",
-                function: "timeout"))
+        return fail(timeoutError(timeout))
     }
 
     static func now() -> Double {

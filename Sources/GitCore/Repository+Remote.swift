@@ -32,7 +32,11 @@ extension Repository {
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
         options.prune = GIT_FETCH_NO_PRUNE
         let result = withExtendedLifetime(state) {
-            withStringArray(refspecs) { array in git_remote_fetch(handle, &array, &options, "cards: fetch \(remote)") }
+            state.run {
+                withStringArray(refspecs) { array in
+                    git_remote_fetch(handle, &array, &options, "cards: fetch \(remote)")
+                }
+            }
         }
         try state.rethrow(result, "git_remote_fetch")
         var fetched = FetchResult(heads: try advertisedHeads(handle), receivedObjects: 0, receivedBytes: 0)
@@ -62,7 +66,7 @@ extension Repository {
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "git_push_options_init")
         state.install(into: &options.callbacks)
         let result = withExtendedLifetime(state) {
-            withStringArray(refspecs) { array in git_remote_push(handle, &array, &options) }
+            state.run { withStringArray(refspecs) { array in git_remote_push(handle, &array, &options) } }
         }
         if result == GIT_ENONFASTFORWARD.rawValue {
             let error = GitError.last(result, function: "git_remote_push")

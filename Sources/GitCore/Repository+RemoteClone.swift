@@ -16,9 +16,11 @@ extension Repository {
         options.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE.rawValue
         var out: OpaquePointer?
         let result = withExtendedLifetime(state) {
-            branch.withCString { name in
-                options.checkout_branch = name
-                return git_clone(&out, url, path, &options)
+            state.run {
+                branch.withCString { name in
+                    options.checkout_branch = name
+                    return git_clone(&out, url, path, &options)
+                }
             }
         }
         try state.rethrow(result, "git_clone")

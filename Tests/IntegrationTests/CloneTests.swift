@@ -184,4 +184,44 @@ struct CloneTests {
         #expect(notADeck.status == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: other).isEmpty)
     }
+
+    @Test(
+        "CARDS_NETWORK_TIMEOUT stops a clone and a sync from a server that accepts and never answers (git, http, ssh)")
+    func silentServerTimesOut() throws {
+        let scratch = try Scratch()
+        let port = try GitServer.freePort()
+        // Accepts every connection and never says a word, for as long as the test runs.
+        let silent = try ChildProcess(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import socket,time\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
+                    + "s.bind(('127.0.0.1',\(port)))\ns.listen(8)\nheld=[]\nwhile True: held.append(s.accept())",
+            ], directory: scratch.root, environment: [:], scratchDirectory: scratch.root)
+        defer {
+            silent.signal(SIGKILL)
+            _ = silent.wait()
+        }
+        usleep(500_000)
+        let timeout = ["CARDS_NETWORK_TIMEOUT": "2"]
+        // Run under timeout(1): were the limit ignored, the test fails instead of waiting for ever.
+        func cards(_ arguments: [String], in directory: String? = nil) throws -> RunResult {
+            try scratch.run(
+                "/usr/bin/timeout", ["30", Binaries.cards] + arguments, in: directory, extraEnvironment: timeout)
+        }
+        let target = scratch.path("never")
+        let clone = try cards(["clone", "git://127.0.0.1:\(port)/deck.git", target])
+        #expect(clone.status == 1 && clone.stderr.contains("gave up after 2 s"), "\(clone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        let deck = try scratch.sampleDeck()
+        for (name, url) in [
+            ("http", "http://127.0.0.1:\(port)/deck.git"), ("ssh", "ssh://git@127.0.0.1:\(port)/deck.git"),
+        ] {
+            #expect(try scratch.cards(["remote", "add", name, url], in: deck).status == 0)
+            let started = Date()
+            let sync = try cards(["sync", name], in: deck)
+            #expect(sync.status == 1 && sync.stderr.contains("gave up after 2 s"), "\(name): \(sync.stderr)")
+            #expect(Date().timeIntervalSince(started) < 15, "\(name) took \(Date().timeIntervalSince(started)) s")
+        }
+    }
 }

@@ -9,4 +9,10 @@ int cards_ssh2_available(void);
    -1 when the library cannot be loaded): for a test of the forwarding. */
 int cards_ssh2_missing_functions(void);
 
+/* The blocking timeout, in milliseconds, of the SSH sessions made from now on (0: none). */
+void cards_ssh2_set_timeout(long milliseconds);
+
+/* Whether the network timeout ran out (set from a signal handler): the SSH calls then fail at once. */
+void cards_ssh2_set_stalled(int value);
+
 #endif
