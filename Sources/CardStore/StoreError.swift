@@ -65,9 +65,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
                 + "history (`git fetch --unshallow` brings it); otherwise it is damaged: `git fsck` names what is "
                 + "missing, and `cards clone` from a remote makes a whole copy"
         }
-        if message.contains("incorrect data check") || message.contains("corrupt") || message.contains("inflate")
-            || message.contains("invalid object")
-        {
+        // zlib's "incorrect header/data/length check", libgit2's words for a damaged pack or object.
+        let damage = [
+            "incorrect", "corrupt", "inflate", "decompress", "invalid object", "truncated", "packfile", "pack header",
+            "zlib", "checksum", "invalid block", "invalid distance", "invalid stored", "invalid code",
+            "invalid literal",
+            "too many length",
+        ]
+        if damage.contains(where: message.contains) {
             return "; the deck's object files are damaged: `git fsck` names the damaged pack or object, and "
                 + "`cards clone` from a remote makes a whole copy"
         }
