@@ -70,7 +70,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
             "incorrect", "corrupt", "inflate", "decompress", "invalid object", "truncated", "packfile", "pack header",
             "zlib", "checksum", "invalid block", "invalid distance", "invalid stored", "invalid code",
             "invalid literal",
-            "too many length",
+            "too many length", "failed to parse", "object hash mismatch", "object is corrupted",
         ]
         if damage.contains(where: message.contains) {
             return "; the deck's object files are damaged: `git fsck` names the damaged pack or object, and "
