@@ -284,28 +284,28 @@ extension Deck {
         var moving = floor.map { floor in Array(others[start...].prefix { $0.rank == floor }) } ?? []
         var next = start + moving.count
         var ceiling = others.dropFirst(next).first?.rank
-        var placed = Rank.between(floor, ceiling)
-        // No rank between the two (the one after is "0", or the one before it and "0"): the card takes the
-        // rank of the one after, and the cards at that rank move along after it.
-        if let taken = ceiling, !placed.utf8.lexicographicallyPrecedes(taken.utf8) {
-            placed = taken
+        // Where no rank fits below the next card ("0", or "a" then "a0"), the cards at its rank move along too.
+        func takeInTheWay(_ taken: String) {
             let atCeiling = others[next...].prefix { $0.rank == taken }
             moving += atCeiling
             next += atCeiling.count
             ceiling = others.dropFirst(next).first?.rank
         }
-        var rank = placed
+        func fits(_ rank: String) -> Bool { ceiling.map { rank.utf8.lexicographicallyPrecedes($0.utf8) } ?? true }
+        var placed = Rank.between(floor, ceiling)
+        // No rank between the two: the card takes the rank of the one after.
+        if let taken = ceiling, !fits(placed) {
+            placed = taken
+            takeInTheWay(taken)
+        }
         var alongside: [Card] = []
         var index = 0
         while index < moving.count {
-            rank = Rank.between(rank, ceiling)
-            // No room before the next card either ("0", "00", "000"): it moves along too.
-            if let taken = ceiling, !rank.utf8.lexicographicallyPrecedes(taken.utf8) {
-                let atCeiling = others[next...].prefix { $0.rank == taken }
-                moving += atCeiling
-                next += atCeiling.count
-                ceiling = others.dropFirst(next).first?.rank
-                rank = Rank.between(alongside.last?.rank ?? placed, ceiling)
+            let previous = alongside.last?.rank ?? placed
+            var rank = Rank.between(previous, ceiling)
+            if let taken = ceiling, !fits(rank) {
+                takeInTheWay(taken)
+                rank = Rank.between(previous, ceiling)
             }
             var moved = moving[index]
             moved.rank = rank
