@@ -51,13 +51,19 @@ final class RemoteCallbackState {
     /// Runs the libgit2 call `body` under `settings.timeout` (see `StallTimer`); a call cut short by the
     /// timer fails with the timeout's message.
     func run(_ body: () -> Int32) -> Int32 {
-        guard let timeout = settings.timeout else { return body() }
+        guard let timeout else { return body() }
         // SSH: libssh2 goes back to a read a signal interrupted; its sessions get the timeout themselves.
         cards_ssh2_set_timeout(max(1, Int(timeout * 1000)))
         defer { cards_ssh2_set_timeout(0) }
         let (result, timedOut) = StallTimer.run(after: timeout, body)
         if timedOut && result < 0 && error == nil { _ = fail(timeoutError(timeout)) }
         return result
+    }
+
+    /// `settings.timeout` when it is a usable number of seconds (a day at most, as the timer and the message
+    /// take it); nil for none.
+    var timeout: Double? {
+        settings.timeout.flatMap { $0.isFinite && $0 > 0 ? min($0, 86_400) : nil }
     }
 
     func timeoutError(_ timeout: Double) -> GitError {
@@ -73,7 +79,7 @@ final class RemoteCallbackState {
         if settings.isInterrupted?() == true {
             return fail(GitError(code: .other(-1), message: "interrupted", function: "interrupted"))
         }
-        guard let timeout = settings.timeout, RemoteCallbackState.now() - started > timeout else { return 0 }
+        guard let timeout, RemoteCallbackState.now() - started > timeout else { return 0 }
         return fail(timeoutError(timeout))
     }
 

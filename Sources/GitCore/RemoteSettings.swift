@@ -36,8 +36,8 @@ public struct RemoteSettings: Sendable {
     public var httpToken: String?
     /// The known_hosts file that ssh host keys are checked against (`$HOME/.ssh/known_hosts`).
     public var knownHostsPath: String?
-    /// Gives up (cancels from a callback) once this many seconds have passed; nil waits as long as it takes.
-    /// libgit2 1.5 has no network timeouts of its own; this only fires while data moves.
+    /// Gives up once this many seconds have passed since a transfer began, also while it waits on a server
+    /// that sends nothing (`StallTimer`); nil waits as long as it takes. At most a day is used.
     public var timeout: Double?
     /// Called as objects move; nil shows nothing.
     public var progress: (@Sendable (TransferProgress) -> Void)?
@@ -77,8 +77,9 @@ public struct RemoteSettings: Sendable {
         settings.httpUser = environment("CARDS_HTTP_USER")
         settings.httpToken = environment("CARDS_HTTP_TOKEN")
         if let home { settings.knownHostsPath = "\(home)/.ssh/known_hosts" }
-        if let text = environment("CARDS_NETWORK_TIMEOUT"), let seconds = Double(text), seconds > 0 {
-            settings.timeout = seconds
+        // A day at most: "inf" or 1e300 would not fit the timer (nor a whole number of seconds to say).
+        if let text = environment("CARDS_NETWORK_TIMEOUT"), let seconds = Double(text), seconds.isFinite, seconds > 0 {
+            settings.timeout = min(seconds, 86_400)
         }
         return settings
     }

@@ -226,5 +226,14 @@ struct CloneTests {
             #expect(sync.status == 1 && sync.stderr.contains("gave up after 2 s"), "\(name): \(sync.stderr)")
             #expect(Date().timeIntervalSince(started) < 15, "\(name) took \(Date().timeIntervalSince(started)) s")
         }
+        // Values no timer takes: no trap, a day at most.
+        let server = scratch.path("server.git")
+        try scratch.gitChecked(["init", "-q", "--bare", "-b", "main", server], in: scratch.root)
+        #expect(try scratch.cards(["remote", "add", "origin", server], in: deck).status == 0)
+        for value in ["inf", "1e300"] {
+            let sync = try scratch.cards(
+                ["sync", "origin"], in: deck, extraEnvironment: ["CARDS_NETWORK_TIMEOUT": value])
+            #expect(sync.status == 0, "\(value): \(sync.stderr)")
+        }
     }
 }
