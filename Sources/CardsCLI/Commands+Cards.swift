@@ -101,24 +101,23 @@ extension Commands {
             }
             let key = String(assignment[..<equals])
             let text = String(assignment[assignment.index(after: equals)...])
+            let value: JSONValue
             do {
-                let value = try JSONValue.parse(Array(text.utf8))
-                // null is data for an unknown field; a known one is taken out with --unset.
-                if value == .null, Card.knownFields.contains(key) {
-                    throw UsageError(
-                        message: key == "conflicts"
-                            ? "--set conflicts=null: conflict records are settled with `cards resolve`"
-                            : Card.requiredFields.contains(key)
-                                ? "--set \(key)=null: a card needs its \(key)"
-                                : "--set \(key)=null: to take \(key) out of the card, use --unset \(key)")
-                }
-                edit.extra.append((key, value))
-            } catch let usage as UsageError {
-                throw usage
+                value = try JSONValue.parse(Array(text.utf8))
             } catch {
                 throw UsageError(
                     message: "--set \(key)=…: '\(text)' is not JSON (\(error)); quote strings: --set '\(key)=\"text\"'")
             }
+            // null is data for an unknown field; a known one is taken out with --unset.
+            if value == .null, Card.knownFields.contains(key) {
+                throw UsageError(
+                    message: key == "conflicts"
+                        ? "--set conflicts=null: conflict records are settled with `cards resolve`"
+                        : Card.requiredFields.contains(key)
+                            ? "--set \(key)=null: a card needs its \(key)"
+                            : "--set \(key)=null: to take \(key) out of the card, use --unset \(key)")
+            }
+            edit.extra.append((key, value))
         }
         edit.removed = arguments.values["--unset"] ?? []
         if edit.removed.contains(where: \.isEmpty) { throw UsageError(message: "--unset needs a field's name") }

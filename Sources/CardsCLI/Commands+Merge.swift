@@ -82,7 +82,7 @@ extension Commands {
                 )
             }
         }
-        for line in MergeText.invalidLines(report, theirsName: name) { output.error(String(line.dropFirst(2))) }
+        for line in MergeText.invalidLines(report, theirsName: name) { output.error(line) }
     }
 
     static let conflictsCommand = Command(
@@ -227,15 +227,15 @@ enum MergeText {
         return count == 0 ? "" : "; \(count) card file\(count == 1 ? "" : "s") not valid"
     }
 
-    /// One line a file, indented as the merge's card lines are.
+    /// One line a file (`cards sync` indents them under the merge's card lines).
     static func invalidLines(_ report: MergeReport, theirsName: String) -> [String] {
         func side(_ version: InvalidVersion) -> String { version.isOurs ? "this deck's" : "\(theirsName)'s" }
         return report.invalid.map {
-            "  error: \($0.path), \(side($0)) version, is not a valid card (\($0.reason)); kept as it came: fix it "
+            "error: \($0.path), \(side($0)) version, is not a valid card (\($0.reason)); kept as it came: fix it "
                 + "and `cards commit`"
         }
             + report.setAside.map {
-                "  note: \($0.path), \(side($0)) version, is not a valid card (\($0.reason)); the other side's change "
+                "note: \($0.path), \(side($0)) version, is not a valid card (\($0.reason)); the other side's change "
                     + "to it is kept (the invalid file: `git show \($0.commit.short):\($0.path)`)"
             }
     }

@@ -243,7 +243,9 @@ enum SyncText {
                 "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(changed))"
                     + "\(report.merge.map(MergeText.invalidCount) ?? "")):")
             for decision in decisions { lines.append("  \(decision.summary)") }
-            if let merge = report.merge { lines += MergeText.invalidLines(merge, theirsName: "\(name)/main") }
+            if let merge = report.merge {
+                lines += MergeText.invalidLines(merge, theirsName: "\(name)/main").map { "  " + $0 }
+            }
             // Under the merge they belong to, not after the push.
             for note in report.otherFiles { lines.append("  \(note)") }
             if would {
@@ -252,22 +254,15 @@ enum SyncText {
                 lines.append("Pushed the merge \(report.head?.short ?? "?") to \(name).")
             }
         }
+        // A merge's notes were printed under it; a fast-forward names where its invalid files came from.
         if case .mergeAndPush = report.action {
-            // printed under the merge
         } else {
             for note in report.otherFiles { lines.append("  \(note)") }
-        }
-        switch report.action {
-        case .fastForward:
+            let from = if case .fastForward = report.action { " from \(name)" } else { "" }
             for problem in report.invalidCards {
                 lines.append(
-                    "  \(problem.path) from \(name) is not a valid card (\(problem.reason)): fix it and `cards commit`")
+                    "  \(problem.path)\(from) is not a valid card (\(problem.reason)): fix it and `cards commit`")
             }
-        case .push:
-            for problem in report.invalidCards {
-                lines.append("  \(problem.path) is not a valid card (\(problem.reason)): fix it and `cards commit`")
-            }
-        default: break
         }
         if let refused = report.massDelete {
             lines.append(
