@@ -103,22 +103,27 @@ extension Deck {
         return try Deck(repository: opened)
     }
 
-    /// Where a clone into `absolute` is made before it is whole: a hidden folder beside it, named after
-    /// it and this process.
+    /// Where clones into `absolute` are made before they are whole: hidden folders beside it, named after
+    /// it (`prefix`) and their process.
+    static func partialClones(of absolute: String) -> (folder: String, prefix: String) {
+        let path = Repository.trimmedSlash(absolute)
+        return (FileSystem.parent(of: path), ".\(FileSystem.basename(of: path)).cards-clone-")
+    }
+
+    /// The hidden folder this process makes a clone into `absolute` in.
     static func partialClonePath(for absolute: String) -> String {
-        let (parent, name) = FileSystem.split(absolute)
-        return "\(parent)/.\(name).cards-clone-\(getpid())"
+        let (folder, prefix) = partialClones(of: absolute)
+        return "\(folder == "/" ? "" : folder)/\(prefix)\(getpid())"
     }
 
     /// Removes what clones into `absolute` left when their process was killed (its id no longer runs).
     static func removeAbandonedClones(of absolute: String) {
-        let (parent, name) = FileSystem.split(absolute)
-        let prefix = ".\(name).cards-clone-"
-        for entry in FileSystem.list(parent.isEmpty ? "/" : parent) where entry.hasPrefix(prefix) {
+        let (folder, prefix) = partialClones(of: absolute)
+        for entry in FileSystem.list(folder) where entry.hasPrefix(prefix) {
             guard let pid = Int32(entry.dropFirst(prefix.count)), pid > 0, pid != getpid(),
                 kill(pid, 0) != 0, errno == ESRCH
             else { continue }
-            FileSystem.removeTree("\(parent)/\(entry)")
+            FileSystem.removeTree("\(folder == "/" ? "" : folder)/\(entry)")
         }
     }
 

@@ -183,13 +183,6 @@ extension FileSystem {
         for entry in list(path) where !entriesBefore.contains(entry) { removeTree("\(path)/\(entry)") }
     }
 
-    /// The folder holding `absolute` and its last name (`/a/b` → `/a`, `b`; `/b` → ``, `b`).
-    static func split(_ absolute: String) -> (parent: String, name: String) {
-        let trimmed = absolute.count > 1 && absolute.hasSuffix("/") ? String(absolute.dropLast()) : absolute
-        guard let slash = trimmed.lastIndex(of: "/") else { return (".", trimmed) }
-        return (String(trimmed[..<slash]), String(trimmed[trimmed.index(after: slash)...]))
-    }
-
     /// Removes a file or a folder with everything in it, never following symbolic links.
     public static func removeTree(_ path: String) {
         var info = stat()
