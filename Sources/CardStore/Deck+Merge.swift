@@ -225,7 +225,6 @@ extension Deck {
         let oursCommit = try git("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
         let theirsCommit = try git("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
         let base = try chooseMergeBase(ours, theirs)
-        let mergeBase = base
         let baseTree = try base.map { (id) throws(StoreError) in
             try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
@@ -281,13 +280,13 @@ extension Deck {
             }
             if let id = card {
                 // A side that did not change the card has the base's blob: read it once.
-                let base = try readVersion(entries.base, path: path, id: id, ahead: ahead)
+                let original = try readVersion(entries.base, path: path, id: id, ahead: ahead)
                 let mine =
                     entries.ours == entries.base
-                    ? base : try readVersion(entries.ours, path: path, id: id, ahead: ahead)
+                    ? original : try readVersion(entries.ours, path: path, id: id, ahead: ahead)
                 let other =
                     entries.theirs == entries.base
-                    ? base
+                    ? original
                     : entries.theirs == entries.ours
                         ? mine : try readVersion(entries.theirs, path: path, id: id, ahead: ahead)
                 let theirsChanged = entries.theirs?.id != entries.base?.id
@@ -297,7 +296,7 @@ extension Deck {
                 // neither edit is lost; the broken file is set aside and named.
                 if oursChanged && theirsChanged, mine.isInvalid != other.isInvalid, mine.card ?? other.card != nil,
                     let recovered = lastValidVersion(
-                        path: path, id: id, from: mine.isInvalid ? ours : theirs, base: mergeBase,
+                        path: path, id: id, from: mine.isInvalid ? ours : theirs, base: base,
                         baseBlob: entries.base?.id)
                 {
                     guard case .invalid(let reason) = mine.isInvalid ? mine : other else { continue }
@@ -305,7 +304,7 @@ extension Deck {
                         InvalidVersion(
                             path: path, reason: reason, isOurs: mine.isInvalid, commit: mine.isInvalid ? ours : theirs))
                     versions[id] = CardVersions(
-                        base: base.card, ours: mine.card ?? recovered, theirs: other.card ?? recovered)
+                        base: original.card, ours: mine.card ?? recovered, theirs: other.card ?? recovered)
                     recoveredCards.insert(id)
                     continue
                 }
@@ -329,7 +328,7 @@ extension Deck {
                     continue
                 }
                 // A broken base (both sides since wrote valid cards): the sides merge as two additions.
-                var cardVersions = CardVersions(base: base.card, ours: mine.card, theirs: other.card)
+                var cardVersions = CardVersions(base: original.card, ours: mine.card, theirs: other.card)
                 // The same blob as the base's: the same bytes, no need to compare the decoded cards.
                 cardVersions.oursIsBase = entries.base != nil && entries.ours == entries.base
                 cardVersions.theirsIsBase = entries.base != nil && entries.theirs == entries.base
