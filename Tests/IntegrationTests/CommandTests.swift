@@ -357,8 +357,8 @@ struct CommandTests {
         #expect(try scratch.commits(deck) == commits)
         #expect(FileManager.default.fileExists(atPath: deck + "/" + path), "the card file stays")
         // Untracked in the index only: the same.
-        try scratch.git(["reset", "-q"], in: deck)
-        try scratch.git(["rm", "-q", "--cached", "deck.json", String(path)], in: deck)
+        try scratch.gitChecked(["reset", "-q"], in: deck)
+        try scratch.gitChecked(["rm", "-q", "--cached", "deck.json", String(path)], in: deck)
         #expect(try scratch.cards(["status"], in: deck).stdout.contains("Nothing to commit"))
         #expect(try scratch.cards(["commit"], in: deck).status == 0)
         #expect(try scratch.commits(deck) == commits)

@@ -1,3 +1,4 @@
+import CardModel
 import Foundation
 import Testing
 
@@ -23,17 +24,17 @@ struct MergeCLITests {
     func breakCard(
         _ scratch: Scratch, _ deck: String, _ id: String, _ edit: (String) -> String = { _ in "{\"broken\": true}" }
     ) throws -> String {
-        let path = "cards/\(id.prefix(2))/\(id).json"
+        let path = CardID.path(for: id)
         try edit(try String(contentsOfFile: deck + "/" + path, encoding: .utf8))
             .write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
-        try scratch.git(["commit", "-q", "-am", "broken by hand"], in: deck)
+        try scratch.gitChecked(["commit", "-q", "-am", "broken by hand"], in: deck)
         return path
     }
 
     /// Each deck's main fetched into the other as `refs/remotes/<a|b>/main`, to merge both ways.
     func fetchEachOther(_ scratch: Scratch, _ a: String, _ b: String) throws {
-        try scratch.git(["fetch", "-q", b, "main:refs/remotes/b/main"], in: a)
-        try scratch.git(["fetch", "-q", a, "main:refs/remotes/a/main"], in: b)
+        try scratch.gitChecked(["fetch", "-q", b, "main:refs/remotes/b/main"], in: a)
+        try scratch.gitChecked(["fetch", "-q", a, "main:refs/remotes/a/main"], in: b)
     }
 
     @Test("a deck made with cards init and cards remote add: a plain git pull merges card files with the driver")
