@@ -90,9 +90,10 @@ extension Deck {
         return batch
     }
 
-    /// The fields every card must have.
-    static let requiredFields = ["title", "indexURL"]
-    /// Valid values of `requiredFields`, to check the rest of a card that leaves them out.
+    /// The fields a new card in an import file must give (the other fields `Card.requiredFields` names, the
+    /// import fills in: an id, a rank, a colour).
+    static let importRequiredFields = ["title", "indexURL"]
+    /// Valid values of `importRequiredFields`, to check the rest of a card that leaves them out.
     static let placeholder: [String: JSONValue] = ["title": .string("x"), "indexURL": .string("https://x.example")]
 
     /// Calls `body` with each card of an import file, in file order, each validated and completed
@@ -124,7 +125,7 @@ extension Deck {
             do { try card.validate() } catch {
                 // A card that names its id may leave out what every card needs: an update of the
                 // deck's card, checked once merged with it (`importCards`).
-                let missing = Deck.requiredFields.filter { original[$0] == nil }
+                let missing = Deck.importRequiredFields.filter { original[$0] == nil }
                 guard original["id"] != nil, !missing.isEmpty else {
                     throw StoreError(.invalidCard, "\(name): \(label): \(error.description)")
                 }
