@@ -32,6 +32,11 @@ extension Deck {
         if !existed { removeAbandonedClones(of: absolute) }
         func cleanUp() { FileSystem.removeCreated(at: work, entriesBefore: existed ? [] : nil) }
         let remote = DeckRemote(name: "origin", url: url)
+        // libgit2 writes the clone's pack, refs and index before any deck is open: fsynced as a deck's
+        // writes are, unless `CARDS_FSYNC` says not to (the clone has no config of its own yet).
+        let fsync = wantsFsync(environment: getenv("CARDS_FSYNC").map { String(cString: $0) }, config: nil)
+        if fsync { Libgit2.claimFsync() }
+        defer { if fsync { Libgit2.releaseFsync() } }
         var repository: Repository
         do {
             do {

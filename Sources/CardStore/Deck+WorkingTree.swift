@@ -212,12 +212,12 @@ extension Deck {
 /// folder, ~10 fsyncs for a one-card commit, far more for a merge) is turned off while they are
 /// written, then one `syncfs` makes them durable before `main` may point at them (git's
 /// `core.fsyncMethod=batch` does the same). The reference update, the card file and the index keep
-/// their own fsync. libgit2's switch is process-wide: a deck is used from one thread at a time.
+/// their own fsync. libgit2's switch is process-wide: the deck withdraws its claim on it
+/// (`Libgit2.claimFsync`) for the write, and it stays on while another deck in the process claims it.
 final class ObjectsFlush {
+    /// Whether this write flushes its objects in one go (and so withdrew the deck's claim).
     private let durable: Bool
     private var restored = false
-    /// libgit2's fsync setting outside a write (the deck's `durable`).
-    private let normal: Bool
 
     /// From this many files on, one `syncfs` beats an fsync per object; below, the per-object fsyncs
     /// are few and cost nothing for other files' dirty data (which `syncfs` flushes too).
@@ -227,8 +227,7 @@ final class ObjectsFlush {
     /// until `restore`.
     init(durable: Bool, files: Int) {
         self.durable = durable && files >= ObjectsFlush.threshold
-        normal = durable
-        Libgit2.setDurable(self.durable ? false : durable)
+        if self.durable { Libgit2.releaseFsync() }
     }
 
     /// Makes the objects written so far durable, and turns libgit2's fsync back on.
@@ -241,10 +240,10 @@ final class ObjectsFlush {
         }
     }
 
-    /// Turns libgit2's fsync back to the deck's setting (idempotent).
+    /// Gives the deck its claim on libgit2's fsync back (idempotent).
     func restore() {
         guard !restored else { return }
         restored = true
-        Libgit2.setDurable(normal)
+        if durable { Libgit2.claimFsync() }
     }
 }

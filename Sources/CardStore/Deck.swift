@@ -49,10 +49,19 @@ public final class Deck {
         gitDirectory = Repository.trimmedSlash(repository.gitDirectory)
         let setting = (try? repository.configString("cards.fsync")) ?? nil
         let environment = getenv("CARDS_FSYNC").map { String(cString: $0) }
-        durable = !(environment == "0" || environment == "false" || setting == "false" || setting == "0")
+        durable = Deck.wantsFsync(environment: environment, config: setting)
         fsyncEnvironment = environment
         fsyncConfig = setting
-        Libgit2.setDurable(durable)
+        if durable { Libgit2.claimFsync() }
+    }
+
+    deinit {
+        if durable { Libgit2.releaseFsync() }
+    }
+
+    /// Whether writes are to be made durable: unless `CARDS_FSYNC` or `cards.fsync` turns it off.
+    static func wantsFsync(environment: String?, config: String?) -> Bool {
+        !(environment == "0" || environment == "false" || config == "false" || config == "0")
     }
 
     /// The folder a person would call the deck: the working tree, or the bare repository.

@@ -1,4 +1,5 @@
 import CGit2
+import Synchronization
 
 /// Process-wide libgit2 set-up: initialised once, never shut down (objects may outlive any scope).
 public enum Libgit2 {
@@ -21,11 +22,33 @@ public enum Libgit2 {
         _ = initialized
     }
 
-    /// Turns fsync of objects, refs and the index on or off for this process.
-    public static func setDurable(_ durable: Bool) {
+    /// How many holders want libgit2 to fsync what it writes now (see `claimFsync`).
+    private static let fsyncClaims = Mutex(0)
+
+    /// Asks libgit2 to fsync the objects, refs and index it writes, until a matching `releaseFsync`.
+    ///
+    /// libgit2 has one switch for the whole process, while decks (and threads) each have their own
+    /// wish: so the switch is on while any holder claims it. A deck that does without fsync never
+    /// takes it away from another deck, on this thread or another, that wants it.
+    public static func claimFsync() {
         ensureInitialized()
-        _ = cgit2_enable_fsync_gitdir(durable ? 1 : 0)
+        fsyncClaims.withLock { claims in
+            claims += 1
+            _ = cgit2_enable_fsync_gitdir(1)
+        }
     }
+
+    /// Withdraws one `claimFsync`; libgit2's fsync turns off when no claim is left.
+    public static func releaseFsync() {
+        ensureInitialized()
+        fsyncClaims.withLock { claims in
+            claims = max(0, claims - 1)
+            if claims == 0 { _ = cgit2_enable_fsync_gitdir(0) }
+        }
+    }
+
+    /// Whether libgit2 fsyncs what it writes now: some holder claims it.
+    public static var fsyncClaimed: Bool { fsyncClaims.withLock { $0 > 0 } }
 
     /// The libgit2 version this process runs with, as "major.minor.revision".
     public static var version: String {

@@ -285,7 +285,11 @@ final class Bench {
     // MARK: merge
 
     func merges(size: Int, bare: String) throws {
+        // The deck that sets the merges up and resets main between them, opened without fsync: open all
+        // along, a deck with fsync would keep libgit2's on for the unflushed merges too (`Libgit2.claimFsync`).
+        setenv("CARDS_FSYNC", "0", 1)
         let deck = try Deck.open(at: bare, searchUpward: false)
+        unsetenv("CARDS_FSYNC")
         guard let base = try deck.headCommit() else { fail("no commit in \(bare)") }
         // Each side's edits, made before the measurements: the 100,000 decoded cards this takes are
         // the bench's, not the merge's, and would otherwise count in the merge's peak memory.
@@ -321,18 +325,21 @@ final class Bench {
                 try deck.repository.updateReference(Deck.branch, to: sideA, expected: current, logMessage: "bench")
                 // A deck opened for each run: libgit2's object cache starts cold, as in a `cards merge`
                 // process (and as for git merge-tree); the page cache is warm for both.
-                let fresh = try Deck.open(at: bare, searchUpward: false)
-                let cpuBefore = Measure.cpuMilliseconds()
-                samples.append(
-                    try Measure.time {
-                        // A name of its own per run: two runs in the same second would otherwise make the
-                        // very same merge commit, and the second would find everything stored and write
-                        // nothing. (git merge-tree's later runs find their trees stored and skip them.)
-                        let report = try fresh.merge(
-                            theirs: sideB, theirsName: "B\(run)", policy: .keep, dryRun: false)
-                        if report.kind != .merged { fail("the merge did not merge") }
-                    })
-                cpuSamples.append(Measure.cpuMilliseconds() - cpuBefore)
+                do {
+                    // Closed at the end of this block, with its claim on libgit2's fsync.
+                    let fresh = try Deck.open(at: bare, searchUpward: false)
+                    let cpuBefore = Measure.cpuMilliseconds()
+                    samples.append(
+                        try Measure.time {
+                            // A name of its own per run: two runs in the same second would otherwise make the
+                            // very same merge commit, and the second would find everything stored and write
+                            // nothing. (git merge-tree's later runs find their trees stored and skip them.)
+                            let report = try fresh.merge(
+                                theirs: sideB, theirsName: "B\(run)", policy: .keep, dryRun: false)
+                            if report.kind != .merged { fail("the merge did not merge") }
+                        })
+                    cpuSamples.append(Measure.cpuMilliseconds() - cpuBefore)
+                }
                 gitSamples.append(git(bare, ["merge-tree", "--write-tree", sideA.hex, sideB.hex]).milliseconds)
                 // The same merge with nothing flushed (`CARDS_FSYNC=0`), as git merge-tree writes its
                 // loose trees (git flushes no loose object by default, and merge-tree moves no ref).
@@ -347,6 +354,7 @@ final class Bench {
                             theirs: sideB, theirsName: "B\(run) unflushed", policy: .keep, dryRun: false)
                         if report.kind != .merged { fail("the merge did not merge") }
                     })
+                if Libgit2.fsyncClaimed { fail("libgit2's fsync was on for the unflushed merge") }
             }
             // Peak memory from a `cards merge` process of the same two commits: the in-process figure
             // would be this benchmark's own high-water mark (it holds decks of its own).
