@@ -50,10 +50,16 @@ extension Deck {
             report.problems.append("\(problem), then run `cards fsck` again")
             return report
         }
-        if repair { clearPending() }
+        // The paths an interrupted write was bringing along: its change is put back (main did not move)
+        // or finished (it did); the flag goes once that is done, kept if it fails.
+        let flagged = interruptedWrite(holdingLock: true)
+        let interrupted = flagged?.paths ?? []
         if !isBare, let tree = snapshot.tree {
+            if repair, let flagged { try putBackUnpublished(flagged.files, main: tree) }
             // A damaged index (said above) leaves no way to tell hand edits.
-            guard try checkIndex(tree: tree, &report, repair: repair) else { return report }
+            let readable = try checkIndex(tree: tree, &report, repair: repair, interrupted: interrupted)
+            if repair { clearPending() }
+            guard readable else { return report }
             for edit in try handEdits(against: snapshot, checkingIndex: false) {
                 if let problem = edit.problem {
                     report.problems.append("\(edit.path) (hand edit, not committed): \(problem)")
@@ -61,6 +67,8 @@ extension Deck {
                     report.handEdits += 1
                 }
             }
+        } else if repair {
+            clearPending()
         }
         return report
     }
@@ -181,9 +189,12 @@ extension Deck {
         report.problems += problems
     }
 
-    /// Whether the index can be read (after the repair, if asked).
+    /// Whether the index can be read (after the repair, if asked). `interrupted`: the paths an
+    /// interrupted write of ours was bringing along (its pending flag), behind whatever their entries.
     @discardableResult
-    func checkIndex(tree: ObjectID, _ report: inout CheckReport, repair: Bool) throws(StoreError) -> Bool {
+    func checkIndex(
+        tree: ObjectID, _ report: inout CheckReport, repair: Bool, interrupted: [String] = []
+    ) throws(StoreError) -> Bool {
         let path = "\(gitDirectory)/index"
         var opened: (index: Index, tree: ObjectID)?
         var state = "missing"
@@ -217,9 +228,14 @@ extension Deck {
             return true
         }
         guard indexTree != tree else { return true }
-        let changes = try git("comparing the index with main") { () throws(GitError) in
+        let differences = try git("comparing the index with main") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: indexTree, to: tree)
         }
+        // Where the index differs from main it is either behind (a write of ours moved main and was
+        // stopped before the index followed) or holds a change staged by hand (`git add`, `git rm
+        // --cached`), which must be kept: behind is an entry as a commit the index followed had it.
+        let (changes, staged) = try indexBehind(differences, main: tree, interrupted: interrupted)
+        guard !changes.isEmpty else { return true }
         guard repair, let workingDirectory else {
             for change in changes {
                 report.problems.append(
@@ -261,8 +277,55 @@ extension Deck {
             try index.readTree(tree)
             // Refresh the stat data of files that now match main, so git need not re-hash them.
             for path in current { try index.add(path: path) }
+            // Changes staged by hand, staged again.
+            for change in staged {
+                if let entry = change.old {
+                    try index.stage(path: change.path, id: entry.id, mode: entry.mode)
+                } else {
+                    try index.remove(path: change.path)
+                }
+            }
             try index.write()
         }
+        for change in staged { report.repaired.append("kept the change staged in \(change.path)") }
         return true
+    }
+
+    /// Splits the paths where the index differs from main into those it is behind on and those staged
+    /// by hand. Behind: a path an interrupted write named, or one whose index entry (or its absence) is
+    /// as a parent of main, or the commit the last write left the index at, has it. Anything else was
+    /// staged by hand.
+    func indexBehind(
+        _ differences: [PathChange], main: ObjectID, interrupted: [String]
+    ) throws(StoreError) -> (behind: [PathChange], staged: [PathChange]) {
+        let named = Set(interrupted)
+        var followed: [ObjectID] = []
+        if let head = try headCommit() {
+            followed = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
+        }
+        if let recorded = indexRecordedCommit(), !followed.contains(recorded) { followed.append(recorded) }
+        let trees = try followed.map { (commit) throws(StoreError) in
+            try git("reading \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+        }
+        var behind: [PathChange] = []
+        var staged: [PathChange] = []
+        for change in differences {
+            if named.contains(change.path) {
+                behind.append(change)
+                continue
+            }
+            var asFollowed = false
+            for tree in trees {
+                let entry = try git("reading \(change.path)") { () throws(GitError) in
+                    try repository.treeEntry(in: tree, path: change.path)
+                }
+                if entry?.id == change.old?.id && entry?.kind == change.old?.kind {
+                    asFollowed = true
+                    break
+                }
+            }
+            if asFollowed { behind.append(change) } else { staged.append(change) }
+        }
+        return (behind, staged)
     }
 }

@@ -157,7 +157,17 @@ extension Deck {
         try checkSpace(forFileSizes: sizes)
         let deadline = DeckLock.now() + lockTimeout
         if !isBare { try waitForIndex(deadline: deadline, expected: current != nil) }
-        try markPending(paths)
+        try markPending(changes.filter { Deck.isSafeWorkingPath($0.path) }.map { ($0.path, $0.new?.id) })
+        // The working tree and index first, then main, under git's index lock, as a commit does (`IndexLock`).
+        let indexLock = isBare ? nil : try lockIndex(deadline: deadline, expected: current != nil)
+        defer { indexLock?.release() }
+        if !isBare {
+            do {
+                try updateWorkingTree(paths, snapshotTree: newTree, indexLock: indexLock)
+            } catch {
+                throw putBack(paths, to: oldTree, indexLock: indexLock, after: error)
+            }
+        }
         while true {
             do {
                 try repository.updateReference(
@@ -166,16 +176,17 @@ extension Deck {
             } catch  where error.code == .locked && DeckLock.now() < deadline {
                 if !clearStaleGitLock("refs/heads/main.lock") { Deck.pause(milliseconds: 10) }
             } catch {
-                clearPending()
-                if error.code == .locked { throw gitLockError("refs/heads/main.lock") }
-                throw StoreError.git(
-                    error, while: "moving main forward (another command changed the deck meanwhile; try again)")
+                let why =
+                    error.code == .locked
+                    ? gitLockError("refs/heads/main.lock")
+                    : StoreError.git(
+                        error, while: "moving main forward (another command changed the deck meanwhile; try again)")
+                if isBare { clearPending() }
+                throw isBare ? why : putBack(paths, to: oldTree, indexLock: indexLock, after: why)
             }
         }
-        if !isBare {
-            try updateWorkingTree(paths, snapshotTree: newTree)
-            recordIndexFollows(target)
-        }
+        indexLock?.release()
+        if !isBare { recordIndexFollows(target) }
         clearPending()
         return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree))
     }

@@ -17,11 +17,43 @@ extension Deck {
     /// The file naming packs being installed or removed (see `PackInstallMarker`).
     var packMarker: PackInstallMarker { PackInstallMarker(packFolder: repository.commonDirectory + "objects/pack") }
 
-    /// Records that this process is about to publish a change touching `paths`. Not fsynced: if a
-    /// crash loses it, `cards fsck` still finds an index behind `main` and `--repair` fixes it.
-    func markPending(_ paths: [String]) throws(StoreError) {
-        let text = (["pid \(getpid())"] + paths).joined(separator: "\n") + "\n"
+    /// Records that this process is about to bring the working tree and index along to a change and
+    /// publish it: each path with the blob it gets (nil: removed), a line `<blob hex or ->\t<path>`. Not
+    /// fsynced: if a crash loses it, the change looks like hand edits (nothing is lost either way).
+    /// `handEdits`: the files are the working tree's own, being committed (`cards commit`): a line starts
+    /// with `=`, and putting back never touches such a file, only its index entry.
+    func markPending(_ files: [(path: String, blob: ObjectID?)], handEdits: Bool = false) throws(StoreError) {
+        let mark = handEdits ? "=" : ""
+        let lines = files.map { "\(mark)\($0.blob?.hex ?? "-")\t\($0.path)" }
+        let text = (["pid \(getpid())"] + lines).joined(separator: "\n") + "\n"
         try FileSystem.writeAtomically(Array(text.utf8), to: pendingPath, durable: false)
+    }
+
+    /// One path of an interrupted write: the blob it was to get (nil: removed), when the flag says
+    /// (`known`; a flag written by an older version names paths only).
+    struct PendingPath {
+        var path: String
+        var blob: ObjectID?
+        var known: Bool
+        /// The working tree's own file, being committed: never put back.
+        var handEdit = false
+    }
+
+    /// A flag line: `[=]<blob hex or ->\t<path>`, or a path alone (older versions).
+    static func pendingPath(_ line: String) -> PendingPath {
+        let handEdit = line.hasPrefix("=")
+        let rest = handEdit ? String(line.dropFirst()) : line
+        let bytes = Array(rest.utf8)
+        if bytes.count > 41, bytes[40] == UInt8(ascii: "\t"),
+            let blob = ObjectID(hex: String(decoding: bytes[..<40], as: UTF8.self))
+        {
+            let path = String(decoding: bytes[41...], as: UTF8.self)
+            return PendingPath(path: path, blob: blob, known: true, handEdit: handEdit)
+        }
+        if rest.hasPrefix("-\t") {
+            return PendingPath(path: String(rest.dropFirst(2)), blob: nil, known: true, handEdit: handEdit)
+        }
+        return PendingPath(path: line, blob: nil, known: false)
     }
 
     /// The write is complete: working tree and index follow `main`.
@@ -32,17 +64,61 @@ extension Deck {
     /// The pid and paths of an interrupted write, when its flag is there and its writer is dead. Under
     /// the deck lock (`holdingLock`) the writer, which held it too, is dead whatever runs under its pid
     /// now (a pid used again after a reboot).
-    func interruptedWrite(holdingLock: Bool = false) -> (pid: Int32, paths: [String], since: Double)? {
+    func interruptedWrite(holdingLock: Bool = false) -> (
+        pid: Int32, paths: [String], files: [PendingPath], since: Double
+    )? {
         guard let bytes = try? FileSystem.read(pendingPath, limit: 1 << 24),
             let since = LockFiles.modificationTime(pendingPath)
         else { return nil }
         var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         guard let first = lines.first, first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)) else {
-            return (0, [], since)
+            return (0, [], [], since)
         }
         lines.removeFirst()
         if pid == getpid() || (!holdingLock && LockFiles.isAlive(pid)) { return nil }
-        return (pid, lines.filter(Deck.isSafeWorkingPath), since)
+        let files = lines.map(Deck.pendingPath).filter { Deck.isSafeWorkingPath($0.path) }
+        // A hand edit being committed is never "behind": its file is the user's.
+        return (pid, files.filter { !$0.handEdit }.map(\.path), files, since)
+    }
+
+    /// Puts each file of an interrupted write that main does not have as written back as main has it,
+    /// in the working tree and in the index: the write was stopped before main moved (it brings them
+    /// along first), and what it wrote ahead must not stay as if edited by hand. A file or an index
+    /// entry that is neither what the write wrote nor main's is someone's: kept.
+    func putBackUnpublished(_ files: [PendingPath], main tree: ObjectID) throws(StoreError) {
+        guard let workingDirectory else { return }
+        let written = files.filter(\.known)
+        guard !written.isEmpty else { return }
+        let index = try git("reading the index") { () throws(GitError) in try repository.index() }
+        var indexChanged = false
+        for file in written {
+            let main = try git("reading \(file.path)") { () throws(GitError) in
+                try repository.treeEntry(in: tree, path: file.path)
+            }
+            guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
+            let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
+            let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
+            if !file.handEdit && (present != nil && present == file.blob || present == nil && file.blob == nil && main != nil) {
+                if let main {
+                    let bytes = try git("reading \(file.path)") { () throws(GitError) in try repository.readBlob(main.id) }
+                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                } else {
+                    try FileSystem.remove(full)
+                }
+            }
+            let staged = index.entryID(path: file.path)
+            if staged == file.blob && staged != main?.id {
+                try git("putting back \(file.path) in the index") { () throws(GitError) in
+                    if let main {
+                        try index.stage(path: file.path, id: main.id, mode: main.mode)
+                    } else {
+                        try index.remove(path: file.path)
+                    }
+                }
+                indexChanged = true
+            }
+        }
+        if indexChanged { try git("writing the index") { () throws(GitError) in try index.write() } }
     }
 
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
@@ -62,8 +138,9 @@ extension Deck {
                 }
             }
             if let tree = try snapshot().tree {
+                try putBackUnpublished(interrupted.files, main: tree)
                 var report = CheckReport()
-                try checkIndex(tree: tree, &report, repair: true)
+                try checkIndex(tree: tree, &report, repair: true, interrupted: interrupted.paths)
             }
         }
         clearPending()
@@ -113,12 +190,25 @@ extension Deck {
     /// Whether the index is still the one the last write left, and main has moved on from the commit it
     /// followed (see `recoverLostFlag`).
     var isIndexLeftBehind: Bool {
-        guard !isBare, let bytes = try? FileSystem.read(indexRecordPath, limit: 200) else { return false }
-        let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard parts.count == 2, let recorded = ObjectID(hex: String(parts[1])), indexChecksum() == String(parts[0]),
-            let head = try? headCommit(), head != recorded
+        guard let (checksum, recorded) = indexRecord(), indexChecksum() == checksum, let head = try? headCommit(),
+            head != recorded
         else { return false }
         return (try? repository.isDescendant(head, of: recorded)) == true
+    }
+
+    /// The commit of main the last write left the index following, when main is it or descends from it:
+    /// the index may be behind main since, on the paths that changed after it.
+    func indexRecordedCommit() -> ObjectID? {
+        guard let (_, recorded) = indexRecord(), let head = try? headCommit() else { return nil }
+        return head == recorded || (try? repository.isDescendant(head, of: recorded)) == true ? recorded : nil
+    }
+
+    /// What `recordIndexFollows` wrote: the index's checksum and the commit of main it followed.
+    private func indexRecord() -> (checksum: String, commit: ObjectID)? {
+        guard !isBare, let bytes = try? FileSystem.read(indexRecordPath, limit: 200) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard parts.count == 2, let recorded = ObjectID(hex: String(parts[1])) else { return nil }
+        return (String(parts[0]), recorded)
     }
 
     /// Whether a `cards` write was interrupted after `main` moved and before the working tree and index
@@ -179,13 +269,10 @@ extension Deck {
     }
 
     /// The error for a git lock held past the lock timeout: who holds it, or that nobody does.
-    func gitLockError(_ name: String, committed: Bool = false) -> StoreError {
+    func gitLockError(_ name: String) -> StoreError {
         let path = gitLockPath(name)
         let openers = LockFiles.openers(of: path)
-        let state =
-            committed
-            ? "the commit was made, but the working tree and index are behind it; "
-            : "nothing was changed; "
+        let state = "nothing was changed; "
         if openers.isEmpty {
             return StoreError(
                 .locked,

@@ -121,9 +121,26 @@ extension Deck {
             }
             try objectsFlush.flush(gitDirectory)
             objectsFlush.restore()
-            // Publishing must not leave a commit the index cannot follow: wait out git's index lock first.
+            // The working tree and index are brought along first and main moved after, all under git's
+            // index lock (`IndexLock`): a `git commit` run meanwhile can never commit an index without this
+            // change on top of it. Wait out git's index lock first.
             if !isBare { try waitForIndex(deadline: deadline, expected: snapshot.commit != nil) }
-            try markPending(change.files.map(\.path))
+            let paths = change.files.map(\.path)
+            try markPending(
+                zip(change.files, updates).map { file, update in (file.path, update.blob) },
+                handEdits: recordingHandEdits)
+            let indexLock = isBare ? nil : try lockIndex(deadline: deadline, expected: snapshot.commit != nil)
+            // Given up on every way out of this attempt; a retry takes it again.
+            defer { indexLock?.release() }
+            if !isBare {
+                do {
+                    try updateWorkingTree(
+                        change.files, updates: updates, tree: tree, flush: flushMode, indexAhead: indexAhead,
+                        indexLock: indexLock)
+                } catch {
+                    throw putBack(paths, to: snapshot.tree, indexLock: indexLock, after: error)
+                }
+            }
             do {
                 let message = Deck.ownCommitLogPrefix + change.message.subject
                 // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
@@ -138,30 +155,29 @@ extension Deck {
                     try repository.updateReference(
                         Deck.branch, to: commit, expected: snapshot.commit, logMessage: message)
                 }
-            } catch  where error.code == .referenceChanged && attempt < Deck.publishAttempts {
-                // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
-                usleep(UInt32(1_000 * attempt))
-                continue
-            } catch  where error.code == .locked && DeckLock.now() < deadline {
-                // A git command holds main.lock, or a killed writer of ours left it (removed when proved stale).
-                if !clearStaleGitLock("refs/heads/main.lock") { usleep(UInt32(min(1_000 * attempt, 50_000))) }
-                continue
             } catch {
+                // main did not move: the working tree and index go back to it before anything else.
+                let why = StoreError.git(error, while: "publishing the commit on main")
+                if !isBare && !putBack(paths, to: snapshot.tree, indexLock: indexLock) {
+                    throw putBack(paths, to: snapshot.tree, indexLock: indexLock, after: why)
+                }
+                if error.code == .referenceChanged && attempt < Deck.publishAttempts {
+                    // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
+                    usleep(UInt32(1_000 * attempt))
+                    continue
+                }
+                if error.code == .locked && DeckLock.now() < deadline {
+                    // A git command holds main.lock, or a killed writer of ours left it (removed when proved stale).
+                    if !clearStaleGitLock("refs/heads/main.lock") { usleep(UInt32(min(1_000 * attempt, 50_000))) }
+                    continue
+                }
                 clearPending()
                 if error.code == .locked { throw gitLockError("refs/heads/main.lock") }
-                throw StoreError.git(error, while: "publishing the commit on main")
+                throw StoreError(why.code, "\(why.message); nothing was changed: try again")
             }
-            do {
-                if !isBare {
-                    try updateWorkingTree(
-                        change.files, updates: updates, tree: tree, flush: flushMode, indexAhead: indexAhead)
-                }
-            } catch {
-                // The commit is made: make it durable even though the working tree could not follow.
-                _ = try? finishOrderedFlush(afterIndex: false)
-                throw error
-            }
-            try finishOrderedFlush(afterIndex: !isBare)
+            indexLock?.release()
+            // main was renamed last: its flush makes everything before it durable (`.ordered`).
+            try finishOrderedFlush(afterIndex: false)
             if !isBare { recordIndexFollows(commit) }
             clearPending()
             consolidatePacks()
@@ -284,8 +300,46 @@ extension Deck {
         }
     }
 
-    /// Brings the working tree and index in line with `tree` for the given paths only.
-    func updateWorkingTree(_ paths: [String], snapshotTree tree: ObjectID) throws(StoreError) {
+    /// Puts the working tree and index back as `tree` (main, which did not move) has `paths`, after a
+    /// change was written to them ahead of a publish that failed. True when done; the pending flag is
+    /// cleared then by the caller, else left for the next command (or `cards fsck --repair`) to finish.
+    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?) -> Bool {
+        guard !isBare else { return true }
+        do throws(StoreError) {
+            if let tree {
+                try updateWorkingTree(paths, snapshotTree: tree, indexLock: indexLock)
+            } else {
+                for path in paths where Deck.isSafeWorkingPath(path) {
+                    try FileSystem.remove(try workingFile(path) ?? "\(location)/\(path)")
+                }
+                let empty = try git("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
+                try updateIndexEntries(paths.map { ($0, nil) }, tree: empty, indexLock: indexLock)
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The error for a change that could not be written to the working tree and index (or published),
+    /// after putting them back: nothing was changed, or what the next command does about it.
+    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, after error: StoreError) -> StoreError {
+        if putBack(paths, to: tree, indexLock: indexLock) {
+            clearPending()
+            if error.message.contains("nothing was changed") { return error }
+            return StoreError(error.code, "\(error.message); nothing was changed")
+        }
+        return StoreError(
+            error.code,
+            "\(error.message); nothing was committed, but the working tree could not be put back as it was: the next "
+                + "`cards` command does that (or `cards fsck --repair`)")
+    }
+
+    /// Brings the working tree and index in line with `tree` for the given paths only. `indexLock`:
+    /// git's index lock as the caller holds it (given up once the index is written).
+    func updateWorkingTree(
+        _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil
+    ) throws(StoreError) {
         guard let workingDirectory else { return }
         var entries: [(path: String, blob: ObjectID?)] = []
         for path in paths {
@@ -302,12 +356,13 @@ extension Deck {
                 entries.append((path, nil))
             }
         }
-        try updateIndexEntries(entries, tree: tree)
+        try updateIndexEntries(entries, tree: tree, indexLock: indexLock)
     }
 
     /// Updates the index entries of `paths` to match the working tree (which matches `tree`), retrying
-    /// while another git process holds `index.lock`.
-    func updateIndex(_ paths: [String], tree: ObjectID) throws(StoreError) {
+    /// while another git process holds `index.lock`. `indexLock`, the caller's, is given up just before
+    /// libgit2 writes the index: it takes the lock itself.
+    func updateIndex(_ paths: [String], tree: ObjectID, indexLock: IndexLock? = nil) throws(StoreError) {
         var attempt = 0
         while true {
             attempt += 1
@@ -318,14 +373,18 @@ extension Deck {
                     let entry = try repository.treeEntry(in: tree, path: path)
                     if entry != nil { try index.add(path: path) } else { try index.remove(path: path) }
                 }
+                // libgit2 takes the lock itself: ours is given up for the write and taken again (the rare
+                // fallback from `IndexPatch`, an index it cannot patch).
+                indexLock?.release()
                 try index.write()
+                if let indexLock { try relock(indexLock) }
                 return
             } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
                 usleep(10_000)
             } catch {
-                if error.code == .locked { throw gitLockError("index.lock", committed: true) }
+                if error.code == .locked { throw gitLockError("index.lock") }
                 throw StoreError.git(
-                    error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
+                    error, while: "updating the index (`cards fsck --repair` makes it again from main)")
             }
         }
     }
@@ -340,6 +399,49 @@ extension Deck {
     func waitForIndex(deadline: Double, expected: Bool) throws(StoreError) {
         try waitForGitLock("index.lock", deadline: deadline)
         try checkIndexLooksWhole(expected: expected)
+    }
+
+    /// Takes `lock` again after libgit2 wrote the index, waiting while another process holds it.
+    func relock(_ lock: IndexLock) throws(GitError) {
+        let deadline = DeckLock.now() + lockTimeout
+        while true {
+            do {
+                try lock.reacquire()
+                return
+            } catch  where error.code == .locked && DeckLock.now() < deadline {
+                usleep(2_000)
+            }
+        }
+    }
+
+    /// Takes git's `index.lock` for a publish (`IndexLock`), after `markPending` (so that a lock left by
+    /// a killed writer is known for ours: `clearStaleGitLock`), waiting while another process holds it.
+    /// Clears the pending flag when it fails: nothing was changed.
+    func lockIndex(deadline: Double, expected: Bool) throws(StoreError) -> IndexLock {
+        let path = "\(gitDirectory)/index"
+        while true {
+            do throws(StoreError) {
+                try waitForGitLock("index.lock", deadline: deadline)
+                let lock: IndexLock
+                do {
+                    lock = try IndexLock(indexPath: path)
+                } catch  where error.code == .locked {
+                    continue  // taken by another process between the look and the take
+                } catch {
+                    throw StoreError(.io, "\(error.message); nothing was changed")
+                }
+                do {
+                    try checkIndexLooksWhole(expected: expected)
+                } catch {
+                    lock.release()
+                    throw error
+                }
+                return lock
+            } catch {
+                clearPending()
+                throw error
+            }
+        }
     }
 
     /// `expected`: main has a commit, so the deck has an index (git made it with the deck, or the clone).

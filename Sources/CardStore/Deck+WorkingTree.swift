@@ -48,7 +48,7 @@ extension Deck {
     /// With `.ordered` the files are only written out: the caller's last fsync makes them durable.
     func updateWorkingTree(
         _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode,
-        indexAhead: IndexPreparation?
+        indexAhead: IndexPreparation?, indexLock: IndexLock? = nil
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         // Keyed by bytes: two names that differ only in Unicode normalization are two files.
@@ -73,8 +73,8 @@ extension Deck {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
         // The index written ahead, if it is still the index's successor; else patched now.
-        if let indexAhead, indexAhead.install() { return }
-        try updateIndexEntries(entries, tree: tree, flush: flush)
+        if let indexAhead, indexAhead.install(holding: indexLock) { return }
+        try updateIndexEntries(entries, tree: tree, flush: flush, indexLock: indexLock)
     }
 
     /// `.ordered` mode, after `main` moved (and the working tree and index followed, `afterIndex`):
@@ -98,7 +98,8 @@ extension Deck {
     /// file when it allows (`IndexPatch`, a few ms at 100,000 cards), else through libgit2's index
     /// (which reads and rewrites every entry). Retries while another git process holds `index.lock`.
     func updateIndexEntries(
-        _ entries: [(path: String, blob: ObjectID?)], tree: ObjectID, flush: FlushMode? = nil
+        _ entries: [(path: String, blob: ObjectID?)], tree: ObjectID, flush: FlushMode? = nil,
+        indexLock: IndexLock? = nil
     ) throws(StoreError) {
         let flush = flush ?? (durable ? .strict : .none)
         guard let workingDirectory else { return }
@@ -110,7 +111,7 @@ extension Deck {
                 continue
             }
             guard let stat = FileStat(path: "\(workingDirectory)/\(entry.path)") else {
-                return try updateIndex(entries.map(\.path), tree: tree)
+                return try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock)
             }
             updates.append(IndexUpdate(path: entry.path, file: (blob, stat)))
         }
@@ -119,16 +120,17 @@ extension Deck {
             attempt += 1
             let outcome: IndexPatch.Outcome
             do {
-                outcome = try IndexPatch.apply(updates, indexPath: "\(gitDirectory)/index", flush: flush)
+                outcome = try IndexPatch.apply(
+                    updates, indexPath: "\(gitDirectory)/index", flush: flush, lock: indexLock)
             } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
                 usleep(10_000)
                 continue
             } catch {
-                if error.code == .locked { throw gitLockError("index.lock", committed: true) }
+                if error.code == .locked { throw gitLockError("index.lock") }
                 throw StoreError.git(
-                    error, while: "updating the index (the commit was made; `cards fsck --repair` fixes the index)")
+                    error, while: "updating the index (`cards fsck --repair` makes it again from main)")
             }
-            if outcome != .written { try updateIndex(entries.map(\.path), tree: tree) }
+            if outcome != .written { try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock) }
             return
         }
     }

@@ -12,15 +12,41 @@ public enum CardsCLI {
     public static func main() -> Never {
         // A closed pipe (`cards list | head`) must end writes, not the process.
         signal(SIGPIPE, SIG_IGN)
-        let status = run(Array(CommandLine.arguments.dropFirst()))
+        let closed = openClosedStandardDescriptors()
+        let status = run(Array(CommandLine.arguments.dropFirst()), standardOutputClosed: closed.contains(1))
         exit(status)
     }
 
+    /// Opens /dev/null on standard input, output or error when the caller closed them (`cards list >&-`),
+    /// and returns which were closed: otherwise the first file a command opens (the deck lock, a pack)
+    /// would get the number, and what is printed would be written into it.
+    static func openClosedStandardDescriptors() -> Set<Int32> {
+        var closed: Set<Int32> = []
+        for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY)
+            if opened >= 0 && opened != descriptor {
+                dup2(opened, descriptor)
+                close(opened)
+            }
+            closed.insert(descriptor)
+        }
+        return closed
+    }
+
     /// Runs one command line (without the program name), writing to the real standard output and
-    /// error; returns the exit status.
-    public static func run(_ arguments: [String]) -> Int32 {
-        let output = Output(capture: false)
-        return run(arguments, output: output)
+    /// error; returns the exit status. `standardOutputClosed`: the caller closed it, so nothing printed
+    /// reaches anyone (an error, as writing to a closed descriptor is).
+    public static func run(_ arguments: [String], standardOutputClosed: Bool = false) -> Int32 {
+        let output = Output(capture: false, standardOutputClosed: standardOutputClosed)
+        let status = run(arguments, output: output)
+        if let failure = output.standardOutputFailure {
+            output.error(
+                "Error: could not write to standard output: \(String(cString: strerror(failure))); what it printed is "
+                    + "cut short (a change the command made to the deck is made all the same: `cards log -n 1` shows the "
+                    + "last one)")
+            return status == 0 ? 1 : status
+        }
+        return status
     }
 
     /// Runs one command line, capturing what it prints: for in-process tests.
@@ -199,9 +225,14 @@ struct Context {
         do {
             return try body()
         } catch  where error.code == .cardNotFound {
-            guard let deleted = references.lazy.compactMap({ $0 }).compactMap(deck.deletedCardID).first else {
-                throw error
+            // A plain loop, asking each reference once: a lazy `compactMap(...).first` asks twice and unwraps
+            // the second answer, which another process deleting or restoring the card meanwhile can make nil.
+            var deleted: String?
+            for case let reference? in references {
+                deleted = deck.deletedCardID(matching: reference)
+                if deleted != nil { break }
             }
+            guard let deleted else { throw error }
             throw StoreError(error.code, "card \(deleted) was deleted; `cards restore \(deleted)` brings it back")
         }
     }

@@ -32,6 +32,19 @@ public final class Index {
         try check(git_index_remove_bypath(pointer, path), "git_index_remove_bypath")
     }
 
+    /// Stages the object `id` with `mode` at `path` without reading the working tree: its stat data is
+    /// left empty, so git compares that file by content.
+    public func stage(path: String, id: ObjectID, mode: UInt32) throws(GitError) {
+        var entry = git_index_entry()
+        entry.mode = mode
+        entry.id = id.raw
+        let status = path.withCString { name in
+            entry.path = name
+            return git_index_add(pointer, &entry)
+        }
+        try check(status, "git_index_add")
+    }
+
     /// The blob staged at `path`, or nil.
     public func entryID(path: String) -> ObjectID? {
         guard let entry = git_index_get_bypath(pointer, path, 0) else { return nil }

@@ -80,8 +80,11 @@ public enum IndexPatch {
     /// Applies `updates` to the index file at `indexPath`; `.locked` when another process holds
     /// `index.lock`. `flush`: fsync before the rename (`.strict`), or only write the data out before it
     /// (`.ordered`: the caller fsyncs the index afterwards, committing the rename with everything before).
-    public static func apply(_ updates: [IndexUpdate], indexPath: String, flush: FlushMode) throws(GitError) -> Outcome
-    {
+    /// `lock`: `index.lock` as the caller holds it; it stays held (the caller gives it up), and the new
+    /// index goes through a file of its own (`IndexLock.newIndexPath`).
+    public static func apply(
+        _ updates: [IndexUpdate], indexPath: String, flush: FlushMode, lock: IndexLock? = nil
+    ) throws(GitError) -> Outcome {
         let changes: [(path: [UInt8], update: IndexUpdate)]
         switch sortedChanges(updates) {
         case .failure(let reason): return .declined(reason.text)
@@ -96,7 +99,7 @@ public enum IndexPatch {
         switch build(old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds)) {
         case .failure(let reason): return .declined(reason.text)
         case .success(let image):
-            try write(image, over: old.bytes, to: indexPath, flush: flush)
+            try write(image, over: old.bytes, to: indexPath, flush: flush, lock: lock)
             return .written
         }
     }
@@ -161,20 +164,29 @@ public enum IndexPatch {
     /// file's pages start going to the disk (`FileSync.startWriteOut`) before the SHA-1 is done: at
     /// 100,000 entries hashing the 12 MB took ~6 ms, writing it ~2.5 ms, one after the other.
     static func write(
-        _ image: IndexImage, over old: UnsafeRawBufferPointer, to indexPath: String, flush: FlushMode
+        _ image: IndexImage, over old: UnsafeRawBufferPointer, to indexPath: String, flush: FlushMode,
+        lock held: IndexLock? = nil
     ) throws(GitError) {
-        let lockPath = indexPath + ".lock"
-        let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            if errno == EEXIST {
+        let lock: IndexLock
+        if let held { lock = held } else { lock = try IndexLock(indexPath: indexPath) }
+        // Under a lock the caller keeps, the new index is written beside it, not into it: renamed over
+        // the index, the lock file would be gone while the caller still needs it held.
+        let newPath = held == nil ? lock.path : IndexLock.newIndexPath(for: indexPath)
+        let fd: Int32
+        if held == nil {
+            fd = lock.descriptor
+        } else {
+            fd = open(newPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            guard fd >= 0 else {
                 throw GitError(
-                    code: .locked, message: "\(lockPath) exists: another git process is writing the index",
+                    code: .other(-1), message: "cannot create \(newPath): \(String(cString: strerror(errno)))",
                     function: "IndexPatch.write")
             }
-            throw GitError(
-                code: .other(-1), message: "cannot create \(lockPath): \(String(cString: strerror(errno)))",
-                function: "IndexPatch.write")
         }
+        // Ours to close: the caller's lock stays open while it is held.
+        defer { if held != nil { close(fd) } }
+        /// Gives up a lock of this write's own; the caller's stays held.
+        func releaseOwn() { if held == nil { lock.release() } }
         // A small index (~1,000 cards) hashes in less time than a thread takes to start.
         let hashed = BackgroundWork(onThread: old.count >= Background.worthAThread) {
             image.checksum(over: old, indexPath: indexPath)
@@ -186,8 +198,8 @@ public enum IndexPatch {
                 IndexSpare.write(vectors, checksum: { hashed.wait().digest }, indexPath: indexPath, flush: flush)
             }
             if swapped {
-                close(fd)
-                unlink(lockPath)
+                if held != nil { unlink(newPath) }
+                releaseOwn()
                 hashed.wait().midstates?.save(for: indexPath)
                 return
             }
@@ -199,12 +211,13 @@ public enum IndexPatch {
         let checksum = hashed.wait().digest
         if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }
-        close(fd)
         if failure == 0 {
-            failure = IndexSpare.replaceKeepingSpare(lockPath, over: indexPath, size: old.count, flush: flush)
+            failure = IndexSpare.replaceKeepingSpare(newPath, over: indexPath, size: old.count, flush: flush)
         }
+        if failure == 0 && held == nil { lock.renamedOverIndex() }
         if failure != 0 {
-            unlink(lockPath)
+            if held != nil { unlink(newPath) }
+            releaseOwn()
             throw GitError(
                 code: .other(-1), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
                 function: "IndexPatch.write")

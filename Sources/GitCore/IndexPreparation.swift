@@ -64,16 +64,13 @@ public final class IndexPreparation {
     /// that the index and the spare are still the files the preparation read and wrote, and swaps the
     /// spare in. False, with nothing changed, when the preparation did not finish, either file
     /// changed meanwhile, another process holds `index.lock`, or on a second call: the caller then
-    /// patches the index itself (and waits out the lock).
-    public func install() -> Bool {
+    /// patches the index itself (and waits out the lock). `held`: `index.lock` as the caller holds it,
+    /// and keeps holding (it gives it up).
+    public func install(holding held: IndexLock? = nil) -> Bool {
         guard !installed, let prepared = work.wait() else { return false }
-        let lockPath = indexPath + ".lock"
-        let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        defer {
-            close(fd)
-            unlink(lockPath)
-        }
+        guard let lock = held ?? (try? IndexLock(indexPath: indexPath)) else { return false }
+        // A lock of our own is given up on every way out; the caller's only once it did its job.
+        defer { if held == nil { lock.release() } }
         installed = true
         guard IndexPatch.identity(of: indexPath) == prepared.index,
             IndexPatch.identity(of: IndexSpare.path(for: indexPath)) == prepared.spare

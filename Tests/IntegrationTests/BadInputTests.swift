@@ -600,3 +600,29 @@ struct BadInputTests {
         #expect(null.status == 64 && null.stderr.contains("`cards resolve`"), "\(null.stderr)")
     }
 }
+
+extension BadInputTests {
+    @Test("output that cannot be written (a full disk, a closed descriptor) is an error, a closed pipe is not")
+    func unwritableOutput() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        func shell(_ line: String) throws -> RunResult {
+            try scratch.run("/bin/sh", ["-c", line], in: deck, extraEnvironment: ["CARDS": Binaries.cards])
+        }
+        for command in ["export", "list", "log"] {
+            let full = try shell("\"$CARDS\" \(command) > /dev/full")
+            #expect(full.status == 1, "\(command) > /dev/full: \(full.status) \(full.stderr)")
+            #expect(full.stderr.contains("could not write to standard output: No space left on device"), "\(full.stderr)")
+            let closed = try shell("\"$CARDS\" \(command) >&-")
+            #expect(closed.status == 1 && closed.stderr.contains("Bad file descriptor"), "\(command) >&-: \(closed.stderr)")
+        }
+        // An add whose id cannot be printed: made all the same, and said so.
+        let before = try scratch.cardIDs(deck).count
+        let add = try shell("\"$CARDS\" add --title 'Full' --url https://full.example > /dev/full")
+        #expect(add.status == 1 && add.stderr.contains("`cards log -n 1`"), "\(add.stderr)")
+        #expect(try scratch.cardIDs(deck).count == before + 1)
+        // A reader that stops early (`| head`, `| true`) closes the pipe: the usual quiet success.
+        let piped = try shell("{ \"$CARDS\" export; echo \"status $?\" >&2; } | true")
+        #expect(piped.stderr == "status 0\n", "\(piped.stderr)")
+    }
+}

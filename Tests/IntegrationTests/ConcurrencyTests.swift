@@ -39,4 +39,74 @@ struct ConcurrencyTests {
         try scratch.expectClean(deck)
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
     }
+
+    /// Runs each of `scripts` under /bin/sh in `deck` at the same time, with `$CARDS` set, and returns
+    /// their standard outputs. (Separate processes, not `&` and `wait` in one shell: the test runner's
+    /// blocked signals, which a child inherits, can keep a shell's `wait` from ever seeing SIGCHLD.)
+    static func together(_ scratch: Scratch, _ scripts: [String], in deck: String) throws -> [String] {
+        var processes: [(Process, Pipe)] = []
+        for script in scripts {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script]
+            process.currentDirectoryURL = URL(fileURLWithPath: deck)
+            var env = scratch.environment
+            env["CARDS"] = Binaries.cards
+            process.environment = env
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            processes.append((process, pipe))
+        }
+        for (process, _) in processes { try process.run() }
+        return processes.map { process, pipe in
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
+    }
+
+    @Test("git commit by hand beside cards add: no card that cards reported added goes missing from main")
+    func handCommitsBesideAdds() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        // git commit reads HEAD, then takes index.lock and commits the index: our commit must not slip in
+        // between so that git's commit, on top of ours, takes an index without our card.
+        let outputs = try Self.together(
+            scratch,
+            [
+                #"for i in $(seq 1 100); do "$CARDS" add --title "Card $i" --url "https://c.example/$i" 2>/dev/null; done"#,
+                #"for i in $(seq 1 100); do git commit -q --allow-empty -m "by hand $i" >/dev/null 2>&1; done"#,
+            ], in: deck)
+        let added = outputs[0].split(separator: "\n").map(String.init)
+        #expect(added.count >= 50, "most adds succeed: \(added.count)")
+        let onMain = try scratch.cardIDs(deck)
+        let missing = added.filter { !onMain.contains($0) }
+        #expect(missing.isEmpty, "added, then gone from main: \(missing)")
+        try scratch.expectClean(deck)
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
+
+    @Test("a card deleted and restored by another process while it is shown or edited: an answer or an error, never a crash")
+    func deleteAndRestoreBesideReaders() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        let outputs = try Self.together(
+            scratch,
+            [
+                #"for i in $(seq 1 60); do "$CARDS" delete \#(id) >/dev/null 2>&1; "$CARDS" restore \#(id) >/dev/null 2>&1; done"#,
+                """
+                for i in $(seq 1 60); do
+                  "$CARDS" show \(id) >/dev/null 2>&1; echo "show $?"
+                  "$CARDS" edit \(id) --title "Edit $i" >/dev/null 2>&1; echo "edit $?"
+                done
+                """,
+            ], in: deck)
+        let endings = outputs[1].split(separator: "\n")
+        #expect(endings.count == 120)
+        // 0 or 1 (a clear error); 128 and above is a signal: a runtime trap is SIGILL (132) or SIGTRAP (133).
+        let crashed = endings.filter { line in (Int(line.split(separator: " ").last ?? "") ?? 255) > 1 }
+        #expect(crashed.isEmpty, "\(crashed)")
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
 }

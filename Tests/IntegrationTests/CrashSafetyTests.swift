@@ -405,6 +405,58 @@ struct CrashSafetyTests {
     }
 }
 
+extension CrashSafetyTests {
+    @Test("changes staged by hand (a new file, a card edit) survive the finishing of an interrupted write and fsck --repair")
+    func stagedChangesSurviveRecovery() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let file = scratch.path("more.jsonl")
+        try (0..<5).map { "{\"title\": \"More \($0)\", \"indexURL\": \"https://m.example/\($0)\"}" }
+            .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let before = try scratch.cardIDs(deck)
+        let edited = try #require(before.sorted().first)
+        let editedPath = "cards/\(edited.prefix(2))/\(edited).json"
+        for flag in [true, false] {
+            #expect(try scratch.cards(["import", file], in: deck).status == 0)
+            let expected = try scratch.cardIDs(deck)
+            // As a crash leaves it: main moved, the index and working tree still as main's parent had them;
+            // then the user stages a new file and an edit of a card the write did not touch.
+            try scratch.gitChecked(["read-tree", "main^"], in: deck)
+            try scratch.gitChecked(["clean", "-fdq", "cards"], in: deck)
+            try "my notes \(flag)\n".write(toFile: deck + "/notes.txt", atomically: true, encoding: .utf8)
+            let card = try String(contentsOfFile: deck + "/" + editedPath, encoding: .utf8)
+            let handTitle = "Staged by hand \(flag)"
+            let retitled = card.replacingOccurrences(
+                of: #""title"\s*:\s*"[^"]*""#, with: "\"title\": \"\(handTitle)\"", options: .regularExpression)
+            #expect(retitled != card)
+            try retitled.write(toFile: deck + "/" + editedPath, atomically: true, encoding: .utf8)
+            try scratch.gitChecked(["add", "notes.txt", editedPath], in: deck)
+            if flag {
+                // The writer's flag, naming a process that is gone: the next write finishes it.
+                try "pid 999999\n".write(toFile: deck + "/.git/cards-pending", atomically: true, encoding: .utf8)
+                let add = try scratch.cards(["add", "--title", "Next", "--url", "https://n.example"], in: deck)
+                #expect(add.status == 0, "\(add.stderr)")
+            } else {
+                let repair = try scratch.cards(["fsck", "--repair"], in: deck)
+                #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+            }
+            #expect(try scratch.cardIDs(deck).isSuperset(of: expected))
+            for id in expected where id != edited {
+                #expect(FileManager.default.fileExists(atPath: deck + "/cards/\(id.prefix(2))/\(id).json"), "\(id) on disk")
+            }
+            #expect(try String(contentsOfFile: deck + "/notes.txt", encoding: .utf8) == "my notes \(flag)\n")
+            #expect(try String(contentsOfFile: deck + "/" + editedPath, encoding: .utf8).contains(handTitle))
+            let staged = try scratch.git(["diff", "--cached", "--name-only"], in: deck).stdout
+            #expect(staged.split(separator: "\n").sorted() == [Substring(editedPath), "notes.txt"], "staged: \(staged)")
+            // Put back as it was for the next round: the edit dropped, the notes left untracked.
+            try scratch.gitChecked(["reset", "-q"], in: deck)
+            try scratch.gitChecked(["checkout", "-q", "--", editedPath], in: deck)
+            try FileManager.default.removeItem(atPath: deck + "/notes.txt")
+            try scratch.expectClean(deck)
+        }
+    }
+}
+
 extension Scratch {
     /// The ids of the cards on `main`, read by the git CLI.
     func cardIDs(_ deck: String, at revision: String = "main") throws -> Set<String> {
