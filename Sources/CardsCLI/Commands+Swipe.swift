@@ -190,8 +190,8 @@ struct StoreSwipeDeck: SwipeDeck {
         }
     }
 
-    mutating func delete(id: String) throws {
-        if try deck.delete([id], gesture: "swipe left, distance, preset \(preset)") != nil { deletedCount += 1 }
+    mutating func delete(id: String, reason: String) throws {
+        if try deck.delete([id], gesture: "swipe left, \(reason), preset \(preset)") != nil { deletedCount += 1 }
         try reload()
     }
 

@@ -1,8 +1,9 @@
 import Glibc
 
 /// Owns the terminal while the interactive session runs: raw mode, the alternate screen, a hidden cursor and
-/// mouse reporting. The exact original termios is saved and put back by `restore()`, by `deinit`, at exit, and
-/// on SIGINT/SIGTERM/SIGHUP (the handler restores, then re-raises the signal).
+/// mouse reporting. The exact original termios is saved and put back by `restore()`, by `deinit`, at exit, on
+/// every signal that ends the process (the handler restores, then re-raises it), and for a stop (Ctrl-Z from
+/// a shell: taken again on continue).
 public final class RawTerminal {
     /// The descriptor input is read from.
     public let input: Int32
@@ -31,6 +32,13 @@ public final class RawTerminal {
         TerminalRestoreState.leaveBytes?.deallocate()
         TerminalRestoreState.leaveBytes = buffer
         TerminalRestoreState.leaveCount = leave.count
+        let enter = Array(TerminalModes.enterAll.utf8)
+        let enterBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: enter.count)
+        enterBuffer.initialize(from: enter, count: enter.count)
+        TerminalRestoreState.enterBytes?.deallocate()
+        TerminalRestoreState.enterBytes = enterBuffer
+        TerminalRestoreState.enterCount = enter.count
+        TerminalRestoreState.rawSettings = raw
         TerminalRestoreState.savedSettings = original
         TerminalRestoreState.inputDescriptor = input
         TerminalRestoreState.outputDescriptor = output
@@ -58,13 +66,18 @@ public final class RawTerminal {
     /// The terminal's size from `TIOCGWINSZ`, or nil when the call fails.
     public func size() -> TerminalSize? { Self.size(of: output) }
 
-    /// The size of the terminal on a descriptor, or nil.
+    /// The largest screen drawn: a bigger terminal (up to 65,535 a side) is drawn in its top-left part,
+    /// so a frame never needs more than this many cells.
+    public static let largestSize = TerminalSize(columns: 500, rows: 250)
+
+    /// The size of the terminal on a descriptor (at most `largestSize`), or nil.
     public static func size(of descriptor: Int32) -> TerminalSize? {
         var window = winsize()
         guard ioctl(descriptor, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else {
             return nil
         }
-        return TerminalSize(columns: Int(window.ws_col), rows: Int(window.ws_row))
+        return TerminalSize(
+            columns: min(Int(window.ws_col), largestSize.columns), rows: min(Int(window.ws_row), largestSize.rows))
     }
 
     /// Whether a SIGWINCH arrived since the last call (clears the flag).

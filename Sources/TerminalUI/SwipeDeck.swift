@@ -3,8 +3,9 @@
 public protocol SwipeDeck {
     /// The cards in deck order.
     var cards: [SwipeCardInfo] { get }
-    /// Deletes the card with this id (a left swipe). Deleting an id that is already gone is a no-op.
-    mutating func delete(id: String) throws
+    /// Deletes the card with this id (a left swipe, `reason` the engine's: "distance", "fling"). Deleting an
+    /// id that is already gone is a no-op.
+    mutating func delete(id: String, reason: String) throws
     /// Brings back a card this session deleted, at this index of `cards` (undo).
     mutating func restore(_ card: SwipeCardInfo, at index: Int) throws
 }

@@ -15,17 +15,38 @@ extension SwipeSession {
             quit()
         case .key(.character("u")):
             undo()
-        case .key(.left):
-            keyboardStep(.left)
-        case .key(.right):
-            keyboardStep(.right)
-        case .key(.enter), .key(.space):
-            if case .keyboard(let x, _, _) = drag { release(translation: SwipeVector(x: x, y: 0)) }
-        case .mouse(let mouse):
-            handleMouse(mouse)
+        case .key(.left), .key(.right), .key(.enter), .key(.space), .mouse:
+            // Nothing is drawn on a screen too small: nothing to swipe, and a drag begun is cancelled.
+            guard SessionLayout(size: size, cardSize: cardSize) != nil else {
+                cancelDrag("the screen is too small to swipe on; the card went back")
+                return
+            }
+            switch event {
+            case .key(.left): keyboardStep(.left)
+            case .key(.right): keyboardStep(.right)
+            case .key(.enter), .key(.space):
+                if case .keyboard(let x, _, _) = drag { release(translation: SwipeVector(x: x, y: 0)) }
+            case .mouse(let mouse): handleMouse(mouse)
+            default: break
+            }
         default:
             break
         }
+    }
+
+    /// Cancels a drag in progress (a cancel never commits): the card settles back, `why` is said.
+    mutating func cancelDrag(_ why: String) {
+        guard drag != nil else { return }
+        guard var gesture, let card = gestureCard else {
+            drag = nil
+            return
+        }
+        let cancelled = gesture.cancel(time: now)
+        self.gesture = nil
+        drag = nil
+        frame = nil
+        apply(cancelled, card: card)
+        lastAction = why
     }
 
     mutating func quit() {
@@ -51,6 +72,10 @@ extension SwipeSession {
     mutating func handleMouse(_ mouse: MouseEvent) {
         guard let layout = SessionLayout(size: size, cardSize: cardSize) else { return }
         switch (mouse.kind, drag) {
+        case (.press, .mouse?):
+            // A press while a drag is held: its release never arrived (lost to a resize, another window).
+            // The old drag is cancelled, not released where this click happens to be.
+            cancelDrag("the mouse button's release was lost; the card went back")
         case (.press, nil) where mouse.button == .left:
             guard layout.isOnCard(column: mouse.column, row: mouse.row) else { return }
             guard beginGesture(location: layout.cardPoint(column: mouse.column, row: mouse.row)) else { return }
@@ -124,7 +149,7 @@ extension SwipeSession {
         case .commit(.left, _)?:
             let index = position
             do {
-                try deck.delete(id: card.id)
+                try deck.delete(id: card.id, reason: released.decision?.reasonName ?? "distance")
             } catch {
                 lastAction = "could not delete “\(card.title)”: \(error)"
                 settling = animation(.settle)

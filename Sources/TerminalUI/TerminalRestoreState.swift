@@ -13,6 +13,42 @@ enum TerminalRestoreState {
     nonisolated(unsafe) static var leaveCount = 0
     nonisolated(unsafe) static var resizePending: Int32 = 0
     nonisolated(unsafe) static var handlersInstalled = false
+    /// The session's raw settings and the bytes that enter its screen modes, to take the terminal back
+    /// after a stop (Ctrl-Z from a shell, SIGTSTP).
+    nonisolated(unsafe) static var rawSettings = termios()
+    nonisolated(unsafe) static var enterBytes: UnsafeMutablePointer<UInt8>?
+    nonisolated(unsafe) static var enterCount = 0
+    /// Set while stopped with the terminal given back: SIGCONT takes it again.
+    nonisolated(unsafe) static var suspended: Int32 = 0
+
+    /// Signals that end the process: the terminal is put back first (a runtime trap, SIGABRT, SIGQUIT
+    /// included), then the signal is raised again with its default action.
+    static let fatalSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE]
+
+    /// SIGTSTP: gives the terminal back, then stops with the default action once the handler returns
+    /// (the signal is blocked while it runs).
+    static let suspendHandler: @convention(c) (Int32) -> Void = { _ in
+        let wasActive = TerminalRestoreState.active
+        TerminalRestoreState.restore()
+        TerminalRestoreState.suspended = wasActive
+        _ = signal(SIGTSTP, SIG_DFL)
+        _ = raise(SIGTSTP)
+    }
+
+    /// SIGCONT: after a stop, takes the terminal again and asks for a full redraw.
+    static let continueHandler: @convention(c) (Int32) -> Void = { _ in
+        _ = signal(SIGTSTP, TerminalRestoreState.suspendHandler)
+        guard TerminalRestoreState.suspended != 0 else { return }
+        TerminalRestoreState.suspended = 0
+        if TerminalRestoreState.inputDescriptor >= 0 {
+            _ = tcsetattr(TerminalRestoreState.inputDescriptor, TCSANOW, &TerminalRestoreState.rawSettings)
+        }
+        if let bytes = TerminalRestoreState.enterBytes, TerminalRestoreState.outputDescriptor >= 0 {
+            _ = write(TerminalRestoreState.outputDescriptor, bytes, TerminalRestoreState.enterCount)
+        }
+        TerminalRestoreState.active = 1
+        TerminalRestoreState.resizePending = 1
+    }
 
     /// Restores the terminal if raw mode is active; safe to call from a signal handler and more than once.
     static func restore() {
@@ -22,7 +58,8 @@ enum TerminalRestoreState {
         if inputDescriptor >= 0 { _ = tcsetattr(inputDescriptor, TCSAFLUSH, &savedSettings) }
     }
 
-    /// Installs SIGINT/SIGTERM handlers that restore then re-raise, a SIGWINCH flag, and an `atexit` restore.
+    /// Installs handlers that restore then re-raise (`fatalSignals`), give the terminal back on a stop and
+    /// take it again on continue, a SIGWINCH flag, and an `atexit` restore.
     static func installHandlers() {
         guard !handlersInstalled else { return }
         handlersInstalled = true
@@ -32,9 +69,9 @@ enum TerminalRestoreState {
             _ = signal(signalNumber, SIG_DFL)
             _ = raise(signalNumber)
         }
-        _ = signal(SIGINT, fatal)
-        _ = signal(SIGTERM, fatal)
-        _ = signal(SIGHUP, fatal)
+        for signalNumber in fatalSignals { _ = signal(signalNumber, fatal) }
+        _ = signal(SIGTSTP, suspendHandler)
+        _ = signal(SIGCONT, continueHandler)
         _ = signal(SIGWINCH) { _ in TerminalRestoreState.resizePending = 1 }
         _ = atexit { TerminalRestoreState.restore() }
     }

@@ -147,7 +147,8 @@ struct SwipeCLITests {
 
 extension SwipeCLITests {
     @Test(
-        "interactive: SIGTERM and Ctrl-C both restore the terminal and delete nothing", arguments: ["TERM", "ctrl-c"])
+        "interactive: SIGTERM, SIGQUIT and Ctrl-C all restore the terminal and delete nothing",
+        arguments: ["TERM", "QUIT", "ctrl-c"])
     func interruptRestores(_ how: String) throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
@@ -158,13 +159,9 @@ extension SwipeCLITests {
         // Mid-drag, so the session has the mouse and the alternate screen on.
         try tmux.mouse(press: true, column: 50, row: 6)
         try tmux.mouse(drag: 30, row: 6)
-        if how == "TERM" {
-            let shell = try tmux.display("#{pane_pid}")
-            let child = spawnAndWait(
-                "/usr/bin/pgrep", ["-P", shell, "-f", "cards"], environment: scratch.environment,
-                outputFile: scratch.path("pgrep.out"))
-            let pid = try #require(child.output.split(separator: "\n").first.flatMap { Int32($0) })
-            #expect(kill(pid, SIGTERM) == 0)
+        if how != "ctrl-c" {
+            let pid = try tmux.cardsPID()
+            #expect(kill(pid, how == "TERM" ? SIGTERM : SIGQUIT) == 0)
         } else {
             try tmux.keys("\u{03}")
         }
@@ -174,6 +171,31 @@ extension SwipeCLITests {
         #expect(beforeSettings == afterSettings, "terminal settings not restored")
         #expect(try tmux.display("#{mouse_any_flag}#{mouse_sgr_flag}#{alternate_on}#{cursor_flag}") == "0001")
         #expect(try scratch.fingerprint(deck) == before)
+    }
+}
+
+extension SwipeCLITests {
+    @Test("interactive: a stop (SIGTSTP) gives the terminal back, and a continue takes it again and goes on")
+    func stopAndContinue() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let tmux = try Tmux(scratch: scratch, deck: deck)
+        defer { tmux.stop() }
+        #expect(try tmux.waitFor("1/16"), "the session did not start: \((try? tmux.screen()) ?? "")")
+        let pid = try tmux.cardsPID()
+        #expect(kill(pid, SIGTSTP) == 0)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try tmux.display("#{mouse_any_flag}#{alternate_on}#{cursor_flag}") == "001", "stopped, still raw")
+        #expect(kill(pid, SIGCONT) == 0)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try tmux.display("#{mouse_any_flag}#{alternate_on}") == "11", "continued, not taken again")
+        #expect(try tmux.waitFor("1/16"), "not drawn again: \((try? tmux.screen()) ?? "")")
+        try tmux.keys("q")
+        #expect(try tmux.waitForFile("done"))
+        let before = try String(contentsOfFile: scratch.path("stty-before"), encoding: .utf8)
+        let after = try String(contentsOfFile: scratch.path("stty-after"), encoding: .utf8)
+        #expect(before == after, "terminal settings not restored")
+        #expect(try String(contentsOfFile: scratch.path("done"), encoding: .utf8).contains("EXIT:0"))
     }
 }
 
@@ -205,6 +227,15 @@ struct Tmux {
 
     func stop() {
         _ = tmuxCommand(["kill-server"])
+    }
+
+    /// The pid of the `cards swipe` running in the pane.
+    func cardsPID() throws -> Int32 {
+        let shell = try display("#{pane_pid}")
+        let child = spawnAndWait(
+            "/usr/bin/pgrep", ["-P", shell, "-f", "cards"], environment: scratch.environment,
+            outputFile: scratch.path("pgrep.out"))
+        return try #require(child.output.split(separator: "\n").first.flatMap { Int32($0) })
     }
 
     func screen(escapes: Bool = false) throws -> String {

@@ -4,6 +4,8 @@ import TerminalUI
 struct MemoryDeck: SwipeDeck {
     var cards: [SwipeCardInfo]
     var deleted: [String] = []
+    /// The engine's reason for each delete ("distance", "fling").
+    var reasons: [String] = []
     var restored: [(String, Int)] = []
     var failDeletes = false
 
@@ -19,9 +21,10 @@ struct MemoryDeck: SwipeDeck {
         }
     }
 
-    mutating func delete(id: String) throws {
+    mutating func delete(id: String, reason: String) throws {
         if failDeletes { throw Failure() }
         deleted.append(id)
+        reasons.append(reason)
         cards.removeAll { $0.id == id }
     }
 

@@ -81,4 +81,17 @@ struct PseudoTerminalTests {
         #expect(output.contains("Card 1"))
         #expect(output.hasSuffix(TerminalModes.leaveAll))
     }
+
+    @Test("a terminal of 65,535 × 65,535 is drawn in a bounded part of it: a frame renders without a huge allocation")
+    func hugeTerminalIsBounded() throws {
+        let pty = try #require(Self.openPTY(columns: 65_535, rows: 65_535))
+        defer {
+            close(pty.slave)
+            close(pty.master)
+        }
+        let size = try #require(RawTerminal.size(of: pty.slave))
+        #expect(size.columns <= RawTerminal.largestSize.columns && size.rows <= RawTerminal.largestSize.rows)
+        let session = SwipeSession(deck: MemoryDeck(count: 2), configuration: .stack, size: size)
+        #expect(session.render().text.contains("Card 1"))
+    }
 }

@@ -226,4 +226,63 @@ struct SwipeSessionTests {
         #expect(s.topCard?.id == "id-1")
         #expect(s.lastAction.contains("this side does not swipe"))
     }
+
+    @Test("a press while a drag is held (its release lost) cancels that drag: the next click deletes nothing")
+    func lostReleaseCancels() throws {
+        var s = Self.session()
+        let far = try Self.drag(&s, columns: -40)
+        #expect(Self.redCells(s.render()) > 0, "armed before the release is lost")
+        let l = try Self.layout(s)
+        // The release never comes; a click somewhere else follows.
+        let corner = (column: l.left + 1, row: l.top + 1, time: far.time + 0.5)
+        s.handle(.mouse(MouseEvent(kind: .press, button: .left, column: corner.column, row: corner.row)), at: corner.time)
+        Self.release(&s, at: corner)
+        _ = Self.settle(&s, from: corner.time)
+        #expect(s.deck.deleted.isEmpty)
+        #expect(s.render().text.contains("Card 1"))
+    }
+
+    @Test("on a screen too small to draw the card, keys and clicks swipe nothing, and a drag begun is cancelled")
+    func tooSmallSwipesNothing() throws {
+        var s = Self.session()
+        s.resize(to: TerminalSize(columns: 20, rows: 4))
+        var time = 0.0
+        for _ in 0..<8 {
+            time += 0.03
+            s.handle(.key(.left), at: time)
+        }
+        s.handle(.key(.enter), at: time + 0.03)
+        #expect(s.deck.deleted.isEmpty)
+        // A drag on a screen big enough, the screen shrunk before the release.
+        s.resize(to: Self.size)
+        let far = try Self.drag(&s, columns: -40, start: time + 1)
+        s.resize(to: TerminalSize(columns: 20, rows: 4))
+        Self.release(&s, at: far)
+        s.resize(to: Self.size)
+        let l = try Self.layout(s)
+        Self.release(&s, at: (l.left + 1, l.top + 1, far.time + 0.2))
+        _ = Self.settle(&s, from: far.time + 0.2)
+        #expect(s.deck.deleted.isEmpty)
+    }
+
+    @Test("a delete records the engine's reason: a fast short flick is a fling, a slow long drag a distance")
+    func deleteRecordsTheReason() throws {
+        var s = Self.session()
+        let slow = try Self.drag(&s, columns: -40)
+        Self.release(&s, at: slow)
+        var time = Self.settle(&s, from: slow.time)
+        // A flick: a few columns in a few milliseconds.
+        let l = try Self.layout(s)
+        let column = l.left + l.columns / 2
+        let row = l.top + 2
+        time += 1
+        s.handle(.mouse(MouseEvent(kind: .press, button: .left, column: column, row: row)), at: time)
+        for k in 1...6 {
+            time += 0.005
+            s.handle(.mouse(MouseEvent(kind: .drag, button: .left, column: column - 2 * k, row: row)), at: time)
+        }
+        Self.release(&s, at: (column - 12, row, time + 0.005))
+        _ = Self.settle(&s, from: time + 0.005)
+        #expect(s.deck.reasons == ["distance", "fling"], "\(s.deck.reasons)")
+    }
 }
