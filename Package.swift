@@ -35,6 +35,8 @@ let package = Package(
         .library(name: "CardModel", targets: ["CardModel"]),
         .library(name: "DeckMerge", targets: ["DeckMerge"]),
         .library(name: "SwipeEngine", targets: ["SwipeEngine"]),
+        // The git layer: its types (`ObjectID`, `GitError`, `Commit`, `Repository`) appear in CardStore's API.
+        .library(name: "GitCore", targets: ["GitCore"]),
     ],
     targets: [
         // Headers only: GitCore links libgit2 (below), so pkg-config's dynamic `-lgit2` is not used.

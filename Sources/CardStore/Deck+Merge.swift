@@ -62,9 +62,27 @@ public struct InvalidVersion: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Deck {
+    /// Merges the commit a branch, tag, remote-tracking ref (`origin/main`, after `fetch`) or commit id
+    /// names, as `merge(theirs:)` does; `.invalidInput` naming `reference` when it names no commit.
+    public func merge(reference: String, policy: MergePolicy = .keep, dryRun: Bool = false) throws(StoreError)
+        -> MergeReport
+    {
+        guard let theirs = try resolveCommit(reference) else {
+            throw StoreError(
+                .invalidInput,
+                "'\(reference)' names no commit in this deck (a remote's main is there once fetched: `fetch(remote:)`)")
+        }
+        return try merge(theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun)
+    }
+
+    /// The commit `reference` names (a branch, tag, remote-tracking ref or commit id), or nil.
+    public func resolveCommit(_ reference: String) throws(StoreError) -> ObjectID? {
+        try git("reading '\(reference)'") { () throws(GitError) in try repository.resolveCommit(reference) }
+    }
+
     /// Merges the commit `theirs` into `main`: up to date, fast-forward, or a two-parent merge commit
-    /// (ours first) built card by card and field by field (merge.md), published by compare-and-swap,
-    /// then the working tree and index. Only cards that changed on either side are read.
+    /// (ours first) built card by card and field by field (merge.md), the working tree and index
+    /// brought along, then published by compare-and-swap. Only cards that changed on either side are read.
     /// `dryRun` decides everything and writes nothing.
     public func merge(theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool) throws(StoreError)
         -> MergeReport

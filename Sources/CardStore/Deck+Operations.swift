@@ -219,7 +219,7 @@ extension Deck {
         do {
             try card.validate()
         } catch {
-            throw StoreError(.invalidCard, "\(name): \(error.description)")
+            throw StoreError(.invalidCard, "\(name): \(error.description)", field: error.field)
         }
     }
 

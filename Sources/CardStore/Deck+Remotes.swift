@@ -146,15 +146,16 @@ extension StoreError {
                 // A relative path is shown as resolved: from the deck's folder, not the current one.
                 let relative = RemoteURL(remote.url)?.isRelativePath == true
                 let shown = relative ? "\(FileSystem.canonical(path)) (\(remote.url) from the deck's folder)" : path
+                // What is wrong is the remote's folder, not git: `.sync`.
                 if !FileSystem.exists(path) {
                     return StoreError(
-                        .git(error.code),
+                        .sync,
                         "\(doing) \(place) failed: there is no repository at \(shown); check the path\(listed)")
                 }
                 // A repository there: the message says what is wrong with it (a working tree, say).
                 let isRepository = FileSystem.exists(path + "/HEAD") || FileSystem.exists(path + "/.git")
                 return StoreError(
-                    .git(error.code),
+                    .sync,
                     "\(doing) \(place) failed: \(error.message)"
                         + (isRepository ? "" : "; check that \(shown) is a git repository"))
             }

@@ -231,6 +231,15 @@ extension Deck {
     }
 
     /// Step 2: fetches the remote's main into `refs/remotes/NAME/main`; nil when the remote has no main.
+    /// Fetches the remote's `main` into its tracking ref (`origin/main`) without merging: the commit it
+    /// is at, or nil when the remote has no `main` (empty). `remote`: a name; nil, the only remote, else
+    /// `origin`. `merge(reference:)` then merges it (`sync` does both, and pushes).
+    public func fetch(remote: String? = nil, settings: RemoteSettings = .fromEnvironment()) throws(StoreError)
+        -> ObjectID?
+    {
+        try fetchMain(try syncRemote(named: remote), settings)
+    }
+
     private func fetchMain(_ remote: DeckRemote, _ settings: RemoteSettings) throws(StoreError) -> ObjectID? {
         let fetched: FetchResult
         do {

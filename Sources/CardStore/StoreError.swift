@@ -41,11 +41,15 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var code: Code
     /// One line (or a few) for a person: what went wrong and what to do.
     public var message: String
+    /// The card field at fault (`title`, `color`, …) when `code` is `.invalidCard` and one field is to
+    /// blame: a form can mark it without reading the message.
+    public var field: String?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, field: String? = nil) {
         self.code = code
         self.message = message
+        self.field = field
     }
 
     /// The message.

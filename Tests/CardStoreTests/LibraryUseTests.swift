@@ -1,0 +1,63 @@
+import CardModel
+import GitCore
+import SwipeEngine
+import Testing
+
+@testable import CardStore
+
+@Suite("The library as an app uses it")
+struct LibraryUseTests {
+    @Test("fetch(remote:) and merge(reference:) bring another device's cards in; an unknown reference is named")
+    func fetchAndMergeByName() throws {
+        let scratch = try StoreScratch()
+        let remote = scratch.path("remote.git")
+        _ = try Deck.create(at: remote, name: "Shared", bare: true)
+        let laptop = try Deck.clone(from: remote, to: scratch.path("laptop"), settings: .fromEnvironment())
+        let phone = try Deck.clone(from: remote, to: scratch.path("phone"), settings: .fromEnvironment())
+        let added = try phone.add(title: "From the phone", indexURL: "https://phone.example")
+        _ = try phone.sync(SyncOptions())
+        let fetched = try laptop.fetch()
+        #expect(fetched == (try phone.headCommit()))
+        let report = try laptop.merge(reference: "origin/main")
+        #expect(report.kind == .fastForward)
+        #expect(try laptop.snapshot().card(id: added.id)?.title == "From the phone")
+        let missing = #expect(throws: StoreError.self) { try laptop.merge(reference: "origin/nothing") }
+        #expect(missing?.code == .invalidInput && missing?.message.contains("'origin/nothing'") == true)
+    }
+
+    @Test("a card that breaks a rule: .invalidCard with the field at fault, so a form can mark it")
+    func invalidCardNamesTheField() throws {
+        let scratch = try StoreScratch()
+        let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: true)
+        let colour = #expect(throws: StoreError.self) {
+            try deck.add(title: "Ada", indexURL: "https://ada.example", color: "chartreuse-ish")
+        }
+        #expect(colour?.code == .invalidCard && colour?.field == "color", "\(String(describing: colour))")
+        let url = #expect(throws: StoreError.self) { try deck.add(title: "Ada", indexURL: "not a url") }
+        #expect(url?.field == "indexURL", "\(String(describing: url))")
+    }
+
+    @Test("docs/LIBRARY.md's samples, as written there (paths in a scratch folder)")
+    func documentedSamples() throws {
+        let scratch = try StoreScratch()
+        _ = try Deck.create(at: scratch.path("mine.git"), name: "Shared", bare: true)
+        let deck = try Deck.create(at: scratch.path("my-deck"), name: "Mine", bare: false)
+        let card = try deck.add(title: "Ada on Codeberg", indexURL: "https://codeberg.org/ada", color: "teal")
+        try deck.edit(card.id, CardEdit(color: "purple"))
+        #expect(try deck.snapshot().allCards().cards.map(\.title).contains("Ada on Codeberg"))
+        try deck.delete([card.id])
+        _ = try deck.undo()
+        #expect(try deck.snapshot().card(id: card.id)?.color == "purple")
+        _ = try deck.addRemote(name: "origin", url: scratch.path("mine.git"))
+        if try deck.fetch() != nil {
+            let report = try deck.merge(reference: "origin/main")
+            #expect(report.conflicts == 0)
+        }
+
+        var gesture = SwipeGesture(configuration: .row, cardSize: SwipeSize(width: 300, height: 120), cardID: "a")
+        _ = gesture.touchDown(SwipeSample(time: 0, translation: .zero, location: SwipeVector(x: 150, y: 60)))
+        _ = gesture.move(SwipeSample(time: 0.1, translation: SwipeVector(x: -160, y: 0)))
+        let frame = gesture.touchUp(SwipeSample(time: 0.2, translation: SwipeVector(x: -170, y: 0)))
+        #expect(frame.decision?.reasonName == "distance", "\(String(describing: frame.decision))")
+    }
+}
