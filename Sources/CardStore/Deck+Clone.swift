@@ -108,22 +108,23 @@ extension Deck {
         return try Deck(repository: opened)
     }
 
-    /// Where clones into `absolute` are made before they are whole: hidden folders beside it, named after
-    /// it (`prefix`) and their process.
-    static func partialClones(of absolute: String) -> (folder: String, prefix: String) {
+    /// Where decks cloned (`kind` "clone") or created ("init") as `absolute` are made before they are
+    /// whole: hidden folders beside it, named after it (`prefix`) and their process.
+    static func partialClones(of absolute: String, kind: String = "clone") -> (folder: String, prefix: String) {
         let path = Repository.trimmedSlash(absolute)
-        return (FileSystem.parent(of: path), ".\(FileSystem.basename(of: path)).cards-clone-")
+        return (FileSystem.parent(of: path), ".\(FileSystem.basename(of: path)).cards-\(kind)-")
     }
 
-    /// The hidden folder this process makes a clone into `absolute` in.
-    static func partialClonePath(for absolute: String) -> String {
-        let (folder, prefix) = partialClones(of: absolute)
+    /// The hidden folder this process makes a deck for `absolute` in.
+    static func partialClonePath(for absolute: String, kind: String = "clone") -> String {
+        let (folder, prefix) = partialClones(of: absolute, kind: kind)
         return "\(folder == "/" ? "" : folder)/\(prefix)\(getpid())"
     }
 
-    /// Removes what clones into `absolute` left when their process was killed (its id no longer runs).
-    static func removeAbandonedClones(of absolute: String) {
-        let (folder, prefix) = partialClones(of: absolute)
+    /// Removes what clones (or creations, `kind`) of `absolute` left when their process was killed (its
+    /// id no longer runs).
+    static func removeAbandonedClones(of absolute: String, kind: String = "clone") {
+        let (folder, prefix) = partialClones(of: absolute, kind: kind)
         for entry in FileSystem.list(folder) where entry.hasPrefix(prefix) {
             guard let pid = Int32(entry.dropFirst(prefix.count)), pid > 0, pid != getpid(),
                 kill(pid, 0) != 0, errno == ESRCH

@@ -52,13 +52,27 @@ extension Deck {
             throw StoreError(.alreadyExists, "\(path) exists and is not a folder; give a new or empty folder")
         }
         // A failure from here on (no author identity, a full disk) removes what this command made, so
-        // that the folder is as it was and `cards init` can simply be run again.
-        let entriesBefore = FileSystem.isDirectory(absolute) ? Set(FileSystem.list(absolute)) : nil
-        do {
-            return try createRepository(
-                at: absolute, shownAs: path, bare: bare, name: deckName, imported: imported, source: source)
+        // that the folder is as it was and `cards init` can simply be run again. A new folder is made as
+        // a hidden one beside its name and renamed to it once whole, as a clone is: killed half way
+        // (Ctrl-C, SIGKILL), the command leaves no half-made deck under the name.
+        let existed = FileSystem.isDirectory(absolute)
+        let entriesBefore = existed ? Set(FileSystem.list(absolute)) : nil
+        let work = existed ? absolute : partialClonePath(for: absolute, kind: "init")
+        if !existed { removeAbandonedClones(of: absolute, kind: "init") }
+        do throws(StoreError) {
+            let deck = try createRepository(
+                at: work, shownAs: path, bare: bare, name: deckName, imported: imported, source: source)
+            guard !existed else { return deck }
+            guard rename(work, absolute) == 0 else {
+                throw StoreError(
+                    .io, "could not move the new deck into \(path): \(String(cString: strerror(errno))); nothing was made")
+            }
+            let opened = try git("opening the new deck at \(path)") { () throws(GitError) in
+                try Repository.open(at: absolute)
+            }
+            return try Deck(repository: opened)
         } catch {
-            FileSystem.removeCreated(at: absolute, entriesBefore: entriesBefore)
+            FileSystem.removeCreated(at: work, entriesBefore: entriesBefore)
             throw error
         }
     }

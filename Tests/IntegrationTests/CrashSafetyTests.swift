@@ -406,6 +406,35 @@ struct CrashSafetyTests {
 }
 
 extension CrashSafetyTests {
+    @Test("cards init into a new folder killed at any moment: the folder is a whole deck or not there, and init runs again")
+    func killedInit() throws {
+        let scratch = try Scratch()
+        var whole = 0
+        var absent = 0
+        for attempt in 0..<24 {
+            let deck = scratch.path("deck\(attempt)")
+            let child = try scratch.startCards(["init", deck, "--from", Binaries.sampleRepo], in: scratch.root)
+            usleep(UInt32(attempt % 12) * 4_000)
+            child.signal(attempt % 2 == 0 ? SIGKILL : SIGINT)
+            _ = child.wait()
+            if FileManager.default.fileExists(atPath: deck) {
+                whole += 1
+                let fsck = try scratch.cards(["fsck"], in: deck)
+                #expect(fsck.status == 0, "attempt \(attempt): \(fsck.stdout)\(fsck.stderr)")
+                #expect(try scratch.cardIDs(deck).count == 16, "attempt \(attempt): not every card")
+            } else {
+                absent += 1
+                let again = try scratch.cards(["init", deck, "--from", Binaries.sampleRepo], in: scratch.root)
+                #expect(again.status == 0, "attempt \(attempt): \(again.stderr)")
+                #expect(try scratch.cardIDs(deck).count == 16)
+            }
+        }
+        // The hidden folders the killed ones left are gone once init ran again for their name.
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root).filter { $0.contains(".cards-init-") }
+        #expect(left.isEmpty, "\(left)")
+        #expect(whole + absent == 24)
+    }
+
     @Test("changes staged by hand (a new file, a card edit) survive the finishing of an interrupted write and fsck --repair")
     func stagedChangesSurviveRecovery() throws {
         let scratch = try Scratch()
