@@ -243,6 +243,8 @@ extension Deck {
             return "main is\(isBare ? "" : " also") checked out in the worktree at \(other.folder); cards writes main "
                 + "from one working tree only: \(runThere)detach that one (`git -C \(other.folder) switch --detach`)\(remove)"
         }
+        // HEAD that cannot be read for want of a file descriptor is not detached.
+        if head == nil, let limit = StoreError.openFileLimitReached() { return "cannot read HEAD" + limit }
         let checkedOut = head.map { "branch \($0.dropFirst("refs/heads/".count)) is checked out" } ?? "HEAD is detached"
         let problem = "\(checkedOut) in \(location), but cards works on main"
         // git will not check out a branch twice: then the deck is the worktree that has it.

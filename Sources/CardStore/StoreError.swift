@@ -1,4 +1,5 @@
 import GitCore
+import Glibc
 
 /// A failure of a deck operation, with a message that names the file, card or argument at fault
 /// and says what to do.
@@ -63,6 +64,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// What to do when libgit2 says an object is missing or its bytes are damaged: a shallow clone lacks
     /// the history before its cut; otherwise the repository is damaged, which `git fsck` locates.
     static func damageHint(_ error: GitError) -> String {
+        // Out of file descriptors, libgit2 cannot open a pack and says the object is missing: the limit is
+        // to blame, not the deck.
+        if let limit = openFileLimitReached() { return limit }
         let message = error.message.lowercased()
         if message.contains("object not found") || message.contains("no match for id") {
             return "; the repository lacks an object it needs: a shallow clone (`git clone --depth`) lacks old "
@@ -81,6 +85,22 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
                 + "`cards clone` from a remote makes a whole copy"
         }
         return ""
+    }
+}
+
+extension StoreError {
+    /// When this process cannot open one more file (`ulimit -n`): what to say instead of blaming the deck.
+    static func openFileLimitReached() -> String? {
+        let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if probe >= 0 {
+            close(probe)
+            return nil
+        }
+        guard errno == EMFILE || errno == ENFILE else { return nil }
+        var limit = rlimit()
+        let shown = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? " (\(limit.rlim_cur))" : ""
+        return "; this process reached its limit of open files\(shown), so git could not open the deck's files: raise "
+            + "it (`ulimit -n 1024`) and try again; the deck itself is not damaged"
     }
 }
 

@@ -626,3 +626,25 @@ extension BadInputTests {
         #expect(piped.stderr == "status 0\n", "\(piped.stderr)")
     }
 }
+
+extension BadInputTests {
+    @Test("too few file descriptors (`ulimit -n`): the error says so, and never calls the deck damaged or detached")
+    func fileDescriptorLimit() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        var said = 0
+        for limit in 4...9 {
+            for command in ["list", "add --title 'Limit \(limit)' --url https://l.example"] {
+                let result = try scratch.run(
+                    "/bin/sh", ["-c", "ulimit -n \(limit); \"$CARDS\" \(command)"], in: deck,
+                    extraEnvironment: ["CARDS": Binaries.cards])
+                guard result.status != 0 else { continue }
+                #expect(!result.stderr.contains("damaged:") && !result.stderr.contains("detached"), "\(result.stderr)")
+                #expect(result.stderr.contains("Too many open files") || result.stderr.contains("limit of open files"))
+                if result.stderr.contains("limit of open files") { said += 1 }
+            }
+        }
+        #expect(said > 0, "no run hit the limit where git reads")
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
+}
