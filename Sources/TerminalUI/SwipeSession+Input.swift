@@ -25,7 +25,13 @@ extension SwipeSession {
             case .key(.left): keyboardStep(.left)
             case .key(.right): keyboardStep(.right)
             case .key(.enter), .key(.space):
-                if case .keyboard(let x, _, _) = drag { release(translation: SwipeVector(x: x, y: 0)) }
+                if case .keyboard(let x, let lastKeyTime, _) = drag {
+                    // Arrow presses move the card in jumps, whose fitted velocity means nothing (a held key
+                    // then Enter read as a fling back): the release is put after the velocity window, so the
+                    // distance alone decides, as for a card held still before letting go.
+                    let still = max(now, lastKeyTime + VelocityTracker().maximumGap + 0.01)
+                    release(translation: SwipeVector(x: x, y: 0), at: still)
+                }
             case .mouse(let mouse): handleMouse(mouse)
             default: break
             }
@@ -124,12 +130,13 @@ extension SwipeSession {
         self.gesture = gesture
     }
 
-    mutating func release(translation: SwipeVector) {
+    /// Ends the drag at `translation` (at `time`, default now) and acts on the decision.
+    mutating func release(translation: SwipeVector, at time: Double? = nil) {
         guard var gesture, let card = gestureCard else {
             drag = nil
             return
         }
-        let released = gesture.touchUp(SwipeSample(time: now, translation: translation))
+        let released = gesture.touchUp(SwipeSample(time: time ?? now, translation: translation))
         self.gesture = nil
         drag = nil
         frame = nil

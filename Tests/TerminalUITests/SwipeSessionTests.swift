@@ -285,4 +285,36 @@ struct SwipeSessionTests {
         _ = Self.settle(&s, from: time + 0.005)
         #expect(s.deck.reasons == ["distance", "fling"], "\(s.deck.reasons)")
     }
+
+    @Test("a held ← key (repeats 25-45 ms apart, jittered) then Enter within 40 ms deletes by distance, never reads as a fling back")
+    func heldKeyThenEnterDeletes() throws {
+        for seed in 0..<60 {
+            var random = SeededRandom(seed: UInt64(seed))
+            var s = Self.session()
+            var time = 1.0
+            for _ in 0..<8 {
+                time += 0.025 + Double(random.next() % 20) / 1000
+                s.handle(.key(.left), at: time)
+            }
+            // Enter up to 39 ms after the last repeat: a still last sample inside the velocity window.
+            time += Double(random.next() % 40) / 1000
+            s.handle(.key(.enter), at: time)
+            _ = Self.settle(&s, from: time)
+            #expect(s.deck.deleted == ["id-1"], "seed \(seed): \(s.lastAction)")
+            #expect(s.deck.reasons == ["distance"], "seed \(seed)")
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for jittered timings, so a failing seed replays.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
