@@ -1,6 +1,7 @@
 import CardModel
 import Glibc
 import CardStore
+import GitCore
 import SwipeEngine
 import TerminalUI
 
@@ -174,6 +175,8 @@ struct StoreSwipeDeck: SwipeDeck {
     let preset: String
     private(set) var cards: [SwipeCardInfo]
     private(set) var deletedCount = 0
+    /// The commit of main the cards were read from.
+    private var loadedHead: ObjectID?
 
     init(deck: Deck, preset: String) throws {
         self.deck = deck
@@ -183,7 +186,9 @@ struct StoreSwipeDeck: SwipeDeck {
     }
 
     mutating func reload() throws {
-        cards = try deck.snapshot().allCards().cards.map {
+        let snapshot = try deck.snapshot()
+        loadedHead = snapshot.commit
+        cards = try snapshot.allCards().cards.map {
             SwipeCardInfo(
                 id: $0.id, title: $0.title, platformName: $0.platformName, platformIcon: $0.platformIcon,
                 indexURL: $0.indexURL, color: $0.color)
@@ -193,6 +198,14 @@ struct StoreSwipeDeck: SwipeDeck {
     mutating func delete(id: String, reason: String) throws {
         if try deck.delete([id], gesture: "swipe left, \(reason), preset \(preset)") != nil { deletedCount += 1 }
         try reload()
+    }
+
+    mutating func refresh() throws -> Bool {
+        // One small file read (main's ref) when nothing changed.
+        guard try deck.headCommit() != loadedHead else { return false }
+        let before = cards
+        try reload()
+        return cards != before
     }
 
     mutating func restore(_ card: SwipeCardInfo, at index: Int) throws {

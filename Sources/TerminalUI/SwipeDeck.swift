@@ -8,4 +8,12 @@ public protocol SwipeDeck {
     mutating func delete(id: String, reason: String) throws
     /// Brings back a card this session deleted, at this index of `cards` (undo).
     mutating func restore(_ card: SwipeCardInfo, at index: Int) throws
+    /// Reads the cards again when someone else changed the deck since (another command, a sync); true
+    /// when `cards` changed.
+    mutating func refresh() throws -> Bool
+}
+
+extension SwipeDeck {
+    /// A deck only this session changes: nothing to read again.
+    public mutating func refresh() throws -> Bool { false }
 }

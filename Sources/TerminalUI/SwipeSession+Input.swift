@@ -113,8 +113,23 @@ extension SwipeSession {
         }
     }
 
-    /// Starts a gesture on the top card; false when there is none.
+    /// Reads the deck again when something else changed it (a `cards` command, a sync), keeping the card
+    /// on top if it is still there; true when the cards changed.
+    @discardableResult
+    mutating func refreshDeck() -> Bool {
+        let top = topCard?.id
+        guard (try? deck.refresh()) == true else { return false }
+        if let top, let index = deck.cards.firstIndex(where: { $0.id == top }) {
+            position = index
+        } else {
+            position = min(position, deck.cards.count)
+        }
+        return true
+    }
+
+    /// Starts a gesture on the top card (the deck read again first if it changed); false when there is none.
     mutating func beginGesture(location: SwipeVector) -> Bool {
+        refreshDeck()
         guard let card = topCard else { return false }
         if settling?.card.id == card.id { settling = nil }
         var gesture = SwipeGesture(configuration: configuration, cardSize: cardSize, cardID: card.id)
@@ -158,6 +173,10 @@ extension SwipeSession {
             do {
                 try deck.delete(id: card.id, reason: released.decision?.reasonName ?? "distance")
             } catch {
+                if refreshDeck() && !deck.cards.contains(where: { $0.id == card.id }) {
+                    lastAction = "“\(card.title)” was deleted elsewhere meanwhile; the deck was read again"
+                    return
+                }
                 lastAction = "could not delete “\(card.title)”: \(error)"
                 settling = animation(.settle)
                 settling?.toOffset = .zero
@@ -207,9 +226,12 @@ extension SwipeSession {
             do {
                 try deck.restore(card, at: entry.index)
             } catch {
-                history.record(entry)
-                lastAction = "could not bring back “\(card.title)”: \(error)"
-                return
+                if !(refreshDeck() && deck.cards.contains(where: { $0.id == card.id })) {
+                    history.record(entry)
+                    lastAction = "could not bring back “\(card.title)”: \(error)"
+                    return
+                }
+                // Brought back elsewhere meanwhile (`cards undo`, `cards restore`): shown as back.
             }
         }
         position = deck.cards.firstIndex { $0.id == entry.cardID } ?? min(entry.index, deck.cards.count)

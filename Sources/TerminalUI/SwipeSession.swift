@@ -38,6 +38,8 @@ public struct SwipeSession<Deck: SwipeDeck> {
     var settling: CardAnimation?
     var undoCards: [String: SwipeCardInfo] = [:]
     var now: Double = 0
+    /// When the deck was last looked at for changes made elsewhere.
+    var lastRefresh = -Double.infinity
 
     /// Creates a session over a deck.
     public init(deck: Deck, configuration: SwipeConfiguration = .stack, size: TerminalSize) {
@@ -77,6 +79,12 @@ public struct SwipeSession<Deck: SwipeDeck> {
         now = max(now, time.isFinite ? time : now)
         if let animation = flying, animation.isDone(at: now) { flying = nil }
         if let animation = settling, animation.isDone(at: now) { settling = nil }
+        // Idle: once a second, the deck is read again if something else changed it, so the stack shows
+        // what is there before the next swipe (the runner ticks at least that often).
+        if drag == nil && flying == nil && settling == nil && now - lastRefresh >= 1 {
+            lastRefresh = now
+            refreshDeck()
+        }
     }
 
     /// Finishes every animation at once (before an undo, say).

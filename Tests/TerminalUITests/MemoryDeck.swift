@@ -28,6 +28,16 @@ struct MemoryDeck: SwipeDeck {
         cards.removeAll { $0.id == id }
     }
 
+    /// What another process made of the deck, seen at the next `refresh`.
+    var changedElsewhere: [SwipeCardInfo]?
+
+    mutating func refresh() throws -> Bool {
+        guard let changed = changedElsewhere else { return false }
+        changedElsewhere = nil
+        cards = changed
+        return true
+    }
+
     mutating func restore(_ card: SwipeCardInfo, at index: Int) throws {
         restored.append((card.id, index))
         cards.insert(card, at: min(max(index, 0), cards.count))

@@ -304,6 +304,26 @@ struct SwipeSessionTests {
             #expect(s.deck.reasons == ["distance"], "seed \(seed)")
         }
     }
+
+    @Test("the deck changed elsewhere (a card deleted, one added) shows up before the next swipe; a swipe on a card deleted meanwhile errs no more")
+    func deckChangedElsewhere() throws {
+        var s = Self.session()
+        s.tick(at: 0)
+        // Another process deletes the top card and adds one.
+        var cards = s.deck.cards.filter { $0.id != "id-1" }
+        cards.append(SwipeCardInfo(id: "id-9", title: "Card 9", platformName: "P", platformIcon: "p", indexURL: "https://e/9", color: "blue"))
+        s.deck.changedElsewhere = cards
+        s.tick(at: 1.5)
+        #expect(s.topCard?.id == "id-2")
+        #expect(s.render().text.contains("Card 2"))
+        // Deleted elsewhere while this session was about to delete it: no error, the stack moves on.
+        let far = try Self.drag(&s, columns: -40, start: 2)
+        s.deck.changedElsewhere = s.deck.cards.filter { $0.id != "id-2" }
+        s.deck.failDeletes = true
+        Self.release(&s, at: far)
+        #expect(!s.lastAction.contains("could not"), "\(s.lastAction)")
+        #expect(s.deck.cards.map(\.id) == ["id-3", "id-9"])
+    }
 }
 
 /// A small deterministic generator (SplitMix64) for jittered timings, so a failing seed replays.
