@@ -175,11 +175,16 @@ struct StoreSwipeDeck: SwipeDeck {
     let preset: String
     private(set) var cards: [SwipeCardInfo]
     private(set) var deletedCount = 0
+    /// How long a swipe waits for another command's deck lock, in seconds.
+    static let lockTimeout = 2.0
     /// The commit of main the cards were read from.
     private var loadedHead: ObjectID?
 
     init(deck: Deck, preset: String) throws {
         self.deck = deck
+        // The screen cannot redraw while a write waits for the deck lock: a short wait, then the swipe is
+        // refused with who holds the lock, and the user can try again.
+        deck.lockTimeout = min(deck.lockTimeout, StoreSwipeDeck.lockTimeout)
         self.preset = preset
         cards = []
         try reload()

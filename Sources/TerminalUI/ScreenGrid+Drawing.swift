@@ -1,6 +1,7 @@
 extension ScreenGrid {
-    /// Writes text from a position, clipped to the grid and to `maxColumns`; control characters become `?`.
-    /// Returns the number of columns used.
+    /// Writes text from a position, clipped to the grid and to `maxColumns`; control characters become `?`,
+    /// and invisible formatting characters (zero-width spaces, bidi overrides, which could reorder the
+    /// border) are left out. Returns the number of columns used.
     @discardableResult
     public mutating func put(
         _ text: String, row: Int, column: Int, style: CellStyle = .plain, maxColumns: Int = .max
@@ -8,9 +9,9 @@ extension ScreenGrid {
         var x = column
         let limit = maxColumns == .max ? Int.max : column + max(0, maxColumns)
         for character in text {
-            let shown: Character =
-                character.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } == true
-                ? "?" : character
+            guard let first = character.unicodeScalars.first else { continue }
+            if first.properties.generalCategory == .format { continue }
+            let shown: Character = first.properties.generalCategory == .control ? "?" : character
             let width = CharacterWidth.of(shown)
             guard x + width <= limit else { break }
             self[row, x] = Cell(shown, style: style)

@@ -72,3 +72,23 @@ struct ScreenRendererTests {
         #expect(grid.lines[1].hasPrefix("?bell"))
     }
 }
+
+@Suite("Character widths and what is drawn of a title")
+struct CharacterWidthTests {
+    @Test("emoji shown as pictures and CJK take two columns, invisible formatting none, the rest one")
+    func widths() {
+        for wide in ["🚀", "🫠", "✅", "中", "한", "❤️"] { #expect(CharacterWidth.of(Character(wide)) == 2, "\(wide)") }
+        for narrow in ["a", "é", "ש", "م", "←"] { #expect(CharacterWidth.of(Character(narrow)) == 1, "\(narrow)") }
+        for invisible in ["\u{200B}", "\u{202E}", "\u{2066}", "\u{FEFF}"] {
+            #expect(CharacterWidth.of(Character(invisible)) == 0, "U+\(String(invisible.unicodeScalars.first!.value, radix: 16))")
+        }
+    }
+
+    @Test("a title's bidi override and zero-width spaces are left out and controls shown as ?, so the border stays put")
+    func putLeavesOutFormatting() {
+        var grid = ScreenGrid(size: TerminalSize(columns: 20, rows: 1))
+        let used = grid.put("a\u{202E}b\u{200B}c\u{9B}d🚀", row: 0, column: 0)
+        #expect(used == 7)
+        #expect(grid.text.hasPrefix("abc?d🚀"), "\(grid.text)")
+    }
+}
