@@ -53,7 +53,7 @@ extension Deck {
         // The paths an interrupted write was bringing along: its change is put back (main did not move)
         // or finished (it did); the flag goes once that is done, kept if it fails.
         let flagged = interruptedWrite(holdingLock: true)
-        let interrupted = flagged?.paths ?? []
+        let interrupted = flagged?.paths
         if !isBare, let tree = snapshot.tree {
             if repair, let flagged { try putBackUnpublished(flagged.files, main: tree) }
             // A damaged index (said above) leaves no way to tell hand edits.
@@ -104,6 +104,15 @@ extension Deck {
         }
         checkObjectTempFiles(&report, repair: repair)
         checkPacksWithoutIndex(&report, repair: repair)
+        // The index a killed writer was writing beside the index (under `index.lock`).
+        for name in ["index.cards-new", "index.cards-new.lock"] where FileSystem.exists("\(gitDirectory)/\(name)") {
+            let path = "\(gitDirectory)/\(name)"
+            if repair, unlink(path) == 0 {
+                report.repaired.append("removed the temp file \(path)")
+            } else {
+                report.problems.append("\(path): a temp file left by an interrupted command; `cards fsck --repair` removes it")
+            }
+        }
         let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
         var folders = [gitDirectory]
         if let workingDirectory, let cards {
@@ -190,10 +199,11 @@ extension Deck {
     }
 
     /// Whether the index can be read (after the repair, if asked). `interrupted`: the paths an
-    /// interrupted write of ours was bringing along (its pending flag), behind whatever their entries.
+    /// interrupted write of ours was bringing along (its pending flag), behind whatever their entries;
+    /// nil when there is no flag.
     @discardableResult
     func checkIndex(
-        tree: ObjectID, _ report: inout CheckReport, repair: Bool, interrupted: [String] = []
+        tree: ObjectID, _ report: inout CheckReport, repair: Bool, interrupted: [String]? = nil
     ) throws(StoreError) -> Bool {
         let path = "\(gitDirectory)/index"
         var opened: (index: Index, tree: ObjectID)?
@@ -234,7 +244,16 @@ extension Deck {
         // Where the index differs from main it is either behind (a write of ours moved main and was
         // stopped before the index followed) or holds a change staged by hand (`git add`, `git rm
         // --cached`), which must be kept: behind is an entry as a commit the index followed had it.
-        let (changes, staged) = try indexBehind(differences, main: tree, interrupted: interrupted)
+        var (changes, stale, staged) = try indexBehind(
+            differences, index: indexTree, main: tree, interrupted: interrupted)
+        // An entry as main's parent had it, its file already main's: the index alone fell behind (`git commit`
+        // reads the index before it takes the lock and writes what it read back even when its commit then
+        // fails, over the index a write of ours had just brought along). Any other such entry is the user's.
+        for change in stale {
+            let full = try? workingFile(change.path) ?? workingDirectory.map { "\($0)/\(change.path)" }
+            let present = full.flatMap { try? FileSystem.read($0, limit: 1 << 26) }.map(ObjectID.blobHash(of:))
+            if present == change.new?.id { changes.append(change) } else { staged.append(change) }
+        }
         guard !changes.isEmpty else { return true }
         guard repair, let workingDirectory else {
             for change in changes {
@@ -292,40 +311,56 @@ extension Deck {
     }
 
     /// Splits the paths where the index differs from main into those it is behind on and those staged
-    /// by hand. Behind: a path an interrupted write named, or one whose index entry (or its absence) is
-    /// as a parent of main, or the commit the last write left the index at, has it. Anything else was
-    /// staged by hand.
+    /// by hand. Behind: a path an interrupted write named (its flag); while the index is still the very
+    /// file the last write left (its recorded checksum), the paths main changed since that write's
+    /// commit; every entry when the index is exactly a parent's and no record says otherwise (which
+    /// `status` and `commit` refuse over); with a flag, an entry as a parent of main has it. Without
+    /// a flag such an entry is `stale`: behind if its file is main's already, else the user's. Anything
+    /// else was staged by hand (`git add`, `git rm --cached`) and is kept.
     func indexBehind(
-        _ differences: [PathChange], main: ObjectID, interrupted: [String]
-    ) throws(StoreError) -> (behind: [PathChange], staged: [PathChange]) {
-        let named = Set(interrupted)
-        var followed: [ObjectID] = []
+        _ differences: [PathChange], index indexTree: ObjectID, main: ObjectID, interrupted: [String]?
+    ) throws(StoreError) -> (behind: [PathChange], stale: [PathChange], staged: [PathChange]) {
+        var behindPaths = Set(interrupted ?? [])
+        var parentTrees: [ObjectID] = []
         if let head = try headCommit() {
-            followed = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
+            let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
+            for parent in parents {
+                let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
+                if tree == indexTree && (!hasIndexRecord || interrupted != nil) { return (differences, [], []) }
+                parentTrees.append(tree)
+            }
         }
-        if let recorded = indexRecordedCommit(), !followed.contains(recorded) { followed.append(recorded) }
-        let trees = try followed.map { (commit) throws(StoreError) in
-            try git("reading \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+        if let recorded = indexRecordedCommit(), isIndexAsRecorded {
+            let since = try git("reading \(recorded.short)") { () throws(GitError) in try repository.commit(recorded).tree }
+            let changed = try git("comparing \(recorded.short) with main") { () throws(GitError) in
+                try TreeDiff.changes(in: repository, from: since, to: main)
+            }
+            behindPaths.formUnion(changed.map(\.path))
         }
         var behind: [PathChange] = []
+        var stale: [PathChange] = []
         var staged: [PathChange] = []
         for change in differences {
-            if named.contains(change.path) {
+            if behindPaths.contains(change.path) {
                 behind.append(change)
                 continue
             }
-            var asFollowed = false
-            for tree in trees {
+            var asParent = false
+            for tree in parentTrees where !asParent {
                 let entry = try git("reading \(change.path)") { () throws(GitError) in
                     try repository.treeEntry(in: tree, path: change.path)
                 }
-                if entry?.id == change.old?.id && entry?.kind == change.old?.kind {
-                    asFollowed = true
-                    break
-                }
+                asParent = entry?.id == change.old?.id && entry?.kind == change.old?.kind
             }
-            if asFollowed { behind.append(change) } else { staged.append(change) }
+            // With a flag, as a parent had it is behind; without, the file decides (`checkIndex`).
+            if asParent && interrupted != nil {
+                behind.append(change)
+            } else if asParent {
+                stale.append(change)
+            } else {
+                staged.append(change)
+            }
         }
-        return (behind, staged)
+        return (behind, stale, staged)
     }
 }

@@ -20,6 +20,8 @@ extension Deck {
         }
         let absolute = FileSystem.absolute(path)
         let existed = FileSystem.exists(absolute)
+        // What a clone into this folder that was killed left (see `cloneInPlace`) is removed first.
+        if existed { removeStoppedClone(at: absolute) }
         if existed && !(FileSystem.isDirectory(absolute) && FileSystem.list(absolute).isEmpty) {
             throw StoreError(
                 .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
@@ -40,8 +42,12 @@ extension Deck {
         var repository: Repository
         do {
             do {
-                repository = try Repository.clone(from: url, to: work, branch: "main", settings: settings)
-            } catch  where error.code == .notFound && !error.message.contains("main") {
+                // Into a folder that was there: made in place, marked as unfinished until it is whole.
+                repository =
+                    existed
+                    ? try cloneByFetchingMain(from: url, to: work, settings: settings, marking: true)
+                    : try Repository.clone(from: url, to: work, branch: "main", settings: settings)
+            } catch  where error.code == .notFound && !error.message.contains("main") && !existed {
                 // libgit2 1.5.1 cannot clone a remote whose HEAD names an unborn branch (a server made with
                 // `git init --bare` and a default branch of master, then filled with main): fetch main instead.
                 cleanUp()
@@ -97,7 +103,8 @@ extension Deck {
             cleanUp()
             throw interrupted()
         }
-        // Whole: under its name at once.
+        // Whole: under its name at once (in place: the mark of an unfinished clone removed).
+        if existed { unlink(incompleteCloneMark(in: repository.gitDirectory)) }
         guard existed || rename(work, absolute) == 0 else {
             let reason = String(cString: strerror(errno))
             cleanUp()
@@ -139,9 +146,26 @@ extension Deck {
 
     /// A clone made by hand: a new repository on `main`, the remote `origin`, a fetch of its `main`,
     /// and `main` checked out from it, as `git clone -b main` would leave it.
-    static func cloneByFetchingMain(from url: String, to path: String, settings: RemoteSettings) throws(GitError)
-        -> Repository
-    {
+    static func cloneByFetchingMain(
+        from url: String, to path: String, settings: RemoteSettings, marking: Bool = false
+    ) throws(GitError) -> Repository {
+        if marking {
+            // In the git folder before anything else is (git's own files come after): until `clone` removes
+            // it, a deck opened meanwhile or after a kill is refused for what it is, and the next clone
+            // into the folder clears it.
+            let gitFolder = "\(Repository.trimmedSlash(path))/.git"
+            let mark = incompleteCloneMark(in: gitFolder)
+            let text = Array("pid \(getpid())\n\(url)\n".utf8)
+            // Written in place, not through a temp file: the mark's mere presence is what counts.
+            let descriptor = mkdir(gitFolder, 0o755) == 0 ? Glibc.open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
+            defer { if descriptor >= 0 { close(descriptor) } }
+            guard descriptor >= 0, text.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == text.count
+            else {
+                throw GitError(
+                    code: .other(-1), message: "cannot start the clone in \(gitFolder): \(String(cString: strerror(errno)))",
+                    function: "clone")
+            }
+        }
         let repository = try Repository.create(at: path, bare: false)
         try repository.addRemote(name: "origin", url: url)
         let tracking = "refs/remotes/origin/main"
@@ -154,5 +178,46 @@ extension Deck {
         try repository.setConfig("branch.main.merge", Deck.branch)
         try repository.checkoutHead()
         return repository
+    }
+
+    /// The mark a clone into a folder that was there leaves in the new git folder until it is whole:
+    /// `pid <n>` and the URL.
+    static func incompleteCloneMark(in gitDirectory: String) -> String {
+        "\(Repository.trimmedSlash(gitDirectory))/cards-clone-incomplete"
+    }
+
+    /// The process and URL of a clone into this deck's folder that has not finished, when there is one.
+    func incompleteClone() -> (pid: Int32, url: String)? {
+        guard let bytes = try? FileSystem.read(Deck.incompleteCloneMark(in: gitDirectory), limit: 8_192) else {
+            return nil
+        }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        let pid = lines.first.flatMap { $0.hasPrefix("pid ") ? Int32($0.dropFirst(4)) : nil } ?? 0
+        return (pid, lines.count > 1 ? lines[1] : "")
+    }
+
+    /// Removes what a clone into `absolute` (a folder that was there) left when it was killed: its git
+    /// folder, marked unfinished by a process that no longer runs, and the files its checkout wrote (the
+    /// top-level names of the commit it was checking out). Anything else in the folder stays.
+    static func removeStoppedClone(at absolute: String) {
+        let gitFolder = "\(absolute)/.git"
+        // Killed between making the git folder and marking it: an empty git folder is no one's.
+        if FileSystem.isDirectory(gitFolder) && FileSystem.list(gitFolder).isEmpty { rmdir(gitFolder) }
+        guard let bytes = try? FileSystem.read(incompleteCloneMark(in: gitFolder), limit: 8_192) else { return }
+        // A mark cut short (killed while writing it) names no process: its clone is stopped too.
+        let first = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""
+        if first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)), pid > 0 {
+            guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return }
+        }
+        var names: [String] = []
+        if let repository = try? Repository.open(at: absolute),
+            let tip = (try? repository.referenceTarget("refs/remotes/origin/main")) ?? nil,
+            let tree = try? repository.commit(tip).tree,
+            let root = try? repository.treeEntries(tree)
+        {
+            names = root.map(\.name).filter { $0 != ".git" && !$0.contains("/") && $0 != "." && $0 != ".." }
+        }
+        for name in names { FileSystem.removeTree("\(absolute)/\(name)") }
+        FileSystem.removeTree(gitFolder)
     }
 }

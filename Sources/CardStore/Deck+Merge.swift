@@ -203,8 +203,8 @@ extension Deck {
                 throw isBare ? why : putBack(paths, to: oldTree, indexLock: indexLock, after: why)
             }
         }
-        indexLock?.release()
         if !isBare { recordIndexFollows(target) }
+        indexLock?.release()
         clearPending()
         return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree))
     }

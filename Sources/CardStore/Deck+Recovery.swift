@@ -89,7 +89,12 @@ extension Deck {
         guard let workingDirectory else { return }
         let written = files.filter(\.known)
         guard !written.isEmpty else { return }
-        let index = try git("reading the index") { () throws(GitError) in try repository.index() }
+        // Read from disk: the repository's index object may be older than the file a patch wrote.
+        let index = try git("reading the index") { () throws(GitError) in
+            let index = try repository.index()
+            try index.reload(force: true)
+            return index
+        }
         var indexChanged = false
         for file in written {
             let main = try git("reading \(file.path)") { () throws(GitError) in
@@ -129,8 +134,9 @@ extension Deck {
             return
         }
         for name in ["refs/heads/main.lock", "index.lock"] { _ = clearStaleGitLock(name) }
+        for name in ["index.cards-new", "index.cards-new.lock"] { unlink("\(gitDirectory)/\(name)") }
         if let workingDirectory {
-            for path in interrupted.paths {
+            for path in interrupted.files.map(\.path) {
                 let folder = FileSystem.parent(of: "\(workingDirectory)/\(path)")
                 let prefix = ".\(FileSystem.basename(of: path))."
                 for name in FileSystem.list(folder) where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
@@ -196,6 +202,15 @@ extension Deck {
         return (try? repository.isDescendant(head, of: recorded)) == true
     }
 
+    /// Whether a write left a record of the index it wrote.
+    var hasIndexRecord: Bool { indexRecord() != nil }
+
+    /// Whether the index is still the very file the last write left (its checksum as recorded).
+    var isIndexAsRecorded: Bool {
+        guard let (checksum, _) = indexRecord() else { return false }
+        return indexChecksum() == checksum
+    }
+
     /// The commit of main the last write left the index following, when main is it or descends from it:
     /// the index may be behind main since, on the paths that changed after it.
     func indexRecordedCommit() -> ObjectID? {
@@ -221,7 +236,8 @@ extension Deck {
     /// it: a write was interrupted before it brought them along and its flag was lost (a crash), and
     /// every card it added would look deleted by hand.
     func checkIndexFollowsMain(_ main: DeckSnapshot) throws(StoreError) {
-        guard let head = main.commit else { return }
+        // With a record, `recoverLostFlag` has decided already: an index changed since is the user's.
+        guard let head = main.commit, !hasIndexRecord else { return }
         let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
         guard !parents.isEmpty else { return }
         let indexTree = try git("reading the index") { () throws(GitError) in try repository.index().writeTree() }

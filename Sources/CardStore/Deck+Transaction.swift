@@ -138,7 +138,7 @@ extension Deck {
                         change.files, updates: updates, tree: tree, flush: flushMode, indexAhead: indexAhead,
                         indexLock: indexLock)
                 } catch {
-                    throw putBack(paths, to: snapshot.tree, indexLock: indexLock, after: error)
+                    throw putBack(paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: error)
                 }
             }
             do {
@@ -158,8 +158,12 @@ extension Deck {
             } catch {
                 // main did not move: the working tree and index go back to it before anything else.
                 let why = StoreError.git(error, while: "publishing the commit on main")
-                if !isBare && !putBack(paths, to: snapshot.tree, indexLock: indexLock) {
-                    throw putBack(paths, to: snapshot.tree, indexLock: indexLock, after: why)
+                if !isBare {
+                    guard putBack(paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits) else {
+                        throw putBack(paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: why)
+                    }
+                    // Put back as it was: a retry that then finds nothing to do leaves no flag behind.
+                    clearPending()
                 }
                 if error.code == .referenceChanged && attempt < Deck.publishAttempts {
                     // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
@@ -175,10 +179,11 @@ extension Deck {
                 if error.code == .locked { throw gitLockError("refs/heads/main.lock") }
                 throw StoreError(why.code, "\(why.message); nothing was changed: try again")
             }
+            // The index this commit left, recorded while nobody else can have changed it.
+            if !isBare { recordIndexFollows(commit) }
             indexLock?.release()
             // main was renamed last: its flush makes everything before it durable (`.ordered`).
             try finishOrderedFlush(afterIndex: false)
-            if !isBare { recordIndexFollows(commit) }
             clearPending()
             consolidatePacks()
             // A merge's few hundred folders and the packs' mappings: freed off the caller's time (~1 ms).
@@ -305,11 +310,19 @@ extension Deck {
     /// Puts the working tree and index back as `tree` (main, which did not move) has `paths`, after a
     /// change was written to them ahead of a publish that failed. True when done; the pending flag is
     /// cleared then by the caller, else left for the next command (or `cards fsck --repair`) to finish.
-    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?) -> Bool {
+    /// `handEdits`: the files are the user's, being committed (`cards commit`): only their index entries
+    /// go back; the files are never touched.
+    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false) -> Bool {
         guard !isBare else { return true }
         do throws(StoreError) {
-            if let tree {
-                try updateWorkingTree(paths, snapshotTree: tree, indexLock: indexLock)
+            if handEdits {
+                var base = tree
+                if base == nil {
+                    base = try git("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
+                }
+                if let base { try stageFromTree(paths, tree: base, indexLock: indexLock) }
+            } else if let tree {
+                try updateWorkingTree(paths, snapshotTree: tree, indexLock: indexLock, skippingUnchanged: true)
             } else {
                 for path in paths where Deck.isSafeWorkingPath(path) {
                     try FileSystem.remove(try workingFile(path) ?? "\(location)/\(path)")
@@ -325,8 +338,10 @@ extension Deck {
 
     /// The error for a change that could not be written to the working tree and index (or published),
     /// after putting them back: nothing was changed, or what the next command does about it.
-    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, after error: StoreError) -> StoreError {
-        if putBack(paths, to: tree, indexLock: indexLock) {
+    func putBack(
+        _ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false, after error: StoreError
+    ) -> StoreError {
+        if putBack(paths, to: tree, indexLock: indexLock, handEdits: handEdits) {
             clearPending()
             if error.message.contains("nothing was changed") { return error }
             return StoreError(error.code, "\(error.message); nothing was changed")
@@ -340,7 +355,7 @@ extension Deck {
     /// Brings the working tree and index in line with `tree` for the given paths only. `indexLock`:
     /// git's index lock as the caller holds it (given up once the index is written).
     func updateWorkingTree(
-        _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil
+        _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil, skippingUnchanged: Bool = false
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         var entries: [(path: String, blob: ObjectID?)] = []
@@ -349,12 +364,16 @@ extension Deck {
             let entry = try git("reading \(path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: path)
             }
+            // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
+            let present = skippingUnchanged ? (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:)) : nil
             if let entry, entry.kind == .blob {
-                let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
-                try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                if !skippingUnchanged || present != entry.id {
+                    let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                }
                 entries.append((path, entry.id))
             } else {
-                try FileSystem.remove(full)
+                if !skippingUnchanged || present != nil { try FileSystem.remove(full) }
                 entries.append((path, nil))
             }
         }
@@ -365,6 +384,7 @@ extension Deck {
     /// while another git process holds `index.lock`. `indexLock`, the caller's, is given up just before
     /// libgit2 writes the index: it takes the lock itself.
     func updateIndex(_ paths: [String], tree: ObjectID, indexLock: IndexLock? = nil) throws(StoreError) {
+        if let indexLock, indexLock.isHeld { return try stageFromTree(paths, tree: tree, indexLock: indexLock) }
         var attempt = 0
         while true {
             attempt += 1
@@ -375,11 +395,7 @@ extension Deck {
                     let entry = try repository.treeEntry(in: tree, path: path)
                     if entry != nil { try index.add(path: path) } else { try index.remove(path: path) }
                 }
-                // libgit2 takes the lock itself: ours is given up for the write and taken again (the rare
-                // fallback from `IndexPatch`, an index it cannot patch).
-                indexLock?.release()
                 try index.write()
-                if let indexLock { try relock(indexLock) }
                 return
             } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
                 usleep(10_000)
@@ -403,16 +419,38 @@ extension Deck {
         try checkIndexLooksWhole(expected: expected)
     }
 
-    /// Takes `lock` again after libgit2 wrote the index, waiting while another process holds it.
-    func relock(_ lock: IndexLock) throws(GitError) {
-        let deadline = DeckLock.now() + lockTimeout
-        while true {
-            do {
-                try lock.reacquire()
-                return
-            } catch  where error.code == .locked && DeckLock.now() < deadline {
-                usleep(2_000)
+    /// Sets the index entries of `paths` to what `tree` has there (removed where it has nothing), with no
+    /// stat data (git compares those files by content), while this process holds `index.lock`: libgit2
+    /// writes a copy of the index beside it (`index.cards-new`), renamed over the index, so the lock is
+    /// never let go before main has moved. The path for indexes `IndexPatch` cannot patch, and for
+    /// putting back the entries of a commit of hand edits.
+    func stageFromTree(_ paths: [String], tree: ObjectID, indexLock: IndexLock?) throws(StoreError) {
+        let indexPath = "\(gitDirectory)/index"
+        let side = "\(gitDirectory)/index.cards-new"
+        // A new deck has no index yet: libgit2 starts an empty one.
+        unlink(side)
+        if FileSystem.exists(indexPath) {
+            let bytes = try FileSystem.read(indexPath, limit: 1 << 31)
+            try FileSystem.writeAtomically(bytes, to: side, durable: false)
+        }
+        defer { unlink(side) }
+        try git("updating the index (`cards fsck --repair` makes it again from main)") { () throws(GitError) in
+            let index = try Index.open(path: side)
+            for path in paths {
+                if let entry = try repository.treeEntry(in: tree, path: path), entry.kind == .blob || entry.kind == .symlink {
+                    try index.stage(path: path, id: entry.id, mode: entry.mode)
+                } else {
+                    try index.remove(path: path)
+                }
             }
+            try index.write()
+        }
+        let flush: FlushMode = durable ? .strict : .none
+        if flush == .strict, FileSync.flush(path: side) != 0 {
+            throw StoreError(.io, "cannot flush \(side) to disk")
+        }
+        guard rename(side, indexPath) == 0 else {
+            throw StoreError(.io, "cannot replace \(indexPath): \(String(cString: strerror(errno)))")
         }
     }
 

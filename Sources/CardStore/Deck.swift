@@ -146,6 +146,16 @@ public final class Deck {
     /// Fails unless the repository is a deck: it has `deck.json` at the root of `main`, or `main` is unborn
     /// and `deck.json` is in the working tree (a deck being created).
     func checkIsDeck() throws(StoreError) {
+        if let clone = incompleteClone(), clone.pid != getpid() {
+            let running = clone.pid > 0 && kill(clone.pid, 0) == 0
+            throw StoreError(
+                .notADeck,
+                running
+                    ? "\(location) is being cloned by process \(clone.pid); wait for it to finish"
+                    : "\(location) holds a clone that was stopped before it was complete; run `cards clone "
+                        + "\(clone.url.isEmpty ? "URL" : clone.url) \(location)` again (it removes what the stopped one "
+                        + "made, then clones)")
+        }
         if let head = try headCommit() {
             let tree = try git("reading the deck's last commit") { () throws(GitError) in
                 try repository.commit(head).tree

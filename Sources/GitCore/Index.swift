@@ -13,6 +13,16 @@ public final class Index {
         git_index_free(pointer)
     }
 
+    /// An index file on its own, at `path` (read if it exists), belonging to no repository: entries are
+    /// staged by id (`stage`), and `write` writes that file (through `<path>.lock`).
+    public static func open(path: String) throws(GitError) -> Index {
+        Libgit2.ensureInitialized()
+        var pointer: OpaquePointer?
+        try check(git_index_open(&pointer, path), "git_index_open")
+        guard let pointer else { throw GitError(code: .other(-1), message: "no index", function: "git_index_open") }
+        return Index(pointer: pointer)
+    }
+
     /// Number of entries.
     public var count: Int { git_index_entrycount(pointer) }
 

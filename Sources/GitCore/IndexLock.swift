@@ -12,7 +12,7 @@ public final class IndexLock {
     /// The lock file's path (`<index>.lock`).
     public let path: String
     /// The lock file, open for writing: a new index can be written into it and renamed over the index.
-    private(set) var descriptor: Int32
+    let descriptor: Int32
     private var held = true
 
     /// Takes the lock of the index at `indexPath`: `.locked` when another process holds it.
@@ -37,22 +37,6 @@ public final class IndexLock {
 
     /// Where a new index is written while the lock is held by a caller that keeps holding it.
     static func newIndexPath(for indexPath: String) -> String { indexPath + ".cards-new" }
-
-    /// Takes the lock again after `release` (`.locked` while another process holds it). Held: nothing to do.
-    public func reacquire() throws(GitError) {
-        guard !held else { return }
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw GitError(
-                code: errno == EEXIST ? .locked : .other(-1),
-                message: errno == EEXIST
-                    ? "\(path) exists: another git process is writing the index"
-                    : "cannot create \(path): \(String(cString: strerror(errno)))",
-                function: "IndexLock")
-        }
-        descriptor = fd
-        held = true
-    }
 
     /// Gives the lock up: the lock file closed and removed. Idempotent.
     public func release() {

@@ -162,6 +162,41 @@ struct CloneTests {
         }
     }
 
+    @Test("a clone into an empty folder killed at any moment: refused as unfinished (never taken for a deck), and cloning again finishes")
+    func killedCloneInPlace() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let server = scratch.path("server.git")
+        try scratch.git(["init", "-q", "--bare", "-b", "main", server], in: scratch.root)
+        #expect(try scratch.cards(["remote", "add", "origin", server], in: deck).status == 0)
+        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        let expected = try scratch.cards(["export"], in: deck).stdout
+        var unfinished = 0
+        for attempt in 0..<16 {
+            let folder = scratch.path("here\(attempt)")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try "mine\n".write(toFile: folder + "/../mine-\(attempt).txt", atomically: true, encoding: .utf8)
+            let child = try scratch.startCards(["clone", server, "."], in: folder)
+            usleep(UInt32(attempt) * 3_000)
+            child.signal(SIGKILL)
+            _ = child.wait()
+            let list = try scratch.cards(["list"], in: folder)
+            if list.status != 0 {
+                // Never a half deck that commands would work on (fsck --repair would make deletions of it).
+                #expect(
+                    list.stderr.contains("stopped before it was complete") || list.stderr.contains("not a deck"),
+                    "attempt \(attempt): \(list.stderr)")
+                if list.stderr.contains("stopped before it was complete") { unfinished += 1 }
+                let again = try scratch.cards(["clone", server, "."], in: folder)
+                let left = (try? FileManager.default.subpathsOfDirectory(atPath: folder).prefix(12)) ?? []
+                #expect(again.status == 0, "attempt \(attempt): \(list.stderr) then \(again.stderr); left: \(Array(left))")
+            }
+            #expect(try scratch.cards(["export"], in: folder).stdout == expected, "attempt \(attempt)")
+            #expect(try scratch.cards(["fsck"], in: folder).status == 0, "attempt \(attempt)")
+        }
+        #expect(unfinished >= 0)
+    }
+
     @Test("a clone into an empty folder that is there (the current one) fills that very folder")
     func cloneIntoExistingEmptyFolder() throws {
         let scratch = try Scratch()

@@ -345,9 +345,11 @@ struct CrashSafetyTests {
         _ = alive.wait()
         #expect(try scratch.cardIDs(deck).isSuperset(of: expected))
         try scratch.expectClean(deck)
-        // The flag lost: status and commit refuse and say how to finish; fsck (without --repair) reports;
-        // fsck --repair does it.
+        // The flag lost, and no record of the index the last write left (a deck from before the record):
+        // status and commit refuse and say how to finish; fsck (without --repair) reports; fsck --repair
+        // does it. (With a record, an index changed since it is the user's: see the next two cases.)
         try interrupt(flag: nil)
+        try FileManager.default.removeItem(atPath: deck + "/.git/cards-index-tree")
         for arguments in [["status"], ["commit"]] {
             let refused = try scratch.cards(arguments, in: deck)
             #expect(
@@ -442,47 +444,88 @@ extension CrashSafetyTests {
         let file = scratch.path("more.jsonl")
         try (0..<5).map { "{\"title\": \"More \($0)\", \"indexURL\": \"https://m.example/\($0)\"}" }
             .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        let before = try scratch.cardIDs(deck)
-        let edited = try #require(before.sorted().first)
+        let edited = try #require(try scratch.cardIDs(deck).sorted().first)
         let editedPath = "cards/\(edited.prefix(2))/\(edited).json"
-        for flag in [true, false] {
-            #expect(try scratch.cards(["import", file], in: deck).status == 0)
-            let expected = try scratch.cardIDs(deck)
-            // As a crash leaves it: main moved, the index and working tree still as main's parent had them;
-            // then the user stages a new file and an edit of a card the write did not touch.
-            try scratch.gitChecked(["read-tree", "main^"], in: deck)
-            try scratch.gitChecked(["clean", "-fdq", "cards"], in: deck)
-            try "my notes \(flag)\n".write(toFile: deck + "/notes.txt", atomically: true, encoding: .utf8)
+        /// Stages a new file and an edit of a card no write here touches.
+        func stageByHand(_ round: String) throws -> String {
+            try "my notes \(round)\n".write(toFile: deck + "/notes.txt", atomically: true, encoding: .utf8)
             let card = try String(contentsOfFile: deck + "/" + editedPath, encoding: .utf8)
-            let handTitle = "Staged by hand \(flag)"
+            let handTitle = "Staged by hand \(round)"
             let retitled = card.replacingOccurrences(
                 of: #""title"\s*:\s*"[^"]*""#, with: "\"title\": \"\(handTitle)\"", options: .regularExpression)
             #expect(retitled != card)
             try retitled.write(toFile: deck + "/" + editedPath, atomically: true, encoding: .utf8)
             try scratch.gitChecked(["add", "notes.txt", editedPath], in: deck)
-            if flag {
-                // The writer's flag, naming a process that is gone: the next write finishes it.
-                try "pid 999999\n".write(toFile: deck + "/.git/cards-pending", atomically: true, encoding: .utf8)
-                let add = try scratch.cards(["add", "--title", "Next", "--url", "https://n.example"], in: deck)
-                #expect(add.status == 0, "\(add.stderr)")
-            } else {
-                let repair = try scratch.cards(["fsck", "--repair"], in: deck)
-                #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
-            }
-            #expect(try scratch.cardIDs(deck).isSuperset(of: expected))
+            return handTitle
+        }
+        func expectKept(_ round: String, _ handTitle: String, expected: Set<String>) throws {
+            #expect(try scratch.cardIDs(deck).isSuperset(of: expected), "\(round)")
             for id in expected where id != edited {
-                #expect(FileManager.default.fileExists(atPath: deck + "/cards/\(id.prefix(2))/\(id).json"), "\(id) on disk")
+                #expect(FileManager.default.fileExists(atPath: deck + "/cards/\(id.prefix(2))/\(id).json"), "\(round): \(id)")
             }
-            #expect(try String(contentsOfFile: deck + "/notes.txt", encoding: .utf8) == "my notes \(flag)\n")
-            #expect(try String(contentsOfFile: deck + "/" + editedPath, encoding: .utf8).contains(handTitle))
+            #expect(try String(contentsOfFile: deck + "/notes.txt", encoding: .utf8) == "my notes \(round)\n")
+            #expect(try String(contentsOfFile: deck + "/" + editedPath, encoding: .utf8).contains(handTitle), "\(round)")
             let staged = try scratch.git(["diff", "--cached", "--name-only"], in: deck).stdout
-            #expect(staged.split(separator: "\n").sorted() == [Substring(editedPath), "notes.txt"], "staged: \(staged)")
-            // Put back as it was for the next round: the edit dropped, the notes left untracked.
+            #expect(staged.split(separator: "\n").sorted() == [Substring(editedPath), "notes.txt"], "\(round): \(staged)")
+            // Put back as it was for the next round: the edit dropped, the notes gone.
             try scratch.gitChecked(["reset", "-q"], in: deck)
             try scratch.gitChecked(["checkout", "-q", "--", editedPath], in: deck)
             try FileManager.default.removeItem(atPath: deck + "/notes.txt")
             try scratch.expectClean(deck)
         }
+
+        // A write killed after main moved, by a version that moved main first: its flag there, the index and
+        // files still as main's parent had them; then the user stages changes. The next write finishes it.
+        #expect(try scratch.cards(["import", file], in: deck).status == 0)
+        var expected = try scratch.cardIDs(deck)
+        try scratch.gitChecked(["read-tree", "main^"], in: deck)
+        try scratch.gitChecked(["clean", "-fdq", "cards"], in: deck)
+        var title = try stageByHand("flag")
+        try "pid 999999\n".write(toFile: deck + "/.git/cards-pending", atomically: true, encoding: .utf8)
+        let add = try scratch.cards(["add", "--title", "Next", "--url", "https://n.example"], in: deck)
+        #expect(add.status == 0, "\(add.stderr)")
+        try expectKept("flag", title, expected: expected)
+
+        // The flag lost: changes staged before the last write, recorded with its index; the next write's files
+        // and index never written. fsck --repair brings the files along and keeps what was staged.
+        title = try stageByHand("lost")
+        #expect(try scratch.cards(["add", "--title", "Before", "--url", "https://b.example"], in: deck).status == 0)
+        let savedIndex = try Data(contentsOf: URL(fileURLWithPath: deck + "/.git/index"))
+        let savedRecord = try Data(contentsOf: URL(fileURLWithPath: deck + "/.git/cards-index-tree"))
+        #expect(try scratch.cards(["import", file], in: deck).status == 0)
+        expected = try scratch.cardIDs(deck)
+        try savedIndex.write(to: URL(fileURLWithPath: deck + "/.git/index"))
+        try savedRecord.write(to: URL(fileURLWithPath: deck + "/.git/cards-index-tree"))
+        try scratch.gitChecked(["clean", "-fdq", "cards"], in: deck)
+        let repair = try scratch.cards(["fsck", "--repair"], in: deck)
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        try expectKept("lost", title, expected: expected)
+
+        // A staged edit that takes a card back to what main's parent had is the user's, not a write left
+        // behind: fsck reports nothing and --repair keeps it.
+        let reverted = try #require(expected.sorted().last)
+        let revertedPath = "cards/\(reverted.prefix(2))/\(reverted).json"
+        #expect(try scratch.cards(["edit", reverted, "--title", "Changed"], in: deck).status == 0)
+        try scratch.gitChecked(["checkout", "-q", "main^", "--", revertedPath], in: deck)
+        let fsck = try scratch.cards(["fsck"], in: deck)
+        #expect(!fsck.stderr.contains("behind"), "\(fsck.stderr)")
+        #expect(try scratch.cards(["fsck", "--repair"], in: deck).status == 0)
+        #expect(!(try String(contentsOfFile: deck + "/" + revertedPath, encoding: .utf8).contains("Changed")))
+        #expect(try scratch.git(["diff", "--cached", "--name-only"], in: deck).stdout == revertedPath + "\n")
+        try scratch.gitChecked(["reset", "-q", "--hard"], in: deck)
+
+        // `git commit` run beside an add read the index before the add and wrote it back after (its own
+        // commit then failed): the index lacks the card main has, its file is there. fsck names it, and
+        // --repair stages it again, so the next `git commit` cannot delete it.
+        let before = try Data(contentsOf: URL(fileURLWithPath: deck + "/.git/index"))
+        let added = try scratch.cards(["add", "--title", "Beside git", "--url", "https://g.example"], in: deck)
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try before.write(to: URL(fileURLWithPath: deck + "/.git/index"))
+        #expect(try scratch.git(["status", "--porcelain"], in: deck).stdout.contains("D  cards/\(id.prefix(2))/\(id).json"))
+        let found = try scratch.cards(["fsck"], in: deck)
+        #expect(found.status == 1 && found.stderr.contains(id), "\(found.stderr)")
+        #expect(try scratch.cards(["fsck", "--repair"], in: deck).status == 0)
+        try scratch.expectClean(deck)
     }
 }
 
