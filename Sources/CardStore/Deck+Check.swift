@@ -110,7 +110,8 @@ extension Deck {
             if repair, unlink(path) == 0 {
                 report.repaired.append("removed the temp file \(path)")
             } else {
-                report.problems.append("\(path): a temp file left by an interrupted command; `cards fsck --repair` removes it")
+                report.problems.append(
+                    "\(path): a temp file left by an interrupted command; `cards fsck --repair` removes it")
             }
         }
         let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
@@ -323,15 +324,20 @@ extension Deck {
         var behindPaths = Set(interrupted ?? [])
         var parentTrees: [ObjectID] = []
         if let head = try headCommit() {
-            let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
+            let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents
+            }
             for parent in parents {
-                let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
+                let tree = try git("reading \(parent.short)") { () throws(GitError) in
+                    try repository.commit(parent).tree
+                }
                 if tree == indexTree && (!hasIndexRecord || interrupted != nil) { return (differences, [], []) }
                 parentTrees.append(tree)
             }
         }
         if let recorded = indexRecordedCommit(), isIndexAsRecorded {
-            let since = try git("reading \(recorded.short)") { () throws(GitError) in try repository.commit(recorded).tree }
+            let since = try git("reading \(recorded.short)") { () throws(GitError) in
+                try repository.commit(recorded).tree
+            }
             let changed = try git("comparing \(recorded.short) with main") { () throws(GitError) in
                 try TreeDiff.changes(in: repository, from: since, to: main)
             }

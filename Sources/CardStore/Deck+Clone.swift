@@ -157,12 +157,14 @@ extension Deck {
             let mark = incompleteCloneMark(in: gitFolder)
             let text = Array("pid \(getpid())\n\(url)\n".utf8)
             // Written in place, not through a temp file: the mark's mere presence is what counts.
-            let descriptor = mkdir(gitFolder, 0o755) == 0 ? Glibc.open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
+            let descriptor =
+                mkdir(gitFolder, 0o755) == 0 ? Glibc.open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
             defer { if descriptor >= 0 { close(descriptor) } }
             guard descriptor >= 0, text.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == text.count
             else {
                 throw GitError(
-                    code: .other(-1), message: "cannot start the clone in \(gitFolder): \(String(cString: strerror(errno)))",
+                    code: .other(-1),
+                    message: "cannot start the clone in \(gitFolder): \(String(cString: strerror(errno)))",
                     function: "clone")
             }
         }
@@ -201,6 +203,14 @@ extension Deck {
     /// top-level names of the commit it was checking out). Anything else in the folder stays.
     static func removeStoppedClone(at absolute: String) {
         let gitFolder = "\(absolute)/.git"
+        // libgit2's probe files (`_git2_…`, made in the folder to test what its file system can do), when
+        // they are all that is left: a clone killed while it probed.
+        defer {
+            let left = FileSystem.list(absolute)
+            if !left.isEmpty && left.allSatisfy({ $0.hasPrefix("_git2_") }) {
+                for name in left { unlink("\(absolute)/\(name)") }
+            }
+        }
         // Killed between making the git folder and marking it: an empty git folder is no one's.
         if FileSystem.isDirectory(gitFolder) && FileSystem.list(gitFolder).isEmpty { rmdir(gitFolder) }
         guard let bytes = try? FileSystem.read(incompleteCloneMark(in: gitFolder), limit: 8_192) else { return }

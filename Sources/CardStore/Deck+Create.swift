@@ -65,7 +65,8 @@ extension Deck {
             guard !existed else { return deck }
             guard rename(work, absolute) == 0 else {
                 throw StoreError(
-                    .io, "could not move the new deck into \(path): \(String(cString: strerror(errno))); nothing was made")
+                    .io,
+                    "could not move the new deck into \(path): \(String(cString: strerror(errno))); nothing was made")
             }
             let opened = try git("opening the new deck at \(path)") { () throws(GitError) in
                 try Repository.open(at: absolute)

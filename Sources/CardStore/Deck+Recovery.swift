@@ -103,9 +103,13 @@ extension Deck {
             guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
-            if !file.handEdit && (present != nil && present == file.blob || present == nil && file.blob == nil && main != nil) {
+            if !file.handEdit
+                && (present != nil && present == file.blob || present == nil && file.blob == nil && main != nil)
+            {
                 if let main {
-                    let bytes = try git("reading \(file.path)") { () throws(GitError) in try repository.readBlob(main.id) }
+                    let bytes = try git("reading \(file.path)") { () throws(GitError) in
+                        try repository.readBlob(main.id)
+                    }
                     try FileSystem.writeAtomically(bytes, to: full, durable: durable)
                 } else {
                     try FileSystem.remove(full)

@@ -138,7 +138,8 @@ extension Deck {
                         change.files, updates: updates, tree: tree, flush: flushMode, indexAhead: indexAhead,
                         indexLock: indexLock)
                 } catch {
-                    throw putBack(paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: error)
+                    throw putBack(
+                        paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: error)
                 }
             }
             do {
@@ -160,7 +161,8 @@ extension Deck {
                 let why = StoreError.git(error, while: "publishing the commit on main")
                 if !isBare {
                     guard putBack(paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits) else {
-                        throw putBack(paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: why)
+                        throw putBack(
+                            paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: why)
                     }
                     // Put back as it was: a retry that then finds nothing to do leaves no flag behind.
                     clearPending()
@@ -365,7 +367,8 @@ extension Deck {
                 try repository.treeEntry(in: tree, path: path)
             }
             // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
-            let present = skippingUnchanged ? (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:)) : nil
+            let present =
+                skippingUnchanged ? (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:)) : nil
             if let entry, entry.kind == .blob {
                 if !skippingUnchanged || present != entry.id {
                     let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
@@ -437,7 +440,9 @@ extension Deck {
         try git("updating the index (`cards fsck --repair` makes it again from main)") { () throws(GitError) in
             let index = try Index.open(path: side)
             for path in paths {
-                if let entry = try repository.treeEntry(in: tree, path: path), entry.kind == .blob || entry.kind == .symlink {
+                if let entry = try repository.treeEntry(in: tree, path: path),
+                    entry.kind == .blob || entry.kind == .symlink
+                {
                     try index.stage(path: path, id: entry.id, mode: entry.mode)
                 } else {
                     try index.remove(path: path)

@@ -204,7 +204,15 @@ extension Commands {
         guard let card = outcome.card else {
             throw CLIError(message: "\(label): the merge deletes this card; resolve it with git rm")
         }
-        try FileSystem.writeAtomically(card.encoded(), to: paths[1], durable: false)
+        // Each side was a valid card, but what the merge adds (a conflict record wraps a value in two more
+        // levels and keeps both values) can take a card past a limit: then it is git's conflict, OURS kept.
+        let merged = card.encoded()
+        do {
+            _ = try Card.decode(merged, expectedID: expectedID)
+        } catch {
+            throw CLIError(message: "\(label): the merged card would break a card rule (\(error)); merge it by hand")
+        }
+        try FileSystem.writeAtomically(merged, to: paths[1], durable: false)
         if !outcome.newConflicts.isEmpty {
             context.output.error("\(label): \(outcome.decision.summary) (recorded in the card; see `cards conflicts`)")
         }

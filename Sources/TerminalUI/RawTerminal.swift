@@ -26,18 +26,11 @@ public final class RawTerminal {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        let leave = Array(TerminalModes.leaveAll.utf8)
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: leave.count)
-        buffer.initialize(from: leave, count: leave.count)
+        // Copied where a signal handler can write them without touching Swift objects.
         TerminalRestoreState.leaveBytes?.deallocate()
-        TerminalRestoreState.leaveBytes = buffer
-        TerminalRestoreState.leaveCount = leave.count
-        let enter = Array(TerminalModes.enterAll.utf8)
-        let enterBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: enter.count)
-        enterBuffer.initialize(from: enter, count: enter.count)
+        (TerminalRestoreState.leaveBytes, TerminalRestoreState.leaveCount) = Self.pinned(TerminalModes.leaveAll)
         TerminalRestoreState.enterBytes?.deallocate()
-        TerminalRestoreState.enterBytes = enterBuffer
-        TerminalRestoreState.enterCount = enter.count
+        (TerminalRestoreState.enterBytes, TerminalRestoreState.enterCount) = Self.pinned(TerminalModes.enterAll)
         TerminalRestoreState.rawSettings = raw
         TerminalRestoreState.savedSettings = original
         TerminalRestoreState.inputDescriptor = input
@@ -55,6 +48,14 @@ public final class RawTerminal {
     }
 
     deinit { restore() }
+
+    /// `text`'s bytes in memory of their own (never freed while the session may need them).
+    private static func pinned(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
+        let bytes = Array(text.utf8)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+        buffer.initialize(from: bytes, count: bytes.count)
+        return (buffer, bytes.count)
+    }
 
     /// Leaves the screen modes and puts the original termios back. Safe to call more than once.
     public func restore() {

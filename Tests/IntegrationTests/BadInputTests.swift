@@ -612,9 +612,11 @@ extension BadInputTests {
         for command in ["export", "list", "log"] {
             let full = try shell("\"$CARDS\" \(command) > /dev/full")
             #expect(full.status == 1, "\(command) > /dev/full: \(full.status) \(full.stderr)")
-            #expect(full.stderr.contains("could not write to standard output: No space left on device"), "\(full.stderr)")
+            #expect(
+                full.stderr.contains("could not write to standard output: No space left on device"), "\(full.stderr)")
             let closed = try shell("\"$CARDS\" \(command) >&-")
-            #expect(closed.status == 1 && closed.stderr.contains("Bad file descriptor"), "\(command) >&-: \(closed.stderr)")
+            #expect(
+                closed.status == 1 && closed.stderr.contains("Bad file descriptor"), "\(command) >&-: \(closed.stderr)")
         }
         // An add whose id cannot be printed: made all the same, and said so.
         let before = try scratch.cardIDs(deck).count

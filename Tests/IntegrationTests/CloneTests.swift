@@ -162,14 +162,12 @@ struct CloneTests {
         }
     }
 
-    @Test("a clone into an empty folder killed at any moment: refused as unfinished (never taken for a deck), and cloning again finishes")
+    @Test(
+        "a clone into an empty folder killed at any moment: refused as unfinished (never taken for a deck), and cloning again finishes"
+    )
     func killedCloneInPlace() throws {
         let scratch = try Scratch()
-        let deck = try scratch.sampleDeck()
-        let server = scratch.path("server.git")
-        try scratch.git(["init", "-q", "--bare", "-b", "main", server], in: scratch.root)
-        #expect(try scratch.cards(["remote", "add", "origin", server], in: deck).status == 0)
-        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        let (deck, server) = try scratch.sampleDeckOnServer()
         let expected = try scratch.cards(["export"], in: deck).stdout
         var unfinished = 0
         for attempt in 0..<16 {
@@ -189,7 +187,8 @@ struct CloneTests {
                 if list.stderr.contains("stopped before it was complete") { unfinished += 1 }
                 let again = try scratch.cards(["clone", server, "."], in: folder)
                 let left = (try? FileManager.default.subpathsOfDirectory(atPath: folder).prefix(12)) ?? []
-                #expect(again.status == 0, "attempt \(attempt): \(list.stderr) then \(again.stderr); left: \(Array(left))")
+                #expect(
+                    again.status == 0, "attempt \(attempt): \(list.stderr) then \(again.stderr); left: \(Array(left))")
             }
             #expect(try scratch.cards(["export"], in: folder).stdout == expected, "attempt \(attempt)")
             #expect(try scratch.cards(["fsck"], in: folder).status == 0, "attempt \(attempt)")
@@ -200,11 +199,7 @@ struct CloneTests {
     @Test("a clone into an empty folder that is there (the current one) fills that very folder")
     func cloneIntoExistingEmptyFolder() throws {
         let scratch = try Scratch()
-        let deck = try scratch.sampleDeck()
-        let server = scratch.path("server.git")
-        try scratch.git(["init", "-q", "--bare", "-b", "main", server], in: scratch.root)
-        #expect(try scratch.cards(["remote", "add", "origin", server], in: deck).status == 0)
-        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        let (deck, server) = try scratch.sampleDeckOnServer()
         let folder = scratch.path("here")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         var before = stat()
@@ -270,5 +265,17 @@ struct CloneTests {
                 ["sync", "origin"], in: deck, extraEnvironment: ["CARDS_NETWORK_TIMEOUT": value])
             #expect(sync.status == 0, "\(value): \(sync.stderr)")
         }
+    }
+}
+
+extension Scratch {
+    /// The sample deck, synced to a new bare server made with `git init --bare -b main`: (deck, server).
+    func sampleDeckOnServer() throws -> (deck: String, server: String) {
+        let deck = try sampleDeck()
+        let server = path("server.git")
+        try git(["init", "-q", "--bare", "-b", "main", server], in: root)
+        #expect(try cards(["remote", "add", "origin", server], in: deck).status == 0)
+        #expect(try cards(["sync"], in: deck).status == 0)
+        return (deck, server)
     }
 }

@@ -10,29 +10,11 @@ struct ConcurrencyTests {
         let scratch = try Scratch()
         let deck = scratch.path("deck")
         #expect(try scratch.cards(["init", deck]).status == 0)
-        let script = """
-            for i in $(seq 1 50); do "$CARDS" add --title "Writer $1 card $i" --url "https://w$1.example/$i" >/dev/null || echo "failed $1 $i" >&2; done
-            """
-        var processes: [Process] = []
-        var errors: [Pipe] = []
-        for writer in 1...2 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", script, "sh", "\(writer)"]
-            process.currentDirectoryURL = URL(fileURLWithPath: deck)
-            var env = scratch.environment
-            env["CARDS"] = Binaries.cards
-            process.environment = env
-            let pipe = Pipe()
-            process.standardError = pipe
-            errors.append(pipe)
-            processes.append(process)
+        let scripts = (1...2).map { writer in
+            #"for i in $(seq 1 50); do "$CARDS" add --title "Writer \#(writer) card $i" --url "https://w\#(writer).example/$i" >/dev/null 2>&1 || echo "failed \#(writer) $i"; done"#
         }
-        for process in processes { try process.run() }
-        for (process, pipe) in zip(processes, errors) {
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(text.isEmpty, "a writer failed: \(text)")
+        for output in try Self.together(scratch, scripts, in: deck) {
+            #expect(output.isEmpty, "a writer failed: \(output)")
         }
         let list = try scratch.cards(["list"], in: deck).stdout.split(separator: "\n")
         #expect(list.count == 100)
@@ -66,7 +48,9 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test("git commit by hand beside cards add: no card is dropped by our publish; one a later hand commit of git's stale index deleted comes back with restore")
+    @Test(
+        "git commit by hand beside cards add: no card is dropped by our publish; one a later hand commit of git's stale index deleted comes back with restore"
+    )
     func handCommitsBesideAdds() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
@@ -95,7 +79,9 @@ struct ConcurrencyTests {
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
     }
 
-    @Test("a card deleted and restored by another process while it is shown or edited: an answer or an error, never a crash")
+    @Test(
+        "a card deleted and restored by another process while it is shown or edited: an answer or an error, never a crash"
+    )
     func deleteAndRestoreBesideReaders() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
@@ -121,7 +107,9 @@ struct ConcurrencyTests {
 }
 
 extension ConcurrencyTests {
-    @Test("a publish that fails (main.lock held past the timeout) puts everything back: hand edits being committed are kept, no flag left")
+    @Test(
+        "a publish that fails (main.lock held past the timeout) puts everything back: hand edits being committed are kept, no flag left"
+    )
     func failedPublishPutsBack() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
@@ -141,9 +129,12 @@ extension ConcurrencyTests {
         }
         usleep(300_000)
         let other = try #require(try scratch.cardIDs(deck).sorted().last)
-        for arguments in [["commit"], ["edit", other, "--color", "red"], ["add", "--title", "New", "--url", "https://n.example"]] {
+        for arguments in [
+            ["commit"], ["edit", other, "--color", "red"], ["add", "--title", "New", "--url", "https://n.example"],
+        ] {
             let result = try scratch.cards(arguments, in: deck, extraEnvironment: ["CARDS_LOCK_TIMEOUT": "1"])
-            #expect(result.status == 1 && result.stderr.contains("nothing was changed"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.status == 1 && result.stderr.contains("nothing was changed"), "\(arguments): \(result.stderr)")
             #expect(try scratch.revParse(deck, "main") == main)
             #expect(try String(contentsOfFile: path, encoding: .utf8) == edited, "\(arguments): the hand edit is gone")
             #expect(!FileManager.default.fileExists(atPath: deck + "/.git/cards-pending"), "\(arguments): flag left")
@@ -153,11 +144,14 @@ extension ConcurrencyTests {
         _ = holder.wait()
         try FileManager.default.removeItem(atPath: deck + "/.git/refs/heads/main.lock")
         let commit = try scratch.cards(["commit"], in: deck)
-        #expect(commit.status == 0 && commit.stdout.contains("Committed 1 hand edit"), "\(commit.stdout)\(commit.stderr)")
+        #expect(
+            commit.status == 0 && commit.stdout.contains("Committed 1 hand edit"), "\(commit.stdout)\(commit.stderr)")
         try scratch.expectClean(deck)
     }
 
-    @Test("an index libgit2 must write (version 4, which the patch leaves alone): writes keep git's index.lock to the end, and the index follows")
+    @Test(
+        "an index libgit2 must write (version 4, which the patch leaves alone): writes keep git's index.lock to the end, and the index follows"
+    )
     func indexVersionFour() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()

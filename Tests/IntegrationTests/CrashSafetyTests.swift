@@ -408,7 +408,9 @@ struct CrashSafetyTests {
 }
 
 extension CrashSafetyTests {
-    @Test("cards init into a new folder killed at any moment: the folder is a whole deck or not there, and init runs again")
+    @Test(
+        "cards init into a new folder killed at any moment: the folder is a whole deck or not there, and init runs again"
+    )
     func killedInit() throws {
         let scratch = try Scratch()
         var whole = 0
@@ -432,12 +434,16 @@ extension CrashSafetyTests {
             }
         }
         // The hidden folders the killed ones left are gone once init ran again for their name.
-        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root).filter { $0.contains(".cards-init-") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root).filter {
+            $0.contains(".cards-init-")
+        }
         #expect(left.isEmpty, "\(left)")
         #expect(whole + absent == 24)
     }
 
-    @Test("changes staged by hand (a new file, a card edit) survive the finishing of an interrupted write and fsck --repair")
+    @Test(
+        "changes staged by hand (a new file, a card edit) survive the finishing of an interrupted write and fsck --repair"
+    )
     func stagedChangesSurviveRecovery() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
@@ -461,12 +467,16 @@ extension CrashSafetyTests {
         func expectKept(_ round: String, _ handTitle: String, expected: Set<String>) throws {
             #expect(try scratch.cardIDs(deck).isSuperset(of: expected), "\(round)")
             for id in expected where id != edited {
-                #expect(FileManager.default.fileExists(atPath: deck + "/cards/\(id.prefix(2))/\(id).json"), "\(round): \(id)")
+                #expect(
+                    FileManager.default.fileExists(atPath: deck + "/cards/\(id.prefix(2))/\(id).json"),
+                    "\(round): \(id)")
             }
             #expect(try String(contentsOfFile: deck + "/notes.txt", encoding: .utf8) == "my notes \(round)\n")
-            #expect(try String(contentsOfFile: deck + "/" + editedPath, encoding: .utf8).contains(handTitle), "\(round)")
+            #expect(
+                try String(contentsOfFile: deck + "/" + editedPath, encoding: .utf8).contains(handTitle), "\(round)")
             let staged = try scratch.git(["diff", "--cached", "--name-only"], in: deck).stdout
-            #expect(staged.split(separator: "\n").sorted() == [Substring(editedPath), "notes.txt"], "\(round): \(staged)")
+            #expect(
+                staged.split(separator: "\n").sorted() == [Substring(editedPath), "notes.txt"], "\(round): \(staged)")
             // Put back as it was for the next round: the edit dropped, the notes gone.
             try scratch.gitChecked(["reset", "-q"], in: deck)
             try scratch.gitChecked(["checkout", "-q", "--", editedPath], in: deck)
@@ -521,7 +531,8 @@ extension CrashSafetyTests {
         let added = try scratch.cards(["add", "--title", "Beside git", "--url", "https://g.example"], in: deck)
         let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try before.write(to: URL(fileURLWithPath: deck + "/.git/index"))
-        #expect(try scratch.git(["status", "--porcelain"], in: deck).stdout.contains("D  cards/\(id.prefix(2))/\(id).json"))
+        #expect(
+            try scratch.git(["status", "--porcelain"], in: deck).stdout.contains("D  cards/\(id.prefix(2))/\(id).json"))
         let found = try scratch.cards(["fsck"], in: deck)
         #expect(found.status == 1 && found.stderr.contains(id), "\(found.stderr)")
         #expect(try scratch.cards(["fsck", "--repair"], in: deck).status == 0)

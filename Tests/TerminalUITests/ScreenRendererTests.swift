@@ -80,7 +80,9 @@ struct CharacterWidthTests {
         for wide in ["🚀", "🫠", "✅", "中", "한", "❤️"] { #expect(CharacterWidth.of(Character(wide)) == 2, "\(wide)") }
         for narrow in ["a", "é", "ש", "م", "←"] { #expect(CharacterWidth.of(Character(narrow)) == 1, "\(narrow)") }
         for invisible in ["\u{200B}", "\u{202E}", "\u{2066}", "\u{FEFF}"] {
-            #expect(CharacterWidth.of(Character(invisible)) == 0, "U+\(String(invisible.unicodeScalars.first!.value, radix: 16))")
+            #expect(
+                CharacterWidth.of(Character(invisible)) == 0,
+                "U+\(String(invisible.unicodeScalars.first!.value, radix: 16))")
         }
     }
 

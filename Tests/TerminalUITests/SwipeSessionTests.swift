@@ -1,4 +1,5 @@
 import SwipeEngine
+import TestSupport
 import Testing
 
 @testable import TerminalUI
@@ -235,7 +236,8 @@ struct SwipeSessionTests {
         let l = try Self.layout(s)
         // The release never comes; a click somewhere else follows.
         let corner = (column: l.left + 1, row: l.top + 1, time: far.time + 0.5)
-        s.handle(.mouse(MouseEvent(kind: .press, button: .left, column: corner.column, row: corner.row)), at: corner.time)
+        s.handle(
+            .mouse(MouseEvent(kind: .press, button: .left, column: corner.column, row: corner.row)), at: corner.time)
         Self.release(&s, at: corner)
         _ = Self.settle(&s, from: corner.time)
         #expect(s.deck.deleted.isEmpty)
@@ -286,10 +288,12 @@ struct SwipeSessionTests {
         #expect(s.deck.reasons == ["distance", "fling"], "\(s.deck.reasons)")
     }
 
-    @Test("a held ← key (repeats 25-45 ms apart, jittered) then Enter within 40 ms deletes by distance, never reads as a fling back")
+    @Test(
+        "a held ← key (repeats 25-45 ms apart, jittered) then Enter within 40 ms deletes by distance, never reads as a fling back"
+    )
     func heldKeyThenEnterDeletes() throws {
         for seed in 0..<60 {
-            var random = SeededRandom(seed: UInt64(seed))
+            var random = SplitMix64(seed: UInt64(seed))
             var s = Self.session()
             var time = 1.0
             for _ in 0..<8 {
@@ -305,13 +309,18 @@ struct SwipeSessionTests {
         }
     }
 
-    @Test("the deck changed elsewhere (a card deleted, one added) shows up before the next swipe; a swipe on a card deleted meanwhile errs no more")
+    @Test(
+        "the deck changed elsewhere (a card deleted, one added) shows up before the next swipe; a swipe on a card deleted meanwhile errs no more"
+    )
     func deckChangedElsewhere() throws {
         var s = Self.session()
         s.tick(at: 0)
         // Another process deletes the top card and adds one.
         var cards = s.deck.cards.filter { $0.id != "id-1" }
-        cards.append(SwipeCardInfo(id: "id-9", title: "Card 9", platformName: "P", platformIcon: "p", indexURL: "https://e/9", color: "blue"))
+        cards.append(
+            SwipeCardInfo(
+                id: "id-9", title: "Card 9", platformName: "P", platformIcon: "p", indexURL: "https://e/9",
+                color: "blue"))
         s.deck.changedElsewhere = cards
         s.tick(at: 1.5)
         #expect(s.topCard?.id == "id-2")
@@ -323,18 +332,5 @@ struct SwipeSessionTests {
         Self.release(&s, at: far)
         #expect(!s.lastAction.contains("could not"), "\(s.lastAction)")
         #expect(s.deck.cards.map(\.id) == ["id-3", "id-9"])
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for jittered timings, so a failing seed replays.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
