@@ -355,7 +355,8 @@ extension Deck {
     }
 
     /// Brings the working tree and index in line with `tree` for the given paths only. `indexLock`:
-    /// git's index lock as the caller holds it (given up once the index is written).
+    /// git's index lock as the caller holds it (and keeps holding). `skippingUnchanged`: a file already
+    /// as `tree` has it is not written again (putting back).
     func updateWorkingTree(
         _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil, skippingUnchanged: Bool = false
     ) throws(StoreError) {
@@ -384,8 +385,8 @@ extension Deck {
     }
 
     /// Updates the index entries of `paths` to match the working tree (which matches `tree`), retrying
-    /// while another git process holds `index.lock`. `indexLock`, the caller's, is given up just before
-    /// libgit2 writes the index: it takes the lock itself.
+    /// while another git process holds `index.lock`. With `indexLock` held (a publish in progress) the
+    /// entries are staged through a copy beside the index instead (`stageFromTree`): the lock stays held.
     func updateIndex(_ paths: [String], tree: ObjectID, indexLock: IndexLock? = nil) throws(StoreError) {
         if let indexLock, indexLock.isHeld { return try stageFromTree(paths, tree: tree, indexLock: indexLock) }
         var attempt = 0
