@@ -396,6 +396,19 @@ extension Deck {
                 }
             }
             let newBytes = card?.encoded()
+            // Each side was valid, but what the merge adds (a conflict record wraps a value two levels deeper
+            // and keeps both) can take a card past a limit: kept as merged, named, for a person to fix.
+            if let newBytes, card?.conflicts.isEmpty == false, sideTaken[id] == nil || recoveredCards.contains(id) {
+                do {
+                    _ = try Card.decode(newBytes, expectedID: id)
+                } catch {
+                    report.invalid.append(
+                        InvalidVersion(
+                            path: path,
+                            reason: "the merged card breaks a card rule (\(error)); fix it, then `cards commit`",
+                            isOurs: true, commit: ours))
+                }
+            }
             let newID = newBytes.map(ObjectID.blobHash(of:))
             let entries = cardEntries[id]
             if entries?.ours?.id == newID && (entries?.ours == nil) == (newBytes == nil) { continue }

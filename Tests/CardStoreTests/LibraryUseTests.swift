@@ -60,4 +60,31 @@ struct LibraryUseTests {
         let frame = gesture.touchUp(SwipeSample(time: 0.2, translation: SwipeVector(x: -170, y: 0)))
         #expect(frame.decision?.reasonName == "distance", "\(String(describing: frame.decision))")
     }
+
+    @Test(
+        "a merge whose conflict record takes a card past a limit (here its size) keeps the card as merged and names it")
+    func mergedCardPastALimitIsNamed() throws {
+        let scratch = try StoreScratch()
+        let remote = scratch.path("remote.git")
+        _ = try Deck.create(at: remote, name: "Shared", bare: true)
+        let laptop = try Deck.clone(from: remote, to: scratch.path("laptop"), settings: .fromEnvironment())
+        let card = try laptop.add(title: "Deep", indexURL: "https://deep.example")
+        _ = try laptop.sync(SyncOptions())
+        let phone = try Deck.clone(from: remote, to: scratch.path("phone"), settings: .fromEnvironment())
+        /// 61 arrays deep around `leaf`: a valid card each, past the file size limit once both are in a
+        /// conflict record (canonical JSON indents every level).
+        func deep(_ leaf: String) -> JSONValue {
+            (0..<61).reduce(JSONValue.string(leaf)) { value, _ in .array([value]) }
+        }
+        try phone.edit(card.id, CardEdit(extra: [("x-deep", deep("phone"))]))
+        _ = try phone.sync(SyncOptions())
+        try laptop.edit(card.id, CardEdit(extra: [("x-deep", deep("laptop"))]))
+        let report = try laptop.sync(SyncOptions())
+        let invalid = report.merge?.invalid ?? []
+        #expect(invalid.map(\.path) == [CardID.path(for: card.id)], "\(invalid)")
+        #expect(invalid.first?.reason.contains("breaks a card rule") == true, "\(invalid)")
+        #expect(report.merge?.kind == .merged)
+        // Nothing lost: the file is in main as merged, both values in history.
+        #expect(try laptop.snapshot().blobID(at: CardID.path(for: card.id)) != nil)
+    }
 }
