@@ -104,30 +104,26 @@ extension Deck {
         }
         checkObjectTempFiles(&report, repair: repair)
         checkPacksWithoutIndex(&report, repair: repair)
-        // The index a killed writer was writing beside the index (under `index.lock`).
-        for name in ["index.cards-new", "index.cards-new.lock"] where FileSystem.exists("\(gitDirectory)/\(name)") {
-            let path = "\(gitDirectory)/\(name)"
-            if repair, unlink(path) == 0 {
-                report.repaired.append("removed the temp file \(path)")
-            } else {
-                report.problems.append(
-                    "\(path): a temp file left by an interrupted command; `cards fsck --repair` removes it")
-            }
-        }
         let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
         var folders = [gitDirectory]
         if let workingDirectory, let cards {
             folders += [workingDirectory, cards] + FileSystem.list(cards).map { "\(cards)/\($0)" }
         }
+        // Temp files of a killed write: a card file's or a record's (`.NAME.PID.tmp`), and the index a
+        // writer was writing beside the index under `index.lock`.
+        var temps = ["index.cards-new", "index.cards-new.lock"].map { "\(gitDirectory)/\($0)" }.filter(
+            FileSystem.exists)
         for folder in folders where FileSystem.isDirectory(folder) {
-            for name in FileSystem.list(folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-                let path = "\(folder)/\(name)"
-                if repair, unlink(path) == 0 {
-                    report.repaired.append("removed the temp file \(path)")
-                } else {
-                    report.problems.append(
-                        "\(path): a temp file left by an interrupted write; `cards fsck --repair` removes it")
-                }
+            temps += FileSystem.list(folder).filter { $0.hasPrefix(".") && $0.hasSuffix(".tmp") }.map {
+                "\(folder)/\($0)"
+            }
+        }
+        for path in temps {
+            if repair, unlink(path) == 0 {
+                report.repaired.append("removed the temp file \(path)")
+            } else {
+                report.problems.append(
+                    "\(path): a temp file left by an interrupted write; `cards fsck --repair` removes it")
             }
         }
     }
