@@ -53,7 +53,7 @@ extension Deck {
         // The paths an interrupted write was bringing along: its change is put back (main did not move)
         // or finished (it did); the flag goes once that is done, kept if it fails.
         let flagged = interruptedWrite(holdingLock: true)
-        let interrupted = flagged?.paths
+        let interrupted = flagged.map { Deck.followingPaths($0.files) }
         if !isBare, let tree = snapshot.tree {
             if repair, let flagged { try putBackUnpublished(flagged.files, main: tree) }
             // A damaged index (said above) leaves no way to tell hand edits.
@@ -111,7 +111,7 @@ extension Deck {
         }
         // Temp files of a killed write: a card file's or a record's (`.NAME.PID.tmp`), and the index a
         // writer was writing beside the index under `index.lock`.
-        var temps = ["index.cards-new", "index.cards-new.lock"].map { "\(gitDirectory)/\($0)" }.filter(
+        var temps = IndexLock.leftovers(of: "\(gitDirectory)/index").filter(
             FileSystem.exists)
         for folder in folders where FileSystem.isDirectory(folder) {
             temps += FileSystem.list(folder).filter { $0.hasPrefix(".") && $0.hasSuffix(".tmp") }.map {

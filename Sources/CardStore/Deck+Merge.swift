@@ -163,19 +163,20 @@ extension Deck {
         let changes = try git("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
         }
-        let paths = changes.map(\.path).filter(Deck.isSafeWorkingPath)
+        // What comes into the working tree (a path a deck may write), filtered once for every step below.
+        let incoming = changes.filter { Deck.isSafeWorkingPath($0.path) }
+        let paths = incoming.map(\.path)
         if !isBare {
             let snapshot = try snapshot()
-            let incoming = changes.filter { Deck.isSafeWorkingPath($0.path) }
             try checkNoHandEdits(incoming.map { change in (change.path, { change.new?.id }) }, snapshot: snapshot)
         }
-        let sizes = changes.filter { Deck.isSafeWorkingPath($0.path) }.map { change in
+        let sizes = incoming.map { change in
             change.new.map { (try? repository.objectSize($0.id)) ?? Deck.maximumIncomingFileSize }
         }
         try checkSpace(forFileSizes: sizes)
         let deadline = DeckLock.now() + lockTimeout
         if !isBare { try waitForIndex(deadline: deadline, expected: current != nil) }
-        try markPending(changes.filter { Deck.isSafeWorkingPath($0.path) }.map { ($0.path, $0.new?.id) })
+        try markPending(incoming.map { ($0.path, $0.new?.id) })
         // The working tree and index first, then main, under git's index lock, as a commit does (`IndexLock`).
         let indexLock = isBare ? nil : try lockIndex(deadline: deadline, expected: current != nil)
         defer { indexLock?.release() }

@@ -61,24 +61,26 @@ extension Deck {
         unlink(pendingPath)
     }
 
-    /// The pid and paths of an interrupted write, when its flag is there and its writer is dead. Under
+    /// The pid and files (each path with its new blob) of an interrupted write, when its flag is there and its writer is dead. Under
     /// the deck lock (`holdingLock`) the writer, which held it too, is dead whatever runs under its pid
     /// now (a pid used again after a reboot).
-    func interruptedWrite(holdingLock: Bool = false) -> (
-        pid: Int32, paths: [String], files: [PendingPath], since: Double
-    )? {
+    func interruptedWrite(holdingLock: Bool = false) -> (pid: Int32, files: [PendingPath], since: Double)? {
         guard let bytes = try? FileSystem.read(pendingPath, limit: 1 << 24),
             let since = LockFiles.modificationTime(pendingPath)
         else { return nil }
         var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         guard let first = lines.first, first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)) else {
-            return (0, [], [], since)
+            return (0, [], since)
         }
         lines.removeFirst()
         if pid == getpid() || (!holdingLock && LockFiles.isAlive(pid)) { return nil }
-        let files = lines.map(Deck.pendingPath).filter { Deck.isSafeWorkingPath($0.path) }
-        // A hand edit being committed is never "behind": its file is the user's.
-        return (pid, files.filter { !$0.handEdit }.map(\.path), files, since)
+        return (pid, lines.map(Deck.pendingPath).filter { Deck.isSafeWorkingPath($0.path) }, since)
+    }
+
+    /// The paths of an interrupted write that the index and files are to follow main on: every one but
+    /// a hand edit being committed, whose file is the user's.
+    static func followingPaths(_ files: [PendingPath]) -> [String] {
+        files.filter { !$0.handEdit }.map(\.path)
     }
 
     /// Puts each file of an interrupted write that main does not have as written back as main has it,
@@ -138,7 +140,7 @@ extension Deck {
             return
         }
         for name in ["refs/heads/main.lock", "index.lock"] { _ = clearStaleGitLock(name) }
-        for name in ["index.cards-new", "index.cards-new.lock"] { unlink("\(gitDirectory)/\(name)") }
+        for path in IndexLock.leftovers(of: "\(gitDirectory)/index") { unlink(path) }
         if let workingDirectory {
             for path in interrupted.files.map(\.path) {
                 let folder = FileSystem.parent(of: "\(workingDirectory)/\(path)")
@@ -150,7 +152,7 @@ extension Deck {
             if let tree = try snapshot().tree {
                 try putBackUnpublished(interrupted.files, main: tree)
                 var report = CheckReport()
-                try checkIndex(tree: tree, &report, repair: true, interrupted: interrupted.paths)
+                try checkIndex(tree: tree, &report, repair: true, interrupted: Deck.followingPaths(interrupted.files))
             }
         }
         clearPending()

@@ -430,7 +430,7 @@ extension Deck {
     /// putting back the entries of a commit of hand edits.
     func stageFromTree(_ paths: [String], tree: ObjectID, indexLock: IndexLock?) throws(StoreError) {
         let indexPath = "\(gitDirectory)/index"
-        let side = "\(gitDirectory)/index.cards-new"
+        let side = IndexLock.newIndexPath(for: indexPath)
         // A new deck has no index yet: libgit2 starts an empty one.
         unlink(side)
         if FileSystem.exists(indexPath) {

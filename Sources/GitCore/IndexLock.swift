@@ -36,7 +36,13 @@ public final class IndexLock {
     public var isHeld: Bool { held }
 
     /// Where a new index is written while the lock is held by a caller that keeps holding it.
-    static func newIndexPath(for indexPath: String) -> String { indexPath + ".cards-new" }
+    public static func newIndexPath(for indexPath: String) -> String { indexPath + ".cards-new" }
+
+    /// The files a writer killed while holding the lock can leave beside the index at `indexPath`: the new
+    /// index and libgit2's lock on it.
+    public static func leftovers(of indexPath: String) -> [String] {
+        [newIndexPath(for: indexPath), newIndexPath(for: indexPath) + ".lock"]
+    }
 
     /// Gives the lock up: the lock file closed and removed. Idempotent.
     public func release() {
