@@ -31,16 +31,30 @@ final class DeckLock {
             delay = min(delay * 2, 50_000)
         }
         descriptor = fd
-        // Record who holds it, so a waiting process can name us.
-        let text = "pid \(getpid())\n"
-        _ = ftruncate(fd, 0)
-        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+        // Record who holds it, so a waiting process can name us: written over the last holder's record,
+        // never truncated first. Cutting a file with data to nothing makes ext4 write the next data out
+        // when the file is closed (its guard for replace-by-truncate), and cutting it again waits for
+        // that write: ~0.2 ms of each command on a disk mounted with `discard`.
+        let record = DeckLock.record(pid: getpid())
+        var info = stat()
+        if fstat(fd, &info) == 0 && Int(info.st_size) > record.count { _ = ftruncate(fd, off_t(record.count)) }
+        _ = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }
 
     deinit {
         _ = flock(descriptor, LOCK_UN)
         close(descriptor)
     }
+
+    /// The holder's record: `pid <n>` padded with spaces to one length (`recordLength`), so that the
+    /// next holder's record covers it whole.
+    static func record(pid: Int32) -> [UInt8] {
+        let text = Array("pid \(pid)".utf8)
+        return text + [UInt8](repeating: UInt8(ascii: " "), count: max(0, recordLength - 1 - text.count)) + [0x0A]
+    }
+
+    /// The bytes of a record: room for any pid (at most 2^22 on Linux, 7 digits) and then some.
+    static let recordLength = 24
 
     private static func holder(fd: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 64)

@@ -120,8 +120,7 @@ public struct PackInstallMarker {
                 code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
                 function: "pack")
         }
-        var failure = ftruncate(descriptor, 0) == 0 ? 0 : errno
-        if failure == 0 { failure = FileSync.writeAll(descriptor, text) }
+        let failure = PackInstallMarker.overwrite(descriptor, with: text)
         close(descriptor)
         guard failure == 0 else {
             clear()
@@ -131,13 +130,50 @@ public struct PackInstallMarker {
         }
     }
 
-    /// The install or removal is complete. Emptied, not removed: the file stays for the next commit,
+    /// The install or removal is complete. Blanked, not removed: the file stays for the next commit,
     /// which then allocates no new inode (slow on a busy ext4 without a journal).
     func clear() {
         let descriptor = RegularFile.open(path, flags: O_WRONLY)
         guard descriptor >= 0 else { return }
-        _ = ftruncate(descriptor, 0)
+        _ = PackInstallMarker.overwrite(descriptor, with: [])
         close(descriptor)
+    }
+
+    /// The longest marker blanked in place; a longer one (never ours) is cut instead.
+    static let blankedLength = 1 << 16
+
+    /// Writes `text` over the marker open at `descriptor` and turns what is left of the old one into
+    /// empty lines (which name nothing): never cut to nothing first. Cutting a file with data to
+    /// nothing makes ext4 write the next data out when the file is closed (its guard for
+    /// replace-by-truncate), and the next cut waits for that write: the marker's record and clear cost
+    /// ~0.35 ms of every commit that way on a disk mounted with `discard`. Returns 0 or an errno.
+    static func overwrite(_ descriptor: Int32, with text: [UInt8]) -> Int32 {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return errno }
+        let oldLength = Int(info.st_size)
+        if oldLength > blankedLength || (text.isEmpty && oldLength == 0) {
+            if ftruncate(descriptor, 0) != 0 { return errno }
+            return FileSync.writeAll(descriptor, text)
+        }
+        let blanks = [UInt8](repeating: 0x0A, count: max(0, oldLength - text.count))
+        return FileSync.writeAll(descriptor, text + blanks)
+    }
+
+    /// Whether the marker names anything: any byte but a newline (a blanked marker is only newlines).
+    func isMarked() -> Bool {
+        let descriptor = RegularFile.open(path, flags: O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var total = 0
+        while total < PackInstallMarker.blankedLength {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            if buffer[0..<count].contains(where: { $0 != 0x0A }) { return true }
+            total += count
+        }
+        return true
     }
 
     /// The pack folder's packs without an index (invisible to git and libgit2, and garbage to them),
@@ -162,8 +198,7 @@ public struct PackInstallMarker {
     /// that many seconds, and empties the marker; returns the files removed. Skipped (nothing removed)
     /// while another process holds the pack folder's lock.
     public func removeOrphans(olderThan: Double? = nil) -> [String] {
-        var info = stat()
-        let marked = lstat(path, &info) == 0 && info.st_size > 0
+        let marked = isMarked()
         guard marked || olderThan != nil, let lock = PackFolderLock.acquireIfFree(packFolder: packFolder) else {
             return []
         }

@@ -110,6 +110,89 @@ struct RawTreeParseTests {
         }
     }
 
+    /// A card folder as a deck writes it: `<uuid>.json` files (41-byte names), now and then a
+    /// subfolder or a shorter name among them.
+    static func cardFolder(using random: inout SplitMix64) -> [Spelled] {
+        var names = Set<String>()
+        let count = Int.random(in: 0...60, using: &random)
+        while names.count < count {
+            let id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var name =
+                UUID(
+                    uuid: (
+                        id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12],
+                        id[13], id[14], id[15]
+                    )
+                ).uuidString.lowercased() + ".json"
+            if Int.random(in: 0..<20, using: &random) == 0 {
+                name = String(name.prefix(Int.random(in: 1...40, using: &random)))
+            }
+            names.insert(name)
+        }
+        let entries = names.map { name -> Spelled in
+            let isFolder = !name.hasSuffix(".json")
+            let id = (0..<20).map { _ in UInt8.random(in: 0...255, using: &random) }
+            return (isFolder ? "40000" : "100644", name, id)
+        }
+        return entries.sorted { sortKey($0).lexicographicallyPrecedes(sortKey($1)) }
+    }
+
+    /// The canonical-form rules spelled out plainly, entry by entry: each entry's offsets and mode,
+    /// or nil where `RawTree(canonical:)` must refuse.
+    static func plainLayout(_ bytes: [UInt8]) -> [[Int]]? {
+        let modes: [String: Int] = [
+            "40000": 0o40000, "100644": 0o100644, "100755": 0o100755, "120000": 0o120000, "160000": 0o160000,
+        ]
+        var layout: [[Int]] = []
+        var keys: [[UInt8]] = []
+        var names: [(name: [UInt8], isTree: Bool)] = []
+        var position = 0
+        while position < bytes.count {
+            guard let space = bytes[position...].firstIndex(of: 0x20),
+                let mode = modes[String(decoding: bytes[position..<space], as: UTF8.self)],
+                let nul = bytes[(space + 1)...].firstIndex(of: 0), nul > space + 1, nul + 21 <= bytes.count,
+                !bytes[(space + 1)..<nul].contains(UInt8(ascii: "/"))
+            else { return nil }
+            let name = Array(bytes[(space + 1)..<nul])
+            let key = name + (mode == 0o40000 ? [UInt8(ascii: "/")] : [])
+            if let last = keys.last, !last.lexicographicallyPrecedes(key) { return nil }
+            keys.append(key)
+            names.append((name, mode == 0o40000))
+            layout.append([position, space + 1, nul, mode])
+            position = nul + 21
+        }
+        let folders = Set(names.filter(\.isTree).map(\.name))
+        if names.contains(where: { !$0.isTree && folders.contains($0.name) }) { return nil }
+        return layout
+    }
+
+    @Test(
+        "card folders, whole or damaged at any byte, parse as the rules spelled out plainly say",
+        arguments: seeds)
+    func cardFoldersParseAsTheRulesSay(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        for round in 0..<60 {
+            var bytes = Self.bytes(Self.cardFolder(using: &random))
+            if round % 4 != 0 && !bytes.isEmpty {
+                // A byte of a name, a mode or an id made a NUL, a "/", a space, or anything.
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let spoiled: [UInt8] = [0, UInt8(ascii: "/"), 0x20, UInt8.random(in: 0...255, using: &random)]
+                    bytes[Int.random(in: 0..<bytes.count, using: &random)] =
+                        spoiled[Int.random(in: 0..<4, using: &random)]
+                }
+                if Int.random(in: 0..<5, using: &random) == 0 {
+                    bytes.removeLast(Int.random(in: 1...min(70, bytes.count), using: &random))
+                }
+            }
+            let owned = OwnedBytes(bytes)
+            let parsed = RawTree(canonical: UnsafeBufferPointer(owned.bytes), owner: owned)
+            #expect(
+                Self.layout(parsed) == Self.plainLayout(bytes),
+                "seed \(seed), round \(round): \(parsed == nil ? "refused" : "parsed"), the plain rules \(Self.plainLayout(bytes) == nil ? "refuse" : "parse")"
+            )
+        }
+    }
+
     @Test("the common start and end of two byte strings, as a byte loop finds them", arguments: seeds)
     func commonStartAndEnd(seed: UInt64) {
         var random = SplitMix64(seed: seed)
