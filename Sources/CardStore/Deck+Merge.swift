@@ -453,6 +453,9 @@ extension Deck {
         var change = DeckChange(files: files.map { ($0.path, $0.content) }, message: message)
         change.trees = trees
         for (position, file) in files.enumerated() { change.storedBlobs[position] = file.stored }
+        // Thousands of small allocations (every version decoded, the walk's entries): freed on a thread of
+        // their own, not on the caller's time (~3 ms of a 1000+1000 merge at 100,000 cards).
+        Background.release(Leftovers((changes, disagreeing, cardEntries, ahead, versions, result.cards, sideTaken)))
         return MergePlan(change: change, report: report)
     }
 

@@ -33,8 +33,15 @@ final class BackgroundWork<Value> {
     }
 }
 
+/// Values whose last release is handed to another thread (`Background.release`).
+public final class Leftovers {
+    private let values: Any
+    /// Holds `values` (a tuple of them, say) until this object goes.
+    public init(_ values: Any) { self.values = values }
+}
+
 /// Work handed to other threads.
-enum Background {
+public enum Background {
     /// A closure for a thread function to run.
     private final class Job {
         let body: () -> Void
@@ -66,7 +73,7 @@ enum Background {
     /// Drops `value` on a detached thread of its own, so that whatever its last release frees (a
     /// merge's hundreds of parsed folders, the packs' mappings, whose `munmap`s each interrupt the
     /// other cores) is not freed on the caller's time. Where no thread can be started it is dropped here.
-    static func release(_ value: AnyObject) {
+    public static func release(_ value: AnyObject) {
         let context = Unmanaged.passRetained(value).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
