@@ -82,14 +82,22 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// The 40 lowercase hex digits.
     public var hex: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(40)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        // Written straight into the string's storage from the three numbers: no array of bytes, of digits
+        // or of output (a merge writes thousands of ids into its flag and message).
+        String(unsafeUninitializedCapacity: 40) { buffer in
+            var position = 0
+            func put(_ value: UInt64, digits: Int) {
+                for shift in stride(from: digits * 4 - 4, through: 0, by: -4) {
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F
+                    buffer[position] = nibble < 10 ? nibble + 0x30 : nibble + 0x57
+                    position += 1
+                }
+            }
+            put(first, digits: 16)
+            put(second, digits: 16)
+            put(UInt64(third), digits: 8)
+            return position
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The first seven hex digits, as `git log --oneline` shows.
