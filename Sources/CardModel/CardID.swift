@@ -2,8 +2,13 @@
 public enum CardID {
     /// Whether `s` is a lowercase canonical UUID (8-4-4-4-12 hex digits).
     public static func isValid(_ s: String) -> Bool {
-        // The UTF-8 view in place, not an array copy: this runs for every card read.
-        let bytes = s.utf8
+        // The string's own bytes in place, not an array copy: this runs for every card read.
+        guard s.utf8.count == 36 else { return false }
+        return s.utf8.withContiguousStorageIfAvailable(isValid) ?? isValid(Array(s.utf8))
+    }
+
+    /// Whether 36 bytes spell a lowercase UUID.
+    private static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
         guard bytes.count == 36 else { return false }
         var index = 0
         for byte in bytes {

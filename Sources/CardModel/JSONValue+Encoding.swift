@@ -95,7 +95,10 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: their bytes go in one copy (exporting 100,000 cards spent
         // most of its encoding time appending byte by byte).
-        guard s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+        let needsEscape = { (byte: UInt8) in byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
+        // Over the string's own bytes when they lie in one piece (the UTF-8 view's iterator is ~5x slower).
+        let escaping = s.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscape) }
+        guard escaping ?? s.utf8.contains(where: needsEscape) else {
             out.append(contentsOf: s.utf8)
             out.append(UInt8(ascii: "\""))
             return

@@ -90,6 +90,13 @@ enum DecisionText {
     /// A value on one line: scalars as JSON, containers by kind, long text cut.
     static func show(_ value: JSONValue?) -> String {
         guard let value else { return "(removed)" }
+        // A short title of printable ASCII with nothing to escape (most of them) is its canonical text as it
+        // is, in quotes, and needs no cut: a merge of 2,000 cards shows 2,000 titles.
+        if case .string(let text) = value, text.utf8.count <= 58,
+            text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        {
+            return "\"" + text + "\""
+        }
         let text: String
         switch value {
         case .array, .object: text = "(\(value.kindDescription))"

@@ -1,4 +1,5 @@
 import CardModel
+import TestSupport
 import Testing
 
 @testable import DeckMerge
@@ -184,5 +185,30 @@ import Testing
         #expect(deleted.summary.contains("(aaaaaaa)") && !deleted.summary.contains(deletedIn), "\(deleted.summary)")
         // The edited version's commit stays whole: it is what `cards restore` takes.
         #expect(deleted.summary.contains(editedIn) && deleted.restoreCommit == editedIn)
+    }
+
+    @Test("a value shown in a decision: its canonical JSON text, cut to 60 characters, for short plain titles too")
+    func shownValues() {
+        var random = SplitMix64(seed: 5)
+        let alphabet = Array("abcXYZ 019\"\\/\u{7F}\u{1}é😀…")
+        for round in 0..<2_000 {
+            let length = Int.random(in: 0...70, using: &random)
+            let plain = round % 2 == 0
+            let text = String(
+                (0..<length).map { _ in
+                    plain
+                        ? Character(UnicodeScalar(UInt8.random(in: 0x20...0x7E, using: &random)))
+                        : alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+                })
+            let canonical = JSONValue.string(text).canonicalText()
+            let scalars = canonical.unicodeScalars
+            var expected = canonical
+            if scalars.count > 60 {
+                var short = String.UnicodeScalarView()
+                short.append(contentsOf: scalars.prefix(59))
+                expected = String(short) + "…"
+            }
+            #expect(DecisionText.show(.string(text)) == expected, "round \(round): \(text.debugDescription)")
+        }
     }
 }
