@@ -3,12 +3,13 @@ import Glibc
 
 /// Finishing what a killed command left, so the next command works without `cards fsck --repair`.
 ///
-/// A write publishes `main` first and then brings the working tree and index along. Just before
-/// publishing it writes `.git/cards-pending` (its pid and the paths it will touch) and removes it once
-/// the index is written. A command that finds the flag under the deck lock knows the writer died in
-/// between: it removes the git locks that writer left (proved stale: the writer is dead, the lock is
-/// younger than the flag, and no process has it open), its temp files, and brings the working tree and
-/// index in line with `main`, keeping hand edits. Git locks that cannot be proved stale are waited for
+/// A write stores its objects, then writes `.git/cards-pending` (its pid and, with a working tree, each
+/// path it will touch with the blob it gets), brings the card files and index along under git's
+/// `index.lock`, moves `main`, and removes the flag. A command that finds the flag under the deck lock
+/// knows the writer died in between: it removes the git locks that writer left (proved stale: the
+/// writer is dead, the lock is younger than the flag, and no process has it open), its temp files, puts
+/// back what it wrote ahead of a `main` that never moved, and brings the working tree and index in line
+/// with `main`, keeping hand edits. Git locks that cannot be proved stale are waited for
 /// up to the lock timeout, then named in the error with the process that holds them.
 extension Deck {
     /// The flag file of a write in progress.
@@ -18,7 +19,8 @@ extension Deck {
     var packMarker: PackInstallMarker { PackInstallMarker(packFolder: repository.commonDirectory + "objects/pack") }
 
     /// Records that this process is about to bring the working tree and index along to a change and
-    /// publish it: each path with the blob it gets (nil: removed), a line `<blob hex or ->\t<path>`. Not
+    /// publish it: each path with the blob it gets (nil: removed), a line `<blob hex or ->\t<path>`; on a
+    /// bare deck the pid alone. Not
     /// fsynced: if a crash loses it, the change looks like hand edits (nothing is lost either way).
     /// `handEdits`: the files are the working tree's own, being committed (`cards commit`): a line starts
     /// with `=`, and putting back never touches such a file, only its index entry.

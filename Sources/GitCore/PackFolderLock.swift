@@ -139,8 +139,9 @@ public struct PackInstallMarker {
         close(descriptor)
     }
 
-    /// The longest marker blanked in place; a longer one (never ours) is cut instead.
-    static let blankedLength = 1 << 16
+    /// The longest marker blanked in place (a page: a combination of 16 packs names ~1.6 KB); a longer
+    /// one is cut instead, so that blanking and `isMarked` stay one small write and read.
+    static let blankedLength = 4096
 
     /// Writes `text` over the marker open at `descriptor` and turns what is left of the old one into
     /// empty lines (which name nothing): never cut to nothing first. Cutting a file with data to
@@ -166,7 +167,8 @@ public struct PackInstallMarker {
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var total = 0
-        while total < PackInstallMarker.blankedLength {
+        // Up to one byte past what is blanked in place: a longer file (cut at the next clear) counts as marked.
+        while total <= PackInstallMarker.blankedLength {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return false }
@@ -195,7 +197,7 @@ public struct PackInstallMarker {
     }
 
     /// Removes the packs without an index that the marker names, or (`olderThan`) that are older than
-    /// that many seconds, and empties the marker; returns the files removed. Skipped (nothing removed)
+    /// that many seconds, and blanks the marker; returns the files removed. Skipped (nothing removed)
     /// while another process holds the pack folder's lock.
     public func removeOrphans(olderThan: Double? = nil) -> [String] {
         let marked = isMarked()

@@ -49,6 +49,8 @@ struct PackInstallMarkerTests {
 
         try marker.record([Self.base(folder, "c")])
         #expect(Self.named(marker) == ["c"], "an earlier record's names are still in the marker")
+        let shorter = try #require(FileManager.default.contents(atPath: marker.path))
+        #expect(shorter.count == recordedSize, "the marker was cut for a shorter record")
         #expect(marker.removeOrphans().map { $0.hasSuffix(String(repeating: "c", count: 40) + ".pack") } == [true])
         #expect(!marker.isMarked())
         #expect(FileManager.default.fileExists(atPath: Self.base(folder, "a") + ".pack"), "an unnamed pack was removed")
@@ -67,5 +69,27 @@ struct PackInstallMarkerTests {
         try marker.record([Self.base(folder, "d")])
         #expect(FileManager.default.contents(atPath: marker.path) == Data(text.utf8))
         #expect(Self.named(marker) == ["d"])
+    }
+
+    @Test("at the length blanked in place a cleared marker names nothing; one byte longer it is cut at the next clear")
+    func blankedLengthBoundary() throws {
+        let scratch = try StoreScratch()
+        let folder = try Self.packFolder(scratch, orphans: [])
+        let marker = PackInstallMarker(packFolder: folder)
+        for length in [PackInstallMarker.blankedLength, PackInstallMarker.blankedLength + 1] {
+            let junk = Data(repeating: UInt8(ascii: "x"), count: length)
+            #expect(FileManager.default.createFile(atPath: marker.path, contents: junk))
+            #expect(marker.isMarked())
+            marker.clear()
+            #expect(!marker.isMarked(), "length \(length): a cleared marker still counts as naming packs")
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: marker.path)[.size] as? Int)
+            #expect(size == (length > PackInstallMarker.blankedLength ? 0 : length), "length \(length)")
+        }
+        // Longer than what is blanked, and all newlines (never ours): counted as marked, cut by the clear.
+        let newlines = Data(repeating: 0x0A, count: PackInstallMarker.blankedLength + 1)
+        #expect(FileManager.default.createFile(atPath: marker.path, contents: newlines))
+        #expect(marker.isMarked())
+        #expect(marker.removeOrphans().isEmpty)
+        #expect(!marker.isMarked())
     }
 }

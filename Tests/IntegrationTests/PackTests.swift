@@ -130,7 +130,7 @@ struct PackTests {
         let deck = try scratch.sampleDeck()
         let victim = scratch.path("victim.txt")
         writeFileCloseOnExec(victim, "keep me\n")
-        // The marker is there already, empty, since the deck's first commit.
+        // The marker is there already (blank, only newlines) since the deck's first commit.
         try FileManager.default.removeItem(atPath: deck + "/.git/cards-pack-pending")
         try FileManager.default.createSymbolicLink(
             atPath: deck + "/.git/cards-pack-pending", withDestinationPath: victim)
