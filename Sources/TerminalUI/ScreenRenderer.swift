@@ -5,10 +5,13 @@ public struct ScreenRenderer: Sendable {
     private var previous: ScreenGrid?
     /// Draw without colours (bold, dim and reverse stay): for `NO_COLOR`.
     public var monochrome: Bool
+    /// The colours the terminal shows: RGB is drawn as the nearest it has.
+    public var colorDepth: ColorDepth
 
     /// Creates a renderer whose first frame is drawn in full.
-    public init(monochrome: Bool = false) {
+    public init(monochrome: Bool = false, colorDepth: ColorDepth = .trueColor) {
         self.monochrome = monochrome
+        self.colorDepth = colorDepth
     }
 
     /// Forgets the previous frame: the next one is drawn in full (after a resize, or when the screen was
@@ -39,7 +42,12 @@ public struct ScreenRenderer: Sendable {
                 if cursor.map({ $0.row != row || $0.column != column }) ?? true {
                     out += "\u{1B}[\(row + 1);\(column + 1)H"
                 }
-                let cellStyle = monochrome ? CellStyle(attributes: cell.style.attributes) : cell.style
+                let cellStyle =
+                    monochrome
+                    ? CellStyle(attributes: cell.style.attributes)
+                    : CellStyle(
+                        foreground: cell.style.foreground.reduced(to: colorDepth),
+                        background: cell.style.background.reduced(to: colorDepth), attributes: cell.style.attributes)
                 if style != cellStyle {
                     out += cellStyle.escape
                     style = cellStyle

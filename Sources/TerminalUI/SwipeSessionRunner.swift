@@ -28,7 +28,12 @@ public enum SwipeSessionRunner {
             deck: deck, configuration: preset, size: terminal.size() ?? TerminalSize(columns: 80, rows: 24))
         defer { deck = session.deck }
         // NO_COLOR (no-color.org): any value, even empty, turns colour off.
-        var renderer = ScreenRenderer(monochrome: getenv("NO_COLOR") != nil)
+        var renderer = ScreenRenderer(
+            monochrome: getenv("NO_COLOR") != nil,
+            colorDepth: ColorDepth.announced(
+                colorTerm: getenv("COLORTERM").map { String(cString: $0) },
+                term: getenv("TERM").map { String(cString: $0) }
+            ))
         var parser = InputParser()
         var lastByteTime = MonotonicClock.now()
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -121,7 +121,8 @@ struct SwipeCLITests {
         try tmux.mouse(press: true, column: 50, row: 6)
         for column in stride(from: 48, through: 8, by: -4) { try tmux.mouse(drag: column, row: 6) }
         #expect(try tmux.waitFor("release to delete"), "no armed state: \((try? tmux.screen()) ?? "")")
-        #expect(try tmux.screen(escapes: true).contains("48;2;200;40;40"), "the armed card is not red")
+        // Red as a 256-colour terminal (TERM=xterm-256color, no COLORTERM) has it: palette entry 160.
+        #expect(try tmux.screen(escapes: true).contains("48;5;160"), "the armed card is not red")
         try tmux.mouse(press: false, column: 8, row: 6)
         #expect(try tmux.waitFor("1/\(count - 1)"), "not deleted: \((try? tmux.screen()) ?? "")")
         #expect(try scratch.commits(deck).count == commitsBefore + 1)
@@ -212,7 +213,7 @@ struct Tmux {
         }.joined(separator: " ")
         let script = """
             cd '\(deck)' && stty -g > '\(scratch.path("stty-before"))'; \
-            env -u NO_COLOR \(env) TERM=xterm-256color '\(Binaries.cards)' swipe; echo EXIT:$? > '\(scratch.path("done.tmp"))'; \
+            env -u NO_COLOR -u COLORTERM \(env) TERM=xterm-256color '\(Binaries.cards)' swipe; echo EXIT:$? > '\(scratch.path("done.tmp"))'; \
             stty -g > '\(scratch.path("stty-after"))'; mv '\(scratch.path("done.tmp"))' '\(scratch.path("done"))'; sleep 60
             """
         let result = tmuxCommand(["-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", script])
