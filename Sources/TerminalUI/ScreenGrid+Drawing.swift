@@ -45,6 +45,27 @@ extension ScreenGrid {
         return out
     }
 
+    /// `text` split where it reaches `columns`: the part that fits (ending at a space when one lies in its
+    /// second half, so that a word is not cut) and the rest, its leading spaces dropped.
+    public static func split(_ text: String, atColumns columns: Int) -> (line: String, rest: String) {
+        var used = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let width = CharacterWidth.of(text[index])
+            if used + width > columns { break }
+            used += width
+            end = text.index(after: index)
+        }
+        guard end < text.endIndex else { return (text, "") }
+        var cut = end
+        if text[end] != " ", let space = text[..<end].lastIndex(of: " "),
+            width(of: String(text[..<space])) * 2 >= columns
+        {
+            cut = space
+        }
+        return (String(text[..<cut]), String(text[cut...].drop { $0 == " " }))
+    }
+
     /// The number of columns a string takes.
     public static func width(of text: String) -> Int {
         text.reduce(0) { $0 + CharacterWidth.of($1) }

@@ -69,13 +69,38 @@ extension SwipeSession {
     }
 
     func drawFooter(into grid: inout ScreenGrid) {
-        let help = " ←/→ or drag · Enter/Space release · u undo · q quit"
-        if size.rows >= 3 { grid.put(help, row: size.rows - 2, column: 0, style: CellStyle(attributes: .dim)) }
         let bar = CellStyle(attributes: .reverse)
-        grid.fill(row: size.rows - 1, column: 0, width: size.columns, height: 1, with: Cell(" ", style: bar))
         let armedText = isArmed ? (frame?.candidate == .right ? "release to keep" : "release to delete") : nil
         let status = " \(positionText) · \(armedText ?? lastAction)"
+        grid.fill(row: size.rows - 1, column: 0, width: size.columns, height: 1, with: Cell(" ", style: bar))
+        // A status too long for one line (an error's reason and what to do come at its end) takes the help
+        // line too, and the rows below the card stack.
+        if ScreenGrid.width(of: status) > size.columns && statusLines > 1 {
+            var lines: [String] = []
+            var rest = status
+            while !rest.isEmpty && lines.count < statusLines - 1 {
+                let (line, after) = ScreenGrid.split(rest, atColumns: size.columns)
+                lines.append(line)
+                rest = after.isEmpty ? "" : " " + after
+            }
+            if !rest.isEmpty { lines.append(ScreenGrid.truncate(rest, toColumns: size.columns)) }
+            let first = size.rows - lines.count
+            grid.fill(row: first, column: 0, width: size.columns, height: lines.count, with: Cell(" ", style: bar))
+            for (index, line) in lines.enumerated() { grid.put(line, row: first + index, column: 0, style: bar) }
+            return
+        }
+        let help = " ←/→ or drag · Enter/Space release · u undo · q quit"
+        if size.rows >= 3 { grid.put(help, row: size.rows - 2, column: 0, style: CellStyle(attributes: .dim)) }
         grid.put(ScreenGrid.truncate(status, toColumns: size.columns), row: size.rows - 1, column: 0, style: bar)
+    }
+
+    /// How many bottom lines a long status may take: the help line's and those below the card stack (the
+    /// top card's rows from row 2, and the two cards peeking beneath it a row lower each), at most four.
+    var statusLines: Int {
+        guard size.rows >= 3 else { return 1 }
+        guard size.rows >= SessionLayout.minimumRows else { return 2 }
+        let stackBottom = 2 + 2 + min(11, size.rows - 7)
+        return min(4, max(2, size.rows - stackBottom))
     }
 
     /// Draws one card: a framed box in its colour, leaning by `rotation` (drawn as a shear about `anchor`).

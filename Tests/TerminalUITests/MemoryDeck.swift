@@ -8,9 +8,11 @@ struct MemoryDeck: SwipeDeck {
     var reasons: [String] = []
     var restored: [(String, Int)] = []
     var failDeletes = false
+    /// What a failed delete says.
+    var failure = "disk on fire"
 
     struct Failure: Error, CustomStringConvertible {
-        var description: String { "disk on fire" }
+        var description: String
     }
 
     init(count: Int) {
@@ -22,7 +24,7 @@ struct MemoryDeck: SwipeDeck {
     }
 
     mutating func delete(id: String, reason: String) throws {
-        if failDeletes { throw Failure() }
+        if failDeletes { throw Failure(description: failure) }
         deleted.append(id)
         reasons.append(reason)
         cards.removeAll { $0.id == id }

@@ -187,6 +187,49 @@ struct SwipeSessionTests {
         #expect(!s.history.canUndo)
     }
 
+    @Test("a failed delete's long reason is shown whole on the bottom lines, the help line giving way")
+    func aLongFailureIsShownWhole() throws {
+        var deck = MemoryDeck(count: 2)
+        deck.failDeletes = true
+        deck.failure =
+            "the deck is locked by process 4242 (lock file /home/someone/cards/.git/cards.lock) for more than 2 s; "
+            + "wait for it to finish, or stop that process"
+        var s = SwipeSession(deck: deck, size: Self.size)
+        let point = try Self.drag(&s, columns: -24)
+        Self.release(&s, at: point)
+        _ = Self.settle(&s, from: point.time)
+        let lines = s.render().text.split(separator: "\n", omittingEmptySubsequences: false)
+        let bottom = lines.suffix(s.statusLines).flatMap { $0.split(separator: " ") }.joined(separator: " ")
+        #expect(bottom.contains("wait for it to finish, or stop that process"), "\(bottom)")
+        #expect(bottom.contains("could not delete"), "\(bottom)")
+        #expect(!s.render().text.contains("u undo · q quit"))
+        // The card stack is left whole: the status lines start below it.
+        let stackRows = lines.prefix(lines.count - s.statusLines)
+        #expect(stackRows.contains { $0.contains("Card 1") } && stackRows.contains { $0.contains("╰") }, "\(lines)")
+        // The next action brings the help line back.
+        s.handle(.key(.character("u")), at: 10)
+        #expect(s.render().text.contains("u undo · q quit"))
+    }
+
+    @Test("a line split where it reaches a width: the part fits, the rest follows, at a space when one is near")
+    func splitLines() {
+        var random = SplitMix64(seed: 3)
+        let alphabet = Array("ab cd  éf😀中 ")
+        for round in 0..<2_000 {
+            let text = String(
+                (0..<Int.random(in: 0...60, using: &random)).map { _ in
+                    alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+                })
+            let columns = Int.random(in: 2...30, using: &random)
+            let (line, rest) = ScreenGrid.split(text, atColumns: columns)
+            #expect(ScreenGrid.width(of: line) <= columns, "round \(round)")
+            #expect(text.hasPrefix(line), "round \(round)")
+            #expect(String(text.dropFirst(line.count).drop { $0 == " " }) == rest, "round \(round)")
+            if ScreenGrid.width(of: text) <= columns { #expect(line == text && rest.isEmpty, "round \(round)") }
+            if !text.isEmpty && columns >= 2 { #expect(!line.isEmpty || text.first == " ", "round \(round)") }
+        }
+    }
+
     @Test func emptyDeckAndEndOfDeck() throws {
         var s = Self.session(1)
         let point = try Self.drag(&s, columns: 24)
