@@ -134,7 +134,16 @@ extension SwipeSession {
             case .none: label = ""
             }
             let indent = max(0, (inner - ScreenGrid.width(of: label)) / 2)
-            lines[layout.rows - 2] = String(repeating: " ", count: indent) + label
+            // On a card of six rows the label's line is the link's: taken only while there is a label.
+            if highlight != .none || layout.rows > 6 {
+                lines[layout.rows - 2] = String(repeating: " ", count: indent) + label
+            }
+        } else if depth == 0 {
+            // A short card (a terminal of 10–12 rows): its title, then its link, as many as fit; red or green
+            // and the status bar say what a release would do.
+            for (index, text) in [card.title, card.indexURL].enumerated() where index + 1 < layout.rows - 1 {
+                lines[index + 1] = text
+            }
         }
         let radians = rotation * Double.pi / 180
         let sine = rotation.isFinite ? sin(radians) : 0

@@ -230,6 +230,16 @@ struct SwipeSessionTests {
         }
     }
 
+    @Test("a short terminal (10 to 13 rows) still shows the top card's title, and its link where it fits")
+    func shortTerminalsShowTheTitle() {
+        for rows in 10...13 {
+            let s = SwipeSession(deck: MemoryDeck(count: 3), size: TerminalSize(columns: 60, rows: rows))
+            let text = s.render().text
+            #expect(text.contains("Card 1"), "\(rows) rows: \(text)")
+            if rows >= 11 { #expect(text.contains("https://example.com/1"), "\(rows) rows: \(text)") }
+        }
+    }
+
     @Test func emptyDeckAndEndOfDeck() throws {
         var s = Self.session(1)
         let point = try Self.drag(&s, columns: 24)
