@@ -23,7 +23,8 @@ public enum ColorDepth: Equatable, Sendable {
 
 extension TerminalColor {
     /// This colour as near as a terminal of `depth` shows it: RGB turned into the nearest palette entry
-    /// (the 6×6×6 cube or the grey ramp) or the nearest of the 16 ANSI colours as xterm draws them.
+    /// (the 6×6×6 cube or the grey ramp) or the nearest of the 16 ANSI colours as xterm draws them
+    /// (`nearestANSI`).
     public func reduced(to depth: ColorDepth) -> TerminalColor {
         switch (self, depth) {
         case (.default, _), (_, .trueColor), (.ansi, _): return self
@@ -75,10 +76,17 @@ extension TerminalColor {
         (0, 255, 255), (255, 255, 255),
     ]
 
-    /// The ANSI colour nearest to an RGB colour.
+    /// The ANSI colours with a hue (all but black, the two greys and white).
+    static let chromaticANSI = [1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14]
+
+    /// The ANSI colour nearest to an RGB colour; a clearly coloured one (its channels at least 64 apart)
+    /// keeps a hue, as nearest among the colours that have one: a purple card nearest to grey by distance
+    /// alone is drawn magenta.
     static func nearestANSI(_ color: (UInt8, UInt8, UInt8)) -> TerminalColor {
         let rgb = (Int(color.0), Int(color.1), Int(color.2))
-        let index = ansiRGB.indices.min { distance(rgb, ansiRGB[$0]) < distance(rgb, ansiRGB[$1]) } ?? 0
+        let saturated = max(rgb.0, rgb.1, rgb.2) - min(rgb.0, rgb.1, rgb.2) >= 64
+        let candidates = saturated ? chromaticANSI : Array(ansiRGB.indices)
+        let index = candidates.min { distance(rgb, ansiRGB[$0]) < distance(rgb, ansiRGB[$1]) } ?? 0
         return .ansi(UInt8(index))
     }
 

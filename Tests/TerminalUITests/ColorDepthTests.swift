@@ -48,8 +48,14 @@ struct ColorDepthTests {
                         Issue.record("\(rgb) did not become an ANSI colour")
                         continue
                     }
-                    let distances = TerminalColor.ansiRGB.map { TerminalColor.distance(rgb, $0) }
-                    #expect(distances[Int(ansi)] == distances.min(), "\(rgb): ANSI \(ansi)")
+                    // Nearest among all 16, or among those with a hue for a clearly coloured one.
+                    let saturated = max(r, g, b) - min(r, g, b) >= 64
+                    let allowed = saturated ? TerminalColor.chromaticANSI : Array(0..<16)
+                    let distances = allowed.map { TerminalColor.distance(rgb, TerminalColor.ansiRGB[$0]) }
+                    #expect(allowed.contains(Int(ansi)), "\(rgb): ANSI \(ansi)")
+                    #expect(
+                        TerminalColor.distance(rgb, TerminalColor.ansiRGB[Int(ansi)]) == distances.min(),
+                        "\(rgb): ANSI \(ansi)")
                     #expect(color.reduced(to: .trueColor) == color)
                     checked += 1
                 }
@@ -61,6 +67,9 @@ struct ColorDepthTests {
         #expect(TerminalColor.alarm.reduced(to: .ansi16) == .ansi(1))
         #expect(TerminalColor.palette(160).reduced(to: .ansi16) == .ansi(1))
         #expect(TerminalColor.ansi(4).reduced(to: .palette256) == .ansi(4))
+        // A purple card stays purple-ish (magenta), not grey; a dark grey card stays dark.
+        #expect(TerminalColor.rgb(142, 68, 173).reduced(to: .ansi16) == .ansi(5))
+        #expect(TerminalColor.rgb(30, 30, 30).reduced(to: .ansi16) == .ansi(0))
         #expect(TerminalColor.default.reduced(to: .ansi16) == .default)
     }
 
