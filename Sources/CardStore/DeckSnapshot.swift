@@ -82,9 +82,10 @@ public struct DeckSnapshot {
 
     /// The bytes of a card blob, through `reader` when it can, else through `readBlob`, which says
     /// what is wrong.
-    static func readCardBytes(blob: ObjectID, in repository: Repository, reader: BlobReader?) throws(CardFileError)
-        -> [UInt8]
-    {
+    static func readCardBytes(
+        blob: ObjectID, in repository: Repository, reader: BlobReader?, packs: PackReader? = nil
+    ) throws(CardFileError) -> [UInt8] {
+        if let bytes = packs?.readBlob(blob, limit: readLimit) { return bytes }
         if let bytes = reader?.read(blob, limit: readLimit) { return bytes }
         do {
             return try repository.readBlob(blob, limit: readLimit)

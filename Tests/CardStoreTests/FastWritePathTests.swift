@@ -126,3 +126,35 @@ struct FastWritePathTests {
         #expect(status.isEmpty, "git status: \(status)")
     }
 }
+
+@Suite("Reading every card of a big deck: from the packs, and through libgit2 where they cannot be read")
+struct AllCardsReadTests {
+    @Test(
+        "a deck of 2,400 cards repacked with deltas, and cards added since: every card read, each as libgit2 reads it")
+    func everyCardRead() throws {
+        let scratch = try StoreScratch()
+        let path = scratch.path("deck")
+        let deck = try Deck.create(at: path, name: "Big", bare: true)
+        try deck.importCards(makeCards(2_400), source: "test")
+        // Deltas among the card blobs (read by libgit2, not from the pack as they lie), then packs of our own.
+        _ = try scratch.git(["repack", "-a", "-d", "-f", "-q", "--window=50", "--depth=20"], in: path)
+        let packs = try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack").filter {
+            $0.hasSuffix(".idx")
+        }
+        let verify = try scratch.git(["verify-pack", "-v", path + "/objects/pack/" + packs[0]], in: path)
+        #expect(verify.contains("chain length"), "no deltas to read through libgit2")
+        for index in 0..<5 {
+            try deck.add(title: "Added \(index)", indexURL: "https://added.example/\(index)")
+        }
+        let fresh = try Deck.open(at: path, searchUpward: false)
+        let listed = try fresh.snapshot().allCards()
+        #expect(listed.problems.isEmpty, "\(listed.problems)")
+        #expect(listed.cards.count == 2_405)
+        let tree = try #require(try fresh.snapshot().tree)
+        for card in listed.cards.shuffled().prefix(200) {
+            let blob = try #require(try fresh.repository.treeEntry(in: tree, path: CardID.path(for: card.id)))
+            let bytes = try fresh.repository.readBlob(blob.id, limit: 1 << 20)
+            #expect(try Card.decode(bytes, expectedID: card.id) == card, "\(card.id)")
+        }
+    }
+}
