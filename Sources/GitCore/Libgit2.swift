@@ -14,6 +14,10 @@ public enum Libgit2 {
         // on a card path inflated and parsed them again (4–6 times per one-card commit), and a merge
         // read each changed folder again to build the new tree. The cache's total stays libgit2's.
         _ = cgit2_set_cache_object_limit(GIT_OBJECT_TREE, 4 << 20)
+        // Commits too: the default caches those up to 4 KB, and a merge commit names each card it decided
+        // in a trailer (132 KB for 2,000 cards), so a command run after a big merge or sync read and
+        // hashed `main`'s commit (collision-detecting SHA-1, strict verification) four or five times.
+        _ = cgit2_set_cache_object_limit(GIT_OBJECT_COMMIT, 4 << 20)
         return true
     }()
 
