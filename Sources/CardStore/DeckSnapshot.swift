@@ -52,6 +52,16 @@ public struct DeckSnapshot {
         return entry.id
     }
 
+    /// The deck's name as its `deck.json` gives it at this commit (`"name"`), or nil when there is no
+    /// `deck.json`, it is not JSON, or it names none. Throws only when it cannot be read.
+    public func name() throws(StoreError) -> String? {
+        guard let blob = try blobID(at: Deck.metadataPath) else { return nil }
+        let bytes = try git("reading \(Deck.metadataPath)") { () throws(GitError) in
+            try repository.readBlob(blob, limit: Card.maximumFileSize)
+        }
+        return (try? JSONValue.parse(bytes))?["name"]?.stringValue
+    }
+
     /// The card with this exact id, or nil when there is none. Throws when its file is invalid.
     public func card(id: String) throws(StoreError) -> Card? {
         let path = CardID.path(for: id)

@@ -45,6 +45,7 @@ struct LibraryUseTests {
         let card = try deck.add(title: "Ada on Codeberg", indexURL: "https://codeberg.org/ada", color: "teal")
         try deck.edit(card.id, CardEdit(color: "purple"))
         #expect(try deck.snapshot().allCards().cards.map(\.title).contains("Ada on Codeberg"))
+        #expect(try deck.snapshot().name() == "Mine")
         try deck.delete([card.id])
         _ = try deck.undo()
         #expect(try deck.snapshot().card(id: card.id)?.color == "purple")
