@@ -53,11 +53,17 @@ public struct DeckSnapshot {
     }
 
     /// The deck's name as its `deck.json` gives it at this commit (`"name"`), or nil when there is no
-    /// `deck.json`, it is not JSON, or it names none. Throws only when it cannot be read.
+    /// `deck.json`, it is not JSON (or bigger than a card may be), or it names none. Throws only when it
+    /// cannot be read.
     public func name() throws(StoreError) -> String? {
         guard let blob = try blobID(at: Deck.metadataPath) else { return nil }
-        let bytes = try git("reading \(Deck.metadataPath)") { () throws(GitError) in
-            try repository.readBlob(blob, limit: Card.maximumFileSize)
+        let bytes: [UInt8]
+        do {
+            bytes = try repository.readBlob(blob, limit: Card.maximumFileSize)
+        } catch  where error.code == .tooLarge {
+            return nil
+        } catch {
+            throw StoreError.git(error, while: "reading \(Deck.metadataPath)")
         }
         return (try? JSONValue.parse(bytes))?["name"]?.stringValue
     }

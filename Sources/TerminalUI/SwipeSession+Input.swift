@@ -178,6 +178,7 @@ extension SwipeSession {
                     return
                 }
                 lastAction = "could not delete “\(card.title)”: \(error)"
+                lastActionFailed = true
                 settling = animation(.settle)
                 settling?.toOffset = .zero
                 settling?.toRotation = 0
@@ -229,6 +230,7 @@ extension SwipeSession {
                 if !(refreshDeck() && deck.cards.contains(where: { $0.id == card.id })) {
                     history.record(entry)
                     lastAction = "could not bring back “\(card.title)”: \(error)"
+                    lastActionFailed = true
                     return
                 }
                 // Brought back elsewhere meanwhile (`cards undo`, `cards restore`): shown as back.

@@ -73,9 +73,9 @@ extension SwipeSession {
         let armedText = isArmed ? (frame?.candidate == .right ? "release to keep" : "release to delete") : nil
         let status = " \(positionText) · \(armedText ?? lastAction)"
         grid.fill(row: size.rows - 1, column: 0, width: size.columns, height: 1, with: Cell(" ", style: bar))
-        // A status too long for one line (an error's reason and what to do come at its end) takes the help
-        // line too, and the rows below the card stack.
-        if ScreenGrid.width(of: status) > size.columns && statusLines > 1 {
+        // A failure too long for one line (its reason and what to do come at its end) takes the help line
+        // too, and the rows below the card stack; any other status is cut, so the keys stay in view.
+        if lastActionFailed && armedText == nil && ScreenGrid.width(of: status) > size.columns && statusLines > 1 {
             var lines: [String] = []
             var rest = status
             while !rest.isEmpty && lines.count < statusLines - 1 {

@@ -20,7 +20,12 @@ public struct SwipeSession<Deck: SwipeDeck> {
     /// The swipes `u` can take back.
     public internal(set) var history = SwipeUndoHistory()
     /// The last thing that happened, for the status line.
-    public internal(set) var lastAction = "drag a card: left deletes, right keeps"
+    public internal(set) var lastAction = "drag a card: left deletes, right keeps" {
+        didSet { lastActionFailed = false }
+    }
+    /// Whether `lastAction` says why something failed: such a status is wrapped over the bottom lines
+    /// when it is too long for one; any other is cut, and the help line stays.
+    var lastActionFailed = false
     /// Whether the user asked to quit.
     public internal(set) var isFinished = false
 

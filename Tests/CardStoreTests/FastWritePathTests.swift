@@ -143,6 +143,16 @@ struct AllCardsReadTests {
         }
         let verify = try scratch.git(["verify-pack", "-v", path + "/objects/pack/" + packs[0]], in: path)
         #expect(verify.contains("chain length"), "no deltas to read through libgit2")
+        // Both ways are taken: blobs the pack reader reads where they lie, and deltas it leaves to libgit2.
+        let reader = PackReader(objectsDirectory: path + "/objects/")
+        let root = try #require(try deck.snapshot().tree)
+        var blobs: [ObjectID] = []
+        for card in try deck.snapshot().allCards().cards {
+            let entry = try deck.repository.treeEntry(in: root, path: CardID.path(for: card.id))
+            blobs.append(try #require(entry).id)
+        }
+        let whole = blobs.filter { reader.readBlob($0, limit: 1 << 20) != nil }.count
+        #expect(whole > 0 && whole < blobs.count, "\(whole) of \(blobs.count) read from the pack as they lie")
         for index in 0..<5 {
             try deck.add(title: "Added \(index)", indexURL: "https://added.example/\(index)")
         }

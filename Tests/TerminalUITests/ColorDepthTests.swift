@@ -67,6 +67,15 @@ struct ColorDepthTests {
         #expect(TerminalColor.alarm.reduced(to: .ansi16) == .ansi(1))
         #expect(TerminalColor.palette(160).reduced(to: .ansi16) == .ansi(1))
         #expect(TerminalColor.ansi(4).reduced(to: .palette256) == .ansi(4))
+        // Every named card colour on a 16-colour terminal, as a person would pick it.
+        let expected: [String: UInt8] = [
+            "red": 1, "orange": 3, "yellow": 3, "green": 2, "mint": 6, "teal": 6, "cyan": 6, "blue": 12, "indigo": 12,
+            "purple": 5, "pink": 5, "brown": 8, "gray": 8, "black": 0, "white": 7,
+        ]
+        for (name, ansi) in expected {
+            let (r, g, b) = CardColor.rgb(name)
+            #expect(TerminalColor.rgb(r, g, b).reduced(to: .ansi16) == .ansi(ansi), "\(name)")
+        }
         // A purple card stays purple-ish (magenta), not grey; a dark grey card stays dark.
         #expect(TerminalColor.rgb(142, 68, 173).reduced(to: .ansi16) == .ansi(5))
         #expect(TerminalColor.rgb(30, 30, 30).reduced(to: .ansi16) == .ansi(0))

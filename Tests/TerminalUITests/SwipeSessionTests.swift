@@ -211,22 +211,43 @@ struct SwipeSessionTests {
         #expect(s.render().text.contains("u undo · q quit"))
     }
 
+    @Test("on a narrow terminal a long ordinary status is cut and the keys' help stays in view")
+    func narrowTerminalKeepsTheHelp() throws {
+        var s = SwipeSession(deck: MemoryDeck(count: 3), size: TerminalSize(columns: 40, rows: 11))
+        // The opening hint is longer than 40 columns: cut, with the help line above it.
+        let opening = s.render().text
+        #expect(opening.contains("←/→ or drag") && opening.contains("…"), "\(opening)")
+        let point = try Self.drag(&s, columns: -24)
+        Self.release(&s, at: point)
+        _ = Self.settle(&s, from: point.time)
+        #expect(s.lastAction.hasPrefix("deleted"))
+        let text = s.render().text
+        #expect(text.contains("←/→ or drag") && text.contains("deleted"), "\(text)")
+    }
+
     @Test("a line split where it reaches a width: the part fits, the rest follows, at a space when one is near")
     func splitLines() {
         var random = SplitMix64(seed: 3)
-        let alphabet = Array("ab cd  éf😀中 ")
+        let alphabet = Array("ab cd  éf😀中 e\u{301}\u{200B}")
         for round in 0..<2_000 {
             let text = String(
                 (0..<Int.random(in: 0...60, using: &random)).map { _ in
                     alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
                 })
-            let columns = Int.random(in: 2...30, using: &random)
+            let columns = Int.random(in: 1...30, using: &random)
             let (line, rest) = ScreenGrid.split(text, atColumns: columns)
             #expect(ScreenGrid.width(of: line) <= columns, "round \(round)")
             #expect(text.hasPrefix(line), "round \(round)")
             #expect(String(text.dropFirst(line.count).drop { $0 == " " }) == rest, "round \(round)")
             if ScreenGrid.width(of: text) <= columns { #expect(line == text && rest.isEmpty, "round \(round)") }
             if !text.isEmpty && columns >= 2 { #expect(!line.isEmpty || text.first == " ", "round \(round)") }
+            // Cut short of the width only at a space in the line's second half; else as full as it goes.
+            if !rest.isEmpty {
+                let next = text[text.index(text.startIndex, offsetBy: line.count)]
+                let full = ScreenGrid.width(of: line + String(next)) > columns
+                let atSpace = next == " " && ScreenGrid.width(of: line) * 2 >= columns
+                #expect(full || atSpace, "round \(round): \(line.debugDescription) | \(rest.debugDescription)")
+            }
         }
     }
 
