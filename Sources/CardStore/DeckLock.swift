@@ -32,9 +32,10 @@ final class DeckLock {
         }
         descriptor = fd
         // Record who holds it, so a waiting process can name us: written over the last holder's record,
-        // not cut to nothing first (only a file longer than a record is cut, to a record's length). Cutting a file with data to nothing makes ext4 write the next data out
-        // when the file is closed (its guard for replace-by-truncate), and cutting it again waits for
-        // that write: ~0.2 ms of each command on a disk mounted with `discard`.
+        // not cut to nothing first (only a file longer than a record is cut, to a record's length).
+        // Cutting a file with data to nothing makes ext4 write the next data out when the file is
+        // closed (its guard for replace-by-truncate), and cutting it again waits for that write:
+        // ~0.2 ms of each command on a disk mounted with `discard`.
         let record = DeckLock.record(pid: getpid())
         var info = stat()
         if fstat(fd, &info) == 0 && Int(info.st_size) > record.count { _ = ftruncate(fd, off_t(record.count)) }
