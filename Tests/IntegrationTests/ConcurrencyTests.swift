@@ -121,7 +121,7 @@ extension ConcurrencyTests {
         try edited.write(toFile: path, atomically: true, encoding: .utf8)
         let main = try scratch.revParse(deck, "main")
         let holder = try ChildProcess(
-            "/bin/sh", ["-c", "exec 3>.git/refs/heads/main.lock; sleep 30"], directory: deck, environment: [:],
+            "/bin/sh", ["-c", "exec 3>.git/refs/heads/main.lock; exec sleep 600"], directory: deck, environment: [:],
             scratchDirectory: scratch.root)
         defer {
             holder.signal(SIGKILL)

@@ -347,7 +347,7 @@ struct CrashSafetyTests {
         }
         // The flag names a process that runs (its pid used again): writes finish the write under the deck lock.
         let other = try ChildProcess(
-            "/bin/sleep", ["30"], directory: deck, environment: [:], scratchDirectory: scratch.root)
+            "/bin/sleep", ["600"], directory: deck, environment: [:], scratchDirectory: scratch.root)
         try interrupt(flag: other.pid)
         let commit = try scratch.cards(["commit"], in: deck)
         #expect(commit.status == 0 && commit.stdout.contains("Nothing to commit"), "\(commit.stdout)\(commit.stderr)")
@@ -357,7 +357,7 @@ struct CrashSafetyTests {
         _ = other.wait()
         // Its git index lock left too (younger than the flag, nobody has it open): cleared, not waited for.
         let alive = try ChildProcess(
-            "/bin/sleep", ["30"], directory: deck, environment: [:], scratchDirectory: scratch.root)
+            "/bin/sleep", ["600"], directory: deck, environment: [:], scratchDirectory: scratch.root)
         try interrupt(flag: alive.pid)
         usleep(20_000)
         _ = FileManager.default.createFile(atPath: deck + "/.git/index.lock", contents: nil)

@@ -217,7 +217,7 @@ struct ReliabilityConcurrencyTests {
         for lock in ["index.lock", "refs/heads/main.lock"] {
             let path = "\(deck)/.git/\(lock)"
             let holder = try ChildProcess(
-                "/bin/sh", ["-c", "exec 3>\"$0\"; exec sleep 20", path], directory: deck,
+                "/bin/sh", ["-c", "exec 3>\"$0\"; exec sleep 600", path], directory: deck,
                 environment: scratch.environment, scratchDirectory: scratch.root)
             try waitUntil { FileManager.default.fileExists(atPath: path) }
             let before = try scratch.fingerprint(deck)
