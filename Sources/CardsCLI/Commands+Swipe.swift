@@ -164,6 +164,10 @@ extension Commands {
             ? "No cards deleted."
             : "Deleted \(adapter.deletedCount) card\(adapter.deletedCount == 1 ? "" : "s") (each one commit; `cards undo` or `cards restore ID` brings one back)."
         context.output.print(summary)
+        // Not in the session, and not said on its screen: said once the terminal is back, as `list` says it.
+        for problem in adapter.skipped {
+            context.output.error("warning: \(problem.path) is not a valid card and was not shown: \(problem.reason)")
+        }
         return 0
     }
 }
@@ -179,6 +183,8 @@ struct StoreSwipeDeck: SwipeDeck {
     static let lockTimeout = 2.0
     /// The commit of main the cards were read from.
     private var loadedHead: ObjectID?
+    /// The card files of that commit that are not valid cards: not in the session, said after it.
+    private(set) var skipped: [CardProblem] = []
 
     init(deck: Deck, preset: String) throws {
         self.deck = deck
@@ -193,7 +199,9 @@ struct StoreSwipeDeck: SwipeDeck {
     mutating func reload() throws {
         let snapshot = try deck.snapshot()
         loadedHead = snapshot.commit
-        cards = try snapshot.allCards().cards.map {
+        let all = try snapshot.allCards()
+        skipped = all.problems
+        cards = all.cards.map {
             SwipeCardInfo(
                 id: $0.id, title: $0.title, platformName: $0.platformName, platformIcon: $0.platformIcon,
                 indexURL: $0.indexURL, color: $0.color)

@@ -280,3 +280,24 @@ struct Tmux {
         return false
     }
 }
+
+extension SwipeCLITests {
+    @Test("interactive: a card file that is not a valid card is left out of the session and named once it ends")
+    func invalidCardNamedAfterTheSession() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        // A hand edit that breaks a card, committed with git: the deck now holds 15 valid cards.
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        let path = "cards/\(id.prefix(2))/\(id).json"
+        try "{\"id\": \"\(id)\", \"title\": 42}\n".write(toFile: deck + "/" + path, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "a broken card"], in: deck)
+        let tmux = try Tmux(scratch: scratch, deck: deck)
+        defer { tmux.stop() }
+        #expect(try tmux.waitFor("1/15"), "the session did not start: \((try? tmux.screen()) ?? "")")
+        try tmux.keys("q")
+        #expect(try tmux.waitForFile("done"))
+        let screen = try tmux.screen()
+        #expect(screen.contains("\(path) is not a valid card and was not shown"), "\(screen)")
+        #expect(try String(contentsOfFile: scratch.path("done"), encoding: .utf8).contains("EXIT:0"))
+    }
+}
