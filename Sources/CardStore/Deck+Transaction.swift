@@ -98,7 +98,7 @@ extension Deck {
             let tree = try git("building the new tree") { () throws(GitError) in
                 if let packer {
                     return try repository.splicedTree(
-                        base: snapshot.tree, updates: updates, cache: change.trees ?? RawTreeCache(), writer: packer)
+                        base: snapshot.tree, updates: updates, cache: change.trees ?? snapshot.trees, writer: packer)
                 }
                 return try repository.updatedTree(base: snapshot.tree, updates: updates)
             }

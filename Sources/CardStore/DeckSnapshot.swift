@@ -29,6 +29,9 @@ public struct DeckSnapshot {
     /// Its root tree, or nil for an empty deck.
     public let tree: ObjectID?
     let repository: Repository
+    /// The trees `blobID(at:)` read (raw, from the packs), for the splice of a change built on this
+    /// snapshot (`Deck.commitChange`), which then reads none of them again.
+    let trees = RawTreeCache()
 
     /// Largest blob we read as a card: anything bigger is refused without inflating it.
     static let readLimit = Card.maximumFileSize
@@ -47,7 +50,9 @@ public struct DeckSnapshot {
     /// The blob at a path, or nil.
     func blobID(at path: String) throws(StoreError) -> ObjectID? {
         guard let tree else { return nil }
-        let entry = try git("reading \(path)") { () throws(GitError) in try repository.treeEntry(in: tree, path: path) }
+        let entry = try git("reading \(path)") { () throws(GitError) in
+            try repository.treeEntry(in: tree, path: path, cache: trees)
+        }
         guard let entry, entry.kind == .blob else { return nil }
         return entry.id
     }

@@ -126,6 +126,39 @@ struct RawTreeTests {
         }
     }
 
+    @Test("an entry looked up through the raw trees is the one libgit2 finds, or none as for libgit2", arguments: seeds)
+    func entriesByPath(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let store = try Store()
+        let repository = store.repository
+        // Present, missing, through a file, a folder, odd and empty components.
+        let asked =
+            Self.paths + [
+                "cards", "cards/0a", "cards/0a/", "notes", "notes/deep", "deck.json/x", "cards/0a1b.json", "missing",
+                "cards//0a", "/deck.json", "cards/0a/0a1b.json/more",
+            ]
+        for round in 0..<8 {
+            var tree = try repository.updatedTree(
+                base: nil, updates: Self.randomUpdates(store, count: 20, using: &random))
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                tree = try Self.oddFolder(store, into: tree, using: &random)
+            }
+            if round % 2 == 1 {
+                try store.scratch.git(["repack", "-a", "-d", "-f", "-q", "--window=0"], in: store.directory)
+            }
+            let cache = RawTreeCache()
+            for path in asked {
+                let raw = Result { () throws(GitError) in try repository.treeEntry(in: tree, path: path, cache: cache) }
+                let plain = Result { () throws(GitError) in try repository.treeEntry(in: tree, path: path) }
+                switch (raw, plain) {
+                case (.success(let a), .success(let b)): #expect(a == b, "seed \(seed), round \(round), \(path)")
+                case (.failure, .failure): break
+                default: Issue.record("seed \(seed), round \(round), \(path): \(raw) against libgit2's \(plain)")
+                }
+            }
+        }
+    }
+
     @Test("random trees: the same changed leaves and the same updated tree as libgit2", arguments: seeds)
     func randomTrees(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
