@@ -147,10 +147,13 @@ public struct DeckSnapshot {
         var matches: [String] = []
         if let tree,
             let entry = try git(
-                "reading \(folder)", { () throws(GitError) in try repository.treeEntry(in: tree, path: folder) }),
+                "reading \(folder)",
+                { () throws(GitError) in try repository.treeEntry(in: tree, path: folder, cache: trees) }),
             entry.kind == .tree
         {
-            let entries = try git("reading \(folder)") { () throws(GitError) in try repository.treeEntries(entry.id) }
+            let entries = try git("reading \(folder)") { () throws(GitError) in
+                try repository.treeEntries(entry.id, namePrefix: lowered, cache: trees)
+            }
             for item in entries where item.name.hasPrefix(lowered) && item.name.hasSuffix(".json") {
                 matches.append(String(item.name.dropLast(5)))
             }

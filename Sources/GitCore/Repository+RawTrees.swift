@@ -75,6 +75,22 @@ extension Repository {
         }
     }
 
+    /// The entries of tree `id` whose names start with the bytes of `namePrefix` (as `treeEntries(_:)`
+    /// has them, in the same order), read through `cache` as `treeEntry(in:path:cache:)` reads: only the
+    /// matching entries are made into values (a card folder has ~400, a prefix picks one or two).
+    public func treeEntries(_ id: ObjectID, namePrefix: String, cache: RawTreeCache) throws(GitError) -> [TreeEntry] {
+        let prefix = Array(namePrefix.utf8)
+        if let tree = try? rawTree(id, cache: cache), let base = tree.bytes.baseAddress {
+            return tree.entries.filter { entry in
+                entry.nameEnd - entry.nameStart >= prefix.count
+                    && prefix.withUnsafeBufferPointer { wanted in
+                        wanted.indices.allSatisfy { base[entry.nameStart + $0] == wanted[$0] }
+                    }
+            }.map { tree.treeEntry($0) }
+        }
+        return try treeEntries(id).filter { Array($0.name.utf8).starts(with: prefix) }
+    }
+
     /// The entry at `path`, nil when there is none (as libgit2 says "not found": a missing name, or a
     /// path through a file), or `RawTreeFallback`.
     private func rawTreeEntry(in treeID: ObjectID, path: String, cache: RawTreeCache) throws(RawTreeFallback)

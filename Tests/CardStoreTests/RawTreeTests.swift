@@ -126,7 +126,9 @@ struct RawTreeTests {
         }
     }
 
-    @Test("an entry looked up through the raw trees is the one libgit2 finds, or none as for libgit2", arguments: seeds)
+    @Test(
+        "entries looked up through the raw trees (by path, by name prefix) are those libgit2 finds, or none as for libgit2",
+        arguments: seeds)
     func entriesByPath(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let store = try Store()
@@ -154,6 +156,26 @@ struct RawTreeTests {
                 case (.success(let a), .success(let b)): #expect(a == b, "seed \(seed), round \(round), \(path)")
                 case (.failure, .failure): break
                 default: Issue.record("seed \(seed), round \(round), \(path): \(raw) against libgit2's \(plain)")
+                }
+            }
+            // A folder's entries by name prefix: those libgit2 lists, whose names start with those bytes.
+            for folder in ["cards/00", "cards/0a", "cards/3f", "cards/ff", "notes", ""] {
+                let id = folder.isEmpty ? tree : try repository.treeEntry(in: tree, path: folder)?.id
+                guard let id else { continue }
+                for prefix in ["", "0", "0a", "0a1b", "0a1b-", "7", "c3.json", "z", "deep", "cards"] {
+                    let raw = Result { () throws(GitError) in
+                        try repository.treeEntries(id, namePrefix: prefix, cache: cache)
+                    }
+                    let plain = Result { () throws(GitError) in
+                        try repository.treeEntries(id).filter { $0.name.utf8.starts(with: prefix.utf8) }
+                    }
+                    switch (raw, plain) {
+                    case (.success(let a), .success(let b)):
+                        #expect(a == b, "seed \(seed), round \(round), \(folder) '\(prefix)'")
+                    case (.failure, .failure): break
+                    default:
+                        Issue.record("seed \(seed), round \(round), \(folder) '\(prefix)': \(raw) against \(plain)")
+                    }
                 }
             }
         }
