@@ -248,7 +248,7 @@ extension Deck {
         // fails, over the index a write of ours had just brought along). Any other such entry is the user's.
         for change in stale {
             let full = try? workingFile(change.path) ?? workingDirectory.map { "\($0)/\(change.path)" }
-            let present = full.flatMap { try? FileSystem.read($0, limit: 1 << 26) }.map(ObjectID.blobHash(of:))
+            let present = full.flatMap(Deck.workingBlobID)
             if present == change.new?.id { changes.append(change) } else { staged.append(change) }
         }
         guard !changes.isEmpty else { return true }
@@ -269,7 +269,7 @@ extension Deck {
                 report.problems.append("\(change.path): not brought up to date: \(error.message)")
                 continue
             }
-            let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
+            let present = Deck.workingBlobID(full)
             // A file still as the index had it was left behind by the interrupted write: update it.
             // Anything else is a hand edit: keep it (status then shows it against main).
             if present == change.old?.id {

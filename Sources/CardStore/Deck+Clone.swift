@@ -160,11 +160,11 @@ extension Deck {
             let descriptor =
                 mkdir(gitFolder, 0o755) == 0 ? Glibc.open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : -1
             defer { if descriptor >= 0 { close(descriptor) } }
-            guard descriptor >= 0, text.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == text.count
-            else {
+            let failure = descriptor >= 0 ? FileSync.writeAll(descriptor, text) : errno
+            guard failure == 0 else {
                 throw GitError(
                     code: .other(-1),
-                    message: "cannot start the clone in \(gitFolder): \(String(cString: strerror(errno)))",
+                    message: "cannot start the clone in \(gitFolder): \(String(cString: strerror(failure)))",
                     function: "clone")
             }
         }
@@ -190,7 +190,9 @@ extension Deck {
 
     /// The process and URL of a clone into this deck's folder that has not finished, when there is one.
     func incompleteClone() -> (pid: Int32, url: String)? {
-        guard let bytes = try? FileSystem.read(Deck.incompleteCloneMark(in: gitDirectory), limit: 8_192) else {
+        // Looked for first: every command asks, and reading a missing file builds an error to throw away.
+        let mark = Deck.incompleteCloneMark(in: gitDirectory)
+        guard FileSystem.exists(mark), let bytes = try? FileSystem.read(mark, limit: 8_192) else {
             return nil
         }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)

@@ -1,3 +1,4 @@
+import GitCore
 import Glibc
 
 extension Deck {
@@ -5,6 +6,13 @@ extension Deck {
     /// the deck: the path has no `..`, `.git` or empty part, and every folder on the way (`cards`,
     /// `cards/3f`) is a real folder, not a symbolic link that would lead the write out of the deck.
     /// Nil for a bare deck.
+    /// The blob id the working file at `full` (a path from `workingFile`) would have, nil when it cannot be
+    /// read (gone, a folder, over 64 MB): how the write and the checks tell whose a file is.
+    static func workingBlobID(_ full: String) -> ObjectID? {
+        guard let bytes = try? FileSystem.read(full, limit: 1 << 26) else { return nil }
+        return ObjectID.blobHash(of: bytes)
+    }
+
     func workingFile(_ path: String) throws(StoreError) -> String? {
         guard let workingDirectory else { return nil }
         guard Deck.isSafeWorkingPath(path) else {

@@ -108,7 +108,7 @@ extension Deck {
             }
             guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
-            let present = (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:))
+            let present = Deck.workingBlobID(full)
             if !file.handEdit
                 && (present != nil && present == file.blob || present == nil && file.blob == nil && main != nil)
             {

@@ -185,11 +185,11 @@ extension Deck {
             if !isBare { recordIndexFollows(commit) }
             indexLock?.release()
             // main was renamed last: its flush makes everything before it durable (`.ordered`).
-            try finishOrderedFlush(afterIndex: false)
+            try finishOrderedFlush()
             clearPending()
             consolidatePacks()
             // A merge's few hundred folders and the packs' mappings: freed off the caller's time (~1 ms).
-            change.trees?.emptyInBackground()
+            (change.trees ?? snapshot.trees).emptyInBackground()
             return CommitOutcome(commit: commit, parent: snapshot.commit)
         }
     }
@@ -369,7 +369,7 @@ extension Deck {
             }
             // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
             let present =
-                skippingUnchanged ? (try? FileSystem.read(full, limit: 1 << 26)).map(ObjectID.blobHash(of:)) : nil
+                skippingUnchanged ? Deck.workingBlobID(full) : nil
             if let entry, entry.kind == .blob {
                 if !skippingUnchanged || present != entry.id {
                     let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
@@ -434,8 +434,8 @@ extension Deck {
         // A new deck has no index yet: libgit2 starts an empty one.
         unlink(side)
         if FileSystem.exists(indexPath) {
-            let bytes = try FileSystem.read(indexPath, limit: 1 << 31)
-            try FileSystem.writeAtomically(bytes, to: side, durable: false)
+            // Scratch, removed below (and named by `IndexLock.leftovers` if a kill leaves it): written in place.
+            try Deck.writeNewFile(try FileSystem.read(indexPath, limit: 1 << 31), to: side)
         }
         defer { unlink(side) }
         try git("updating the index (`cards fsck --repair` makes it again from main)") { () throws(GitError) in

@@ -77,14 +77,14 @@ extension Deck {
         try updateIndexEntries(entries, tree: tree, flush: flush, indexLock: indexLock)
     }
 
-    /// `.ordered` mode, after `main` moved (and the working tree and index followed, `afterIndex`):
-    /// fsyncs the file renamed last (the index, else the ref), which commits every earlier rename and
-    /// the data written out before it (see `FileSync`). Nothing to do in other modes.
-    func finishOrderedFlush(afterIndex: Bool) throws(StoreError) {
+    /// `.ordered` mode, after `main` moved (the working tree and index are brought along before it): fsyncs
+    /// the ref, renamed last, which commits every earlier rename and the data written out before it (see
+    /// `FileSync`). Nothing to do in other modes.
+    func finishOrderedFlush() throws(StoreError) {
         guard flushMode == .ordered else { return }
         // A linked worktree keeps its index in its own git folder, the branch in the common one.
         let common = Repository.trimmedSlash(repository.commonDirectory)
-        let last = afterIndex ? "\(gitDirectory)/index" : "\(common)/\(Deck.branch)"
+        let last = "\(common)/\(Deck.branch)"
         let failure = FileSync.flush(path: last)
         if failure != 0 {
             throw StoreError(

@@ -172,9 +172,7 @@ extension DeckSnapshot {
         // against its id by SHA-1 in hardware), libgit2 only for the rest. Through libgit2 each blob was
         // found again, inflated into a buffer of its own and hashed by its collision-detecting SHA-1: a
         // fifth of `cards list`'s instructions at 100,000 cards.
-        let packs =
-            files.count >= DeckSnapshot.parallelThreshold
-            ? PackReader(objectsDirectory: repository.commonDirectory + "objects/", counting: repository) : nil
+        let packs = files.count >= DeckSnapshot.parallelThreshold ? trees.reader(for: repository) : nil
         let processors = Repository.processors
         guard files.count >= DeckSnapshot.parallelThreshold, processors > 1 else {
             return files.map { file in
