@@ -173,10 +173,6 @@ extension Card {
         var notAbsolute: CardValidationError {
             CardValidationError(field: "indexURL", rule: "\(quoted(url)) is not an absolute http, https or mailto URL")
         }
-        if url.unicodeScalars.contains(where: { $0.properties.isWhitespace }) {
-            throw CardValidationError(
-                field: "indexURL", rule: "\(quoted(url)) contains a space; write it as %20")
-        }
         guard let colon = url.firstIndex(of: ":") else { throw notAbsolute }
         let scheme = url[..<colon].lowercased()
         let rest = url[url.index(after: colon)...]
@@ -200,6 +196,11 @@ extension Card {
             }
         default:
             throw notAbsolute
+        }
+        // Said only of a URL that is otherwise one: `not a url` is not made one by writing it `not%20a%20url`.
+        if url.unicodeScalars.contains(where: { $0.properties.isWhitespace }) {
+            throw CardValidationError(
+                field: "indexURL", rule: "\(quoted(url)) contains a space; write it as %20")
         }
     }
 

@@ -406,7 +406,9 @@ extension Deck {
                     .invalidInput, "card \(live) is in the deck, not deleted; `cards show \(live)` shows it")
             }
             throw StoreError(
-                .cardNotFound, "no card id in this deck's history starts with '\(CommitMessage.shown(reference))'")
+                .cardNotFound,
+                "no card id in this deck's history starts with '\(CommitMessage.shown(reference))'; `cards log` shows what was deleted"
+            )
         }
         if valid.count > 1 {
             throw StoreError(

@@ -64,12 +64,14 @@ extension Commands {
         guard let path = remote.localPath else { return }
         guard FileSystem.exists(path) else {
             context.output.error(
-                "note: there is no repository at \(path) yet; make one (`git init --bare \(path)`) before `cards sync`")
+                "note: there is no repository at \(path) yet; make one (`git init --bare -b main \(path)`) before `cards sync`"
+            )
             return
         }
         guard (try? Repository.open(at: path)) != nil else {
             context.output.error(
-                "note: \(path) is not a git repository; make it one (`git init --bare \(path)`) before `cards sync`")
+                "note: \(path) is not a git repository; make it one (`git init --bare -b main \(path)`) before `cards sync`"
+            )
             return
         }
         do {

@@ -69,6 +69,10 @@ import Testing
         Case(
             field: "indexURL", good: .string("https://u@h"), bad: .string("https://a b.com"),
             message: "contains a space"),
+        // Not a URL at all: said so, not told to write its spaces as %20 (which would not make it one).
+        Case(
+            field: "indexURL", good: .string("https://e.com/a%20b"), bad: .string("not a url"),
+            message: #""not a url" is not an absolute http, https or mailto URL"#),
         Case(
             field: "indexURL", good: .string("https://e.com/" + String(repeating: "a", count: 2034)),
             bad: .string("https://e.com/" + String(repeating: "a", count: 2035)), message: "at most 2048 allowed"),
