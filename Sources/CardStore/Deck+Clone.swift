@@ -133,8 +133,7 @@ extension Deck {
     static func removeAbandonedClones(of absolute: String, kind: String = "clone") {
         let (folder, prefix) = partialClones(of: absolute, kind: kind)
         for entry in FileSystem.list(folder) where entry.hasPrefix(prefix) {
-            guard let pid = Int32(entry.dropFirst(prefix.count)), pid > 0, pid != getpid(),
-                kill(pid, 0) != 0, errno == ESRCH
+            guard let pid = Int32(entry.dropFirst(prefix.count)), pid != getpid(), !LockFiles.isAlive(pid)
             else { continue }
             FileSystem.removeTree("\(folder == "/" ? "" : folder)/\(entry)")
         }
@@ -219,7 +218,7 @@ extension Deck {
         // A mark cut short (killed while writing it) names no process: its clone is stopped too.
         let first = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""
         if first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)), pid > 0 {
-            guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return }
+            guard pid != getpid(), !LockFiles.isAlive(pid) else { return }
         }
         var names: [String] = []
         if let repository = try? Repository.open(at: absolute),

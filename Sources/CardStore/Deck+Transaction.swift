@@ -160,9 +160,10 @@ extension Deck {
                 // main did not move: the working tree and index go back to it before anything else.
                 let why = StoreError.git(error, while: "publishing the commit on main")
                 if !isBare {
-                    guard putBack(paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits) else {
-                        throw putBack(
-                            paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: why)
+                    if let failure = putBack(
+                        paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits)
+                    {
+                        throw Deck.notPutBack(why, because: failure)
                     }
                     // Put back as it was: a retry that then finds nothing to do leaves no flag behind.
                     clearPending()
@@ -310,12 +311,12 @@ extension Deck {
     }
 
     /// Puts the working tree and index back as `tree` (main, which did not move) has `paths`, after a
-    /// change was written to them ahead of a publish that failed. True when done; the pending flag is
-    /// cleared then by the caller, else left for the next command (or `cards fsck --repair`) to finish.
-    /// `handEdits`: the files are the user's, being committed (`cards commit`): only their index entries
-    /// go back; the files are never touched.
-    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false) -> Bool {
-        guard !isBare else { return true }
+    /// change was written to them ahead of a publish that failed. Nil when done (the caller then clears
+    /// the pending flag); else why not, and the flag stays for the next command (or `cards fsck
+    /// --repair`) to finish. `handEdits`: the files are the user's, being committed (`cards commit`):
+    /// only their index entries go back; the files are never touched.
+    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false) -> StoreError? {
+        guard !isBare else { return nil }
         do throws(StoreError) {
             if handEdits {
                 var base = tree
@@ -332,9 +333,9 @@ extension Deck {
                 let empty = try git("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
                 try updateIndexEntries(paths.map { ($0, nil) }, tree: empty, indexLock: indexLock)
             }
-            return true
+            return nil
         } catch {
-            return false
+            return error
         }
     }
 
@@ -343,15 +344,21 @@ extension Deck {
     func putBack(
         _ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false, after error: StoreError
     ) -> StoreError {
-        if putBack(paths, to: tree, indexLock: indexLock, handEdits: handEdits) {
-            clearPending()
-            if error.message.contains("nothing was changed") { return error }
-            return StoreError(error.code, "\(error.message); nothing was changed")
+        if let failure = putBack(paths, to: tree, indexLock: indexLock, handEdits: handEdits) {
+            return Deck.notPutBack(error, because: failure)
         }
-        return StoreError(
+        clearPending()
+        if error.message.contains("nothing was changed") { return error }
+        return StoreError(error.code, "\(error.message); nothing was changed")
+    }
+
+    /// `error`, told with why the working tree could not be put back after it (`failure`) and what
+    /// finishes the job: nothing was committed, and the pending flag left behind brings the files back.
+    static func notPutBack(_ error: StoreError, because failure: StoreError) -> StoreError {
+        StoreError(
             error.code,
-            "\(error.message); nothing was committed, but the working tree could not be put back as it was: the next "
-                + "`cards` command does that (or `cards fsck --repair`)")
+            "\(error.message); nothing was committed, but the working tree could not be put back as it was "
+                + "(\(failure.message)): the next `cards` command does that (or `cards fsck --repair`)")
     }
 
     /// Brings the working tree and index in line with `tree` for the given paths only. `indexLock`:

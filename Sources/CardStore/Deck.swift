@@ -147,11 +147,13 @@ public final class Deck {
     /// and `deck.json` is in the working tree (a deck being created).
     func checkIsDeck() throws(StoreError) {
         if let clone = incompleteClone(), clone.pid != getpid() {
-            let running = clone.pid > 0 && kill(clone.pid, 0) == 0
+            // Alive as the clean-up of a stopped clone sees it (another user's process counts), so that
+            // the advice to clone again never meets a clean-up that refuses.
             throw StoreError(
                 .notADeck,
-                running
-                    ? "\(location) is being cloned by process \(clone.pid); wait for it to finish"
+                LockFiles.isAlive(clone.pid)
+                    ? "\(location) is being cloned by process \(clone.pid); wait for it to finish (if that process "
+                        + "is no clone, its id taken again after a restart, remove \(location) and clone again)"
                     : "\(location) holds a clone that was stopped before it was complete; run `cards clone "
                         + "\(clone.url.isEmpty ? "URL" : clone.url) \(location)` again (it removes what the stopped one "
                         + "made, then clones)")
