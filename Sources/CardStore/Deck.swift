@@ -42,6 +42,9 @@ public final class Deck {
     var knownDeviceID: String?
     /// How long to wait for another process's deck lock before failing, in seconds.
     public var lockTimeout: Double = Deck.defaultLockTimeout
+    /// What opening the deck read (its packs' reader, the root tree), for the first snapshot to take
+    /// over: held until then only.
+    var openingTrees: RawTreeCache?
 
     init(repository: Repository) throws(StoreError) {
         self.repository = repository
@@ -159,14 +162,19 @@ public final class Deck {
                         + "made, then clones)")
         }
         if let head = try headCommit() {
+            // Read from the packs as a snapshot reads, and handed to the first snapshot: its pack reader
+            // has the indexes mapped and the root tree parsed by then.
+            let trees = RawTreeCache()
             let tree = try git("reading the deck's last commit") { () throws(GitError) in
-                try repository.commit(head).tree
+                try repository.commitTree(head, cache: trees)
             }
             let entry = try git("reading the deck's tree") { () throws(GitError) in
-                try repository.treeEntry(in: tree, path: Deck.metadataPath)
+                try repository.treeEntry(in: tree, path: Deck.metadataPath, cache: trees)
             }
             if let entry {
-                try refuseNewerFormat(of: entry.id, holder: "\(location) is a deck", outcome: "update cards to use it")
+                try refuseNewerFormat(
+                    of: entry.id, holder: "\(location) is a deck", outcome: "update cards to use it", cache: trees)
+                openingTrees = trees
                 return
             }
         }
@@ -180,9 +188,9 @@ public final class Deck {
     /// The `format` a `deck.json` blob gives when it is a whole number above 1: a deck made by a newer
     /// version, which this one must not write to (nil for format 1, and for a file that is broken,
     /// which `cards fsck` reports).
-    func newerFormat(of blob: ObjectID) throws(StoreError) -> String? {
+    func newerFormat(of blob: ObjectID, cache: RawTreeCache = RawTreeCache()) throws(StoreError) -> String? {
         let bytes = try git("reading deck.json") { () throws(GitError) in
-            try repository.readBlob(blob, limit: Card.maximumFileSize)
+            try repository.readBlob(blob, limit: Card.maximumFileSize, cache: cache)
         }
         // Any number above 1 (2, 2.0, 2e0, one too big for an Int): said as written.
         guard case .number(let text)? = (try? JSONValue.parse(bytes))?["format"], let value = Double(text), value > 1
@@ -192,8 +200,10 @@ public final class Deck {
 
     /// Refuses a `deck.json` blob of a newer format (code `newerFormat`): "\(holder) of format N, newer
     /// than … (format 1); \(outcome)".
-    func refuseNewerFormat(of blob: ObjectID, holder: String, outcome: String) throws(StoreError) {
-        guard let format = try newerFormat(of: blob) else { return }
+    func refuseNewerFormat(
+        of blob: ObjectID, holder: String, outcome: String, cache: RawTreeCache = RawTreeCache()
+    ) throws(StoreError) {
+        guard let format = try newerFormat(of: blob, cache: cache) else { return }
         throw StoreError(
             .newerFormat, "\(holder) of format \(format), newer than this version of cards reads (format 1); \(outcome)"
         )

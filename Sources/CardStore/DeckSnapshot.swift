@@ -31,16 +31,19 @@ public struct DeckSnapshot {
     let repository: Repository
     /// The trees `blobID(at:)` read (raw, from the packs), for the splice of a change built on this
     /// snapshot (`Deck.commitChange`), which then reads none of them again.
-    let trees = RawTreeCache()
+    let trees: RawTreeCache
 
     /// Largest blob we read as a card: anything bigger is refused without inflating it.
     static let readLimit = Card.maximumFileSize
 
-    init(repository: Repository, commit: ObjectID?) throws(StoreError) {
+    /// `trees`: what an earlier read of the same repository kept (any commit's: trees are known by id).
+    init(repository: Repository, commit: ObjectID?, trees: RawTreeCache = RawTreeCache()) throws(StoreError) {
         self.repository = repository
         self.commit = commit
+        self.trees = trees
         if let commit {
-            tree = try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree
+            tree = try git("reading commit \(commit.short)") { () throws(GitError) in
+                try repository.commitTree(commit, cache: trees)
             }
         } else {
             tree = nil
@@ -64,7 +67,7 @@ public struct DeckSnapshot {
         guard let blob = try blobID(at: Deck.metadataPath) else { return nil }
         let bytes: [UInt8]
         do {
-            bytes = try repository.readBlob(blob, limit: Card.maximumFileSize)
+            bytes = try repository.readBlob(blob, limit: Card.maximumFileSize, cache: trees)
         } catch  where error.code == .tooLarge {
             return nil
         } catch {
@@ -83,7 +86,9 @@ public struct DeckSnapshot {
     func decodeCard(blob: ObjectID, path: String, id: String?) throws(StoreError) -> Card {
         do {
             return try DeckSnapshot.decodeCard(
-                DeckSnapshot.readCardBytes(blob: blob, in: repository, reader: nil), id: id)
+                DeckSnapshot.readCardBytes(
+                    blob: blob, in: repository, reader: nil, packs: trees.reader(for: repository)),
+                id: id)
         } catch {
             throw StoreError(
                 .invalidCard,
@@ -184,7 +189,9 @@ public struct DeckSnapshot {
 extension Deck {
     /// A snapshot of the deck at `main` (empty when there is no commit yet).
     public func snapshot() throws(StoreError) -> DeckSnapshot {
-        try DeckSnapshot(repository: repository, commit: headCommit())
+        let trees = openingTrees ?? RawTreeCache()
+        openingTrees = nil
+        return try DeckSnapshot(repository: repository, commit: headCommit(), trees: trees)
     }
 
     /// A snapshot of the deck at any commit.

@@ -79,7 +79,7 @@ public final class PackReader {
     }
 
     /// The content of object `id` if it is stored whole in a mapped pack, is of `type` and at most
-    /// `limit` bytes long, and (for a blob) hashes to `id`; nil otherwise.
+    /// `limit` bytes long, and (for a blob or a commit) hashes to `id`; nil otherwise.
     func read(_ id: ObjectID, type: git_object_t, limit: Int = PackReader.maximumObjectSize) -> [UInt8]? {
         guard let found = locate(id, type: type, limit: limit) else { return nil }
         var complete = false
@@ -95,9 +95,9 @@ public final class PackReader {
             initialized = complete ? found.size : 0
         }
         guard complete else { return nil }
-        // A blob is checked against its id (which also covers its entry), anything else against the
-        // CRC-32 its pack index records.
-        if type == GIT_OBJECT_BLOB {
+        // A blob or a commit is checked against its id (which also covers its entry), anything else
+        // against the CRC-32 its pack index records.
+        if type == GIT_OBJECT_BLOB || type == GIT_OBJECT_COMMIT {
             return bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: type) }) == id ? bytes : nil
         }
         return entryIsIntact(found, dataLength: Int(stream.pointee.total_in)) ? bytes : nil

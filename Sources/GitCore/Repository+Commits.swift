@@ -134,3 +134,32 @@ extension Repository {
         }
     }
 }
+
+extension Repository {
+    /// The root tree of commit `id`, as `commit(id).tree` gives it, read from `cache`'s packs when the
+    /// commit lies whole in one (hashed in hardware against `id`) and begins as every commit must,
+    /// `tree <hex>\n`; else through libgit2, which reads or explains it. Opening a deck and taking a
+    /// snapshot need no more of the commit, and libgit2's first read of an object maps every pack index
+    /// again beside the ones the raw trees use and hashes the commit with its collision-detecting
+    /// SHA-1: ~0.2 ms of a one-card command at 100,000 cards (2 ms after a merge of 2,000 cards).
+    public func commitTree(_ id: ObjectID, cache: RawTreeCache) throws(GitError) -> ObjectID {
+        if let bytes = cache.reader(for: self).read(id, type: GIT_OBJECT_COMMIT),
+            let tree = Repository.treeLine(of: bytes)
+        {
+            return tree
+        }
+        return try commit(id).tree
+    }
+
+    /// The tree a commit's bytes name on their first line, `tree ` and 40 lowercase hex digits and a
+    /// newline; nil when they do not begin so.
+    static func treeLine(of bytes: [UInt8]) -> ObjectID? {
+        let prefix = Array("tree ".utf8)
+        guard bytes.count >= prefix.count + 41, bytes.starts(with: prefix), bytes[prefix.count + 40] == 0x0A else {
+            return nil
+        }
+        let hex = bytes[prefix.count..<prefix.count + 40]
+        guard hex.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        return ObjectID(hex: String(decoding: hex, as: UTF8.self))
+    }
+}

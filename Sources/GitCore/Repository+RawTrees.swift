@@ -75,6 +75,14 @@ extension Repository {
         }
     }
 
+    /// `readBlob(_:limit:)` through `cache`'s pack reader: a blob stored whole in a pack is read where
+    /// it lies and hashed in hardware against `id`; anything else (loose, a delta, too big) through
+    /// libgit2, which reads or explains it.
+    public func readBlob(_ id: ObjectID, limit: Int, cache: RawTreeCache) throws(GitError) -> [UInt8] {
+        if let bytes = cache.reader(for: self).readBlob(id, limit: limit) { return bytes }
+        return try readBlob(id, limit: limit)
+    }
+
     /// The entries of tree `id` whose names start with the bytes of `namePrefix` (as `treeEntries(_:)`
     /// has them, in the same order), read through `cache` as `treeEntry(in:path:cache:)` reads: only the
     /// matching entries are made into values (a card folder has ~400, a prefix picks one or two).

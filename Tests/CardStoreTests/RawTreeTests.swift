@@ -1,4 +1,5 @@
 import CardModel
+import CGit2
 import CardStore
 import Foundation
 @testable import GitCore
@@ -177,6 +178,98 @@ struct RawTreeTests {
                         Issue.record("seed \(seed), round \(round), \(folder) '\(prefix)': \(raw) against \(plain)")
                     }
                 }
+            }
+        }
+    }
+
+    @Test(
+        "a commit's tree read from the packs is the tree libgit2 reads, for commits loose, packed whole, packed by git with deltas, odd or damaged",
+        arguments: seeds)
+    func commitTrees(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let store = try Store()
+        let repository = store.repository
+        let someone = Signature(name: "Someone", email: "someone@example.com", time: 1_700_000_000)
+        var commits: [ObjectID] = []
+        for round in 0..<10 {
+            let tree = try repository.updatedTree(
+                base: nil, updates: Self.randomUpdates(store, count: 1 + round, using: &random))
+            // Long messages, so that git's repack makes deltas of some.
+            let message = "Commit \(round)\n\n" + String(repeating: "Card-Merged: \(round) line\n", count: round * 40)
+            commits.append(
+                try repository.createCommit(
+                    tree: tree, parents: Array(commits.suffix(1)), message: message, author: someone,
+                    committer: someone))
+        }
+        // Odd ones, written as given: an uppercase tree id, no tree line, a tree line after a parent.
+        let first = try repository.commit(commits[0])
+        let odd = [
+            "tree \(first.tree.hex.uppercased())\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nx\n",
+            "author A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nx\n",
+            "parent \(commits[0].hex)\ntree \(first.tree.hex)\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nx\n",
+            "tree \(first.tree.hex)\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nx\n",
+        ]
+        for text in odd {
+            let file = store.scratch.path("commit-\(UUID().uuidString)")
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            let hex = try store.scratch.git(
+                ["hash-object", "-t", "commit", "--literally", "-w", file], in: store.directory)
+            commits.append(try #require(ObjectID(hex: hex.trimmingCharacters(in: .whitespacesAndNewlines))))
+        }
+        // Named, so that git's repack packs them (it leaves what no ref reaches loose).
+        for (index, commit) in commits.enumerated() {
+            try store.scratch.git(["update-ref", "refs/commits/\(index)", commit.hex], in: store.directory)
+        }
+        let missing = try #require(ObjectID(hex: String(repeating: "ab", count: 20)))
+        let asked = commits + [missing, first.tree, store.blobs[0]]
+        // Loose, then packed whole by git, then packed with deltas.
+        for stage in 0..<3 {
+            if stage == 1 { try store.scratch.git(["repack", "-a", "-d", "-q", "--window=0"], in: store.directory) }
+            if stage == 2 {
+                try store.scratch.git(
+                    ["repack", "-a", "-d", "-f", "-q", "--window=50", "--depth=50"], in: store.directory)
+            }
+            let cache = RawTreeCache()
+            var fromPacks = 0
+            for id in asked {
+                let context = "seed \(seed), stage \(stage), \(id.short)"
+                if let bytes = cache.reader(for: repository).read(id, type: GIT_OBJECT_COMMIT),
+                    Repository.treeLine(of: bytes) != nil
+                {
+                    fromPacks += 1
+                }
+                let raw = Result { () throws(GitError) in try repository.commitTree(id, cache: cache) }
+                let plain = Result { () throws(GitError) in try repository.commit(id).tree }
+                switch (raw, plain) {
+                case (.success(let a), .success(let b)): #expect(a == b, "\(context)")
+                case (.failure, .failure): break
+                default: Issue.record("\(context): \(raw) against libgit2's \(plain)")
+                }
+            }
+            // Packed, the commits are read where they lie: all but the odd ones git keeps as written.
+            if stage == 1 { #expect(fromPacks >= 10, "seed \(seed): \(fromPacks) read from the packs") }
+            if stage == 0 { #expect(fromPacks == 0) }
+        }
+        // A commit whose packed bytes were damaged: not read from the pack (its hash is wrong), and
+        // libgit2 then says what is wrong.
+        let pack = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: store.directory + "/objects/pack")
+                .first { $0.hasSuffix(".pack") })
+        let path = store.directory + "/objects/pack/" + pack
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        for index in stride(from: 12, to: bytes.count - 20, by: 97) { bytes[index] ^= 0x20 }
+        chmod(path, 0o644)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // Opened again: the first handle has every commit in libgit2's object cache by now.
+        let reopened = try Repository.open(at: store.directory)
+        let cache = RawTreeCache()
+        for id in commits {
+            let raw = Result { () throws(GitError) in try reopened.commitTree(id, cache: cache) }
+            let plain = Result { () throws(GitError) in try Repository.open(at: store.directory).commit(id).tree }
+            if case .success(let a) = raw, case .success(let b) = plain {
+                #expect(a == b, "seed \(seed), damaged, \(id.short)")
+            } else if case .success(let a) = raw {
+                Issue.record("seed \(seed), damaged, \(id.short): read \(a.short) where libgit2 says \(plain)")
             }
         }
     }
