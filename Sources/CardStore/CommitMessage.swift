@@ -14,9 +14,10 @@ public struct CommitMessage: Sendable, Hashable {
         self.trailers = trailers
     }
 
-    /// The full text.
+    /// The full text. The subject is kept to its line (a field name given with `--set` may hold a line
+    /// break, which would start the body, or fake trailers, with the rest of it).
     public var text: String {
-        var text = subject + "\n"
+        var text = Self.oneLine(subject) + "\n"
         if let body, !body.isEmpty { text += "\n" + body + "\n" }
         if !trailers.isEmpty {
             text += "\n" + trailers.map { "\($0.0): \(Self.oneLine($0.1))" }.joined(separator: "\n") + "\n"
@@ -33,7 +34,7 @@ public struct CommitMessage: Sendable, Hashable {
 
     /// A user-given value as an error message shows it: on one line, without control characters,
     /// and cut to 60 characters so a hostile 5,000-character argument does not flood the terminal.
-    static func shown(_ text: String) -> String {
+    public static func shown(_ text: String) -> String {
         let clean = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
         return clean.count > 60 ? String(clean.prefix(57)) + "..." : clean
     }

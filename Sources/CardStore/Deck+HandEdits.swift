@@ -45,6 +45,15 @@ extension Deck {
         do {
             entries = try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
         } catch {
+            // A file git cannot read (libgit2: "failed open - '<path>' is locked: Permission denied").
+            if error.message.hasSuffix("Permission denied") {
+                let quoted = error.message.split(separator: "'", omittingEmptySubsequences: false)
+                let file = quoted.count >= 3 ? String(quoted[1]) : "a file in \(workingDirectory)"
+                throw StoreError(
+                    .io,
+                    "cannot read \(file): permission denied; let yourself read it (`chmod u+r \(file)`), then try again"
+                )
+            }
             // Most often the index is damaged or missing, which `fsck --repair` makes again.
             throw StoreError(
                 .git(error.code),
@@ -114,9 +123,19 @@ extension Deck {
                 path: path, change: .deleted,
                 problem: "deleted, but a deck needs it; bring it back with `git checkout main -- \(path)`")
         }
-        let bytes = try FileSystem.read("\(workingDirectory)/\(path)", limit: Card.maximumFileSize)
-        if ObjectID.blobHash(of: bytes) == committed { return nil }
         let change: HandEdit.Change = committed == nil ? .new : .changed
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read("\(workingDirectory)/\(path)", limit: Card.maximumFileSize)
+        } catch {
+            // Not a file that can be read (a folder, a FIFO, a link, too big): an invalid edit, said with
+            // the way back, as for a deleted one.
+            let back = committed == nil ? "remove it" : "bring main's back with `git checkout main -- \(path)`"
+            return HandEdit(
+                path: path, change: change,
+                problem: "\(Deck.stripPath(error.message, "\(workingDirectory)/\(path)")); \(back)")
+        }
+        if ObjectID.blobHash(of: bytes) == committed { return nil }
         guard Deck.isDeckDescription(bytes) else {
             return HandEdit(path: path, change: change, problem: Deck.deckDescriptionProblem)
         }

@@ -49,6 +49,12 @@ extension Deck {
                 .invalidInput,
                 "'\(url)' is not a git URL: give a path, file://, git://, http(s)://, ssh:// URL or user@host:path")
         }
+        if name.isEmpty || name.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) {
+            throw StoreError(
+                .invalidInput,
+                "'\(CommitMessage.shown(name))' cannot name a remote: give a name without spaces (such as origin or "
+                    + "laptop)")
+        }
         // `origin/main` would read as the branch main of origin (and git keeps its refs in a folder of that name).
         if name.contains("/") {
             throw StoreError(

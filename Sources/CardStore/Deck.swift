@@ -165,8 +165,14 @@ public final class Deck {
             // Read from the packs as a snapshot reads, and handed to the first snapshot: its pack reader
             // has the indexes mapped and the root tree parsed by then.
             let trees = RawTreeCache()
-            let tree = try git("reading the deck's last commit") { () throws(GitError) in
-                try repository.commitTree(head, cache: trees)
+            let tree: ObjectID
+            do {
+                tree = try repository.commitTree(head, cache: trees)
+            } catch {
+                throw StoreError(
+                    .git(error.code),
+                    "\(Deck.branch) points to \(head.short), which cannot be read as a commit (\(error.message))"
+                        + (mainRecoveryAdvice(damaged: true) ?? StoreError.damageHint(error)))
             }
             let entry = try git("reading the deck's tree") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: Deck.metadataPath, cache: trees)
@@ -177,6 +183,9 @@ public final class Deck {
                 openingTrees = trees
                 return
             }
+        }
+        if let advice = mainRecoveryAdvice() {
+            throw StoreError(.notADeck, "\(location) has no branch main (\(Deck.branch) is missing)\(advice)")
         }
         throw StoreError(
             .notADeck,
@@ -219,7 +228,28 @@ public final class Deck {
 
     /// The commit `main` points to, or nil when the deck has no commit yet.
     public func headCommit() throws(StoreError) -> ObjectID? {
-        try git("reading \(Deck.branch)") { () throws(GitError) in try repository.referenceTarget(Deck.branch) }
+        do {
+            return try repository.referenceTarget(Deck.branch)
+        } catch {
+            // Not the objects' fault (StoreError.git's hint): the file of the branch itself.
+            throw StoreError(
+                .git(error.code),
+                "\(Deck.branch) cannot be read (\(error.message))"
+                    + (mainRecoveryAdvice(damaged: true)
+                        ?? "; `git reflog` or `git fsck --lost-found` may show what it was"))
+        }
+    }
+
+    /// How to bring main back when it is missing or damaged (`damaged`: its file is there but git
+    /// cannot read it, so `git update-ref` refuses it too) and its reflog knows where it was (a deck
+    /// with a working tree keeps one); nil otherwise.
+    func mainRecoveryAdvice(damaged: Bool = false) -> String? {
+        guard let latest = repository.reflogLatest(Deck.branch), repository.hasObject(latest) else { return nil }
+        let command =
+            damaged
+            ? "echo \(latest.hex) > \(repository.commonDirectory)\(Deck.branch)"
+            : "git update-ref \(Deck.branch) \(latest.hex)"
+        return "; its reflog says it was at \(latest.short): put it back with `\(command)`, then `cards fsck`"
     }
 
     /// The absolute working-tree path of a repository path, or nil for a bare deck.

@@ -12,12 +12,23 @@ final class DeckLock {
         guard fd >= 0 else {
             throw StoreError(.io, "cannot open the deck lock \(path): \(String(cString: strerror(errno)))")
         }
-        let deadline = DeckLock.now() + timeout
+        let started = DeckLock.now()
+        let deadline = started + timeout
         var delay: UInt32 = 1_000
+        var told = false
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno != EWOULDBLOCK && errno != EINTR {
                 close(fd)
                 throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(errno)))")
+            }
+            if !told, let notice = Deck.lockWaitNotice, DeckLock.now() - started >= Deck.lockWaitNoticeDelay,
+                timeout > Deck.lockWaitNoticeDelay
+            {
+                told = true
+                let holder = LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd)
+                notice(
+                    "waiting for \(holder), which holds the deck (lock file \(path)), for up to \(Int(timeout)) s; "
+                        + "a stopped process (Ctrl-Z) holds it until it goes on (`fg`) or ends")
             }
             if DeckLock.now() >= deadline {
                 let holder = LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd)
@@ -57,7 +68,7 @@ final class DeckLock {
     /// The bytes of a record: room for any pid (at most 2^22 on Linux, 7 digits) and then some.
     static let recordLength = 24
 
-    private static func holder(fd: Int32) -> String {
+    static func holder(fd: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = pread(fd, &buffer, 63, 0)
         guard count > 0 else { return "another process" }
@@ -74,4 +85,15 @@ final class DeckLock {
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
+}
+
+extension Deck {
+    /// Called once when a command has waited `lockWaitNoticeDelay` for another process's deck lock,
+    /// with words for a person (who holds it, for how long the command waits); nil: nothing is said.
+    /// The `cards` command line sets it to print on a terminal's standard error. Set it before opening
+    /// decks on other threads.
+    nonisolated(unsafe) public static var lockWaitNotice: ((String) -> Void)?
+
+    /// How long a command waits for the deck lock before `lockWaitNotice` is called, in seconds.
+    public static let lockWaitNoticeDelay = 1.0
 }

@@ -3,14 +3,22 @@ import Glibc
 
 /// The few file operations the store needs, on plain POSIX calls (no Foundation on the hot path).
 public enum FileSystem {
-    /// Reads a whole file, refusing one larger than `limit` bytes before reading it.
-    public static func read(_ path: String, limit: Int = 64 * 1024 * 1024) throws(StoreError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw StoreError(.io, "cannot read \(path): \(errorText())") }
+    /// Reads a whole regular file, refusing one larger than `limit` bytes before reading it. A symbolic
+    /// link is refused unless `followingLinks` (a file the user names, such as an import's): the deck's
+    /// own files are regular files, and a link there could lead anywhere.
+    public static func read(
+        _ path: String, limit: Int = 64 * 1024 * 1024, followingLinks: Bool = false
+    ) throws(StoreError) -> [UInt8] {
+        // O_NONBLOCK: a FIFO where a file belongs is refused below, not waited on for a writer that
+        // never comes (with the deck's lock held); a regular file reads the same either way.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else { throw StoreError(.io, openFailure(path, errno: errno, followingLinks: followingLinks)) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw StoreError(.io, "cannot read \(path): \(errorText())") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw StoreError(.io, "\(path) is not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError(.io, "\(path) is \(kindName(info.st_mode)), not a regular file")
+        }
         if Int(info.st_size) > limit {
             throw StoreError(.invalidInput, "\(path) is \(info.st_size) bytes, more than the \(limit) allowed")
         }
@@ -147,6 +155,36 @@ public enum FileSystem {
 
     static func errorText() -> String {
         String(cString: strerror(errno))
+    }
+
+    /// Why `path` could not be opened for reading (`errno`), said so that a person knows what to fix.
+    static func openFailure(_ path: String, errno code: Int32, followingLinks: Bool) -> String {
+        switch code {
+        case ELOOP where !followingLinks:
+            return "\(path) is a symbolic link, which is not followed here; put a regular file there"
+        case EACCES:
+            return "cannot read \(path): permission denied; let yourself read it (`chmod u+r \(path)`)"
+        default:
+            return "cannot read \(path): \(String(cString: strerror(code)))"
+        }
+    }
+
+    /// Whether `path` (links followed) is a pipe (a FIFO, `/dev/fd/N` of a shell's `<(…)`).
+    public static func isPipe(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+    }
+
+    /// "a folder", "a FIFO" … for a file mode that is not a regular file's.
+    static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a file"
+        }
     }
 }
 

@@ -13,6 +13,14 @@ public enum CardsCLI {
         // A closed pipe (`cards list | head`) must end writes, not the process.
         signal(SIGPIPE, SIG_IGN)
         let closed = openClosedStandardDescriptors()
+        // A person at a terminal is told why a command waits for another's deck lock (scripts are not:
+        // the command fails with the holder's name when the wait runs out).
+        if isatty(2) == 1 {
+            Deck.lockWaitNotice = { notice in
+                let line = Array("cards: \(notice)\n".utf8)
+                _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            }
+        }
         let status = run(Array(CommandLine.arguments.dropFirst()), standardOutputClosed: closed.contains(1))
         exit(status)
     }

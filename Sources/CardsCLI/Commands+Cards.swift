@@ -101,12 +101,21 @@ extension Commands {
             }
             let key = String(assignment[..<equals])
             let text = String(assignment[assignment.index(after: equals)...])
+            // A card's text has no control characters (card-format.md), its field names included.
+            if key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw UsageError(
+                    message: "--set '\(CommitMessage.shown(key))=…': a field name may not hold control characters "
+                        + "(line breaks, tabs …)")
+            }
             let value: JSONValue
             do {
                 value = try JSONValue.parse(Array(text.utf8))
             } catch {
+                let shownKey = CommitMessage.shown(key)
                 throw UsageError(
-                    message: "--set \(key)=…: '\(text)' is not JSON (\(error)); quote strings: --set '\(key)=\"text\"'")
+                    message:
+                        "--set \(shownKey)=…: '\(CommitMessage.shown(text))' is not JSON (\(error)); quote strings: "
+                        + "--set '\(shownKey)=\"text\"'")
             }
             // null is data for an unknown field; a known one is taken out with --unset.
             if value == .null, Card.knownFields.contains(key) {

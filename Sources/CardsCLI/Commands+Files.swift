@@ -95,7 +95,18 @@ extension Commands {
             bytes = try readStandardInput(limit: Deck.maximumImportSize)
         } else {
             do {
-                bytes = try FileSystem.read(path, limit: Deck.maximumImportSize)
+                // A link the user gives is theirs to give, and a pipe is read to its end (`cards import
+                // <(jq …)` names /dev/fd/63, a link to a pipe).
+                if FileSystem.isPipe(path) {
+                    let fd = open(path, O_RDONLY | O_CLOEXEC)
+                    guard fd >= 0 else {
+                        throw CLIError(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+                    }
+                    defer { close(fd) }
+                    bytes = try readAll(fd, name: path, limit: Deck.maximumImportSize)
+                } else {
+                    bytes = try FileSystem.read(path, limit: Deck.maximumImportSize, followingLinks: true)
+                }
             } catch let error as StoreError {
                 throw CLIError(message: "\(error.message); give a readable JSON or JSON Lines file")
             }
@@ -160,17 +171,22 @@ extension Commands {
     }
 
     static func readStandardInput(limit: Int) throws -> [UInt8] {
+        try readAll(0, name: "standard input", limit: limit)
+    }
+
+    /// Everything `fd` gives up to its end (a pipe, a terminal), `name` in errors.
+    static func readAll(_ fd: Int32, name: String, limit: Int) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw CLIError(message: "cannot read standard input: \(String(cString: strerror(errno)))")
+                throw CLIError(message: "cannot read \(name): \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
             bytes += buffer[0..<count]
-            if bytes.count > limit { throw CLIError(message: "standard input is larger than \(limit) bytes") }
+            if bytes.count > limit { throw CLIError(message: "\(name) is larger than \(limit) bytes") }
         }
         return bytes
     }

@@ -124,3 +124,22 @@ extension Repository {
         return result
     }
 }
+
+extension Repository {
+    /// Where reference `name` was last moved to, by its reflog's newest line: what it pointed to before
+    /// it was removed or damaged by hand. Nil without a reflog (bare repositories keep none by default).
+    public func reflogLatest(_ name: String) -> ObjectID? {
+        guard access(commonDirectory + "logs/" + name, F_OK) == 0 else { return nil }
+        var reflog: OpaquePointer?
+        guard git_reflog_read(&reflog, pointer, name) == 0 else {
+            git_error_clear()
+            return nil
+        }
+        defer { git_reflog_free(reflog) }
+        guard git_reflog_entrycount(reflog) > 0, let entry = git_reflog_entry_byindex(reflog, 0),
+            let id = git_reflog_entry_id_new(entry)
+        else { return nil }
+        let latest = ObjectID(id)
+        return latest == .zero ? nil : latest
+    }
+}

@@ -314,6 +314,107 @@ struct HostileInputTests {
         #expect(fsck.status == 0, "\(fsck.stderr)")
         reportFigures("hostile-branch", ["inputs": HostileTree.refusedPaths.count + 1, "bigBlobMB": megabytes])
     }
+
+    @Test(
+        "a FIFO where a card file or deck.json belongs: status, fsck, commit and edit name it and return, never waiting on it"
+    )
+    func fifoInTheDeck() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        let card = "cards/\(id.prefix(2))/\(id).json"
+        for path in [card, "deck.json"] {
+            try FileManager.default.removeItem(atPath: "\(deck)/\(path)")
+            #expect(mkfifo("\(deck)/\(path)", 0o644) == 0)
+            for arguments in [["status"], ["fsck"], ["fsck", "--repair"], ["commit"]] {
+                let child = try scratch.startCards(arguments, in: deck)
+                let result = child.wait(timeout: 60)
+                #expect(!result.wasKilled, "\(path): \(arguments) waited on the FIFO")
+                let said = result.stdout + result.stderr
+                #expect(said.contains(path) && said.contains("FIFO"), "\(path): \(arguments): \(said)")
+                #expect(result.status == (arguments == ["status"] ? 0 : 1), "\(path): \(arguments): \(said)")
+                #expect(!said.contains("Fatal error"))
+            }
+            // An edit of that card is refused naming the file; of another card (deck.json), made.
+            let edit = try scratch.startCards(["edit", id, "--color", "red"], in: deck).wait(timeout: 60)
+            #expect(!edit.wasKilled, "\(path): the edit waited on the FIFO")
+            if path == card {
+                #expect(edit.status == 1 && edit.stderr.contains("\(card) in the working tree is not a readable file"))
+            } else {
+                #expect(edit.status == 0, "\(edit.stderr)")
+            }
+            try FileManager.default.removeItem(atPath: "\(deck)/\(path)")
+            #expect(try scratch.git(["checkout", "--", path], in: deck).status == 0)
+        }
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
+
+    @Test(
+        "a missing or damaged main is named with where its reflog says it was, and doing what the message says brings the deck back"
+    )
+    func missingOrDamagedMain() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let expected = try scratch.cards(["export"], in: deck).stdout
+        let main = try scratch.revParse(deck, "main")
+        let file = "\(deck)/.git/refs/heads/main"
+        for damage in ["missing", "garbled", "a blob"] {
+            switch damage {
+            case "missing": try FileManager.default.removeItem(atPath: file)
+            case "garbled": try "zzzz\n".write(toFile: file, atomically: true, encoding: .utf8)
+            default:
+                let blob = try scratch.git(["hash-object", "-w", "deck.json"], in: deck).stdout
+                try blob.write(toFile: file, atomically: true, encoding: .utf8)
+            }
+            let list = try scratch.cards(["list"], in: deck)
+            #expect(list.status == 1)
+            #expect(list.stderr.contains("refs/heads/main") && list.stderr.contains(main), "\(damage): \(list.stderr)")
+            // The command in backquotes, run by a shell as a person would.
+            let parts = list.stderr.split(separator: "`", omittingEmptySubsequences: false)
+            let command = try #require(parts.count >= 3 ? String(parts[1]) : nil, "\(damage): \(list.stderr)")
+            #expect(try scratch.run("/bin/sh", ["-c", command], in: deck).status == 0, "\(damage): \(command)")
+            #expect(try scratch.cards(["fsck"], in: deck).status == 0, "\(damage)")
+            #expect(try scratch.cards(["export"], in: deck).stdout == expected, "\(damage)")
+        }
+    }
+
+    @Test(
+        "--set with a control character in a field's name is a usage error; a remote name with a space is refused by name"
+    )
+    func controlCharactersInNames() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        let before = try scratch.fingerprint(deck)
+        for key in ["x\n\nCard-Id: \(id)\nOp: delete", "k\u{01}", "tab\there"] {
+            let result = try scratch.cards(["edit", id, "--set", "\(key)=1"], in: deck)
+            #expect(result.status == 64, "\(key.debugDescription): \(result.stderr)")
+            #expect(result.stderr.contains("control characters"), "\(result.stderr)")
+        }
+        #expect(try scratch.fingerprint(deck) == before)
+        for name in ["", "a b"] {
+            let result = try scratch.cards(["remote", "add", name, scratch.path("elsewhere")], in: deck)
+            #expect(result.status == 1 && result.stderr.contains("'\(name)' cannot name a remote"), "\(result.stderr)")
+        }
+    }
+
+    @Test("cards import of a pipe (a shell's <(…), a FIFO) reads it to its end")
+    func importFromPipe() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let source = scratch.path("more.json")
+        try #"[{"title": "Piped", "indexURL": "https://piped.example/"}]"#.write(
+            toFile: source, atomically: true, encoding: .utf8)
+        let fifo = scratch.path("pipe")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let writer = try ChildProcess(
+            "/bin/sh", ["-c", "cat \"$0\" > \"$1\"", source, fifo], directory: scratch.root, environment: [:],
+            scratchDirectory: scratch.root)
+        let result = try scratch.cards(["import", fifo], in: deck)
+        _ = writer.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try scratch.cards(["list"], in: deck).stdout.contains("Piped"))
+    }
 }
 
 /// Builds, with git plumbing, commits whose trees hold what no deck should take in.
