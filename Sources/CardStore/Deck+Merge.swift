@@ -376,6 +376,16 @@ extension Deck {
                         "\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")"
                     )
                 }
+                // A file under cards/ that is no card file (a wrong name, a folder where a card file belongs)
+                // comes in as it is, and is named as an invalid card is: status and fsck show it until fixed.
+                if let pick, pick.id != entries.ours?.id || pick.kind != entries.ours?.kind,
+                    let judged = Deck.judgedEntries([path]).first, judged != Deck.cardsFolder,
+                    !report.invalid.contains(where: { $0.path == judged })
+                {
+                    let problem = DeckSnapshot.problem(judged, kind: judged == path ? pick.kind : .tree)
+                    report.invalid.append(
+                        InvalidVersion(path: judged, reason: problem.reason, isOurs: false, commit: theirs))
+                }
                 rawPicks.append((path, pick, entries.ours))
             }
         }

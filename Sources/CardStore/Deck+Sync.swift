@@ -184,6 +184,11 @@ extension Deck {
             if let refused = try massDeletion(from: theirs, to: commit, options) {
                 throw massDeleteError(refused, remote, merged: true)
             }
+            // What goes out with the merge: a file of ours that is no valid card is named too (the merge
+            // named those that came in).
+            report.invalidCards = try changedCards(from: theirs, to: commit).1.filter { problem in
+                !merged.invalid.contains { $0.path == problem.path }
+            }
             acted = true
             if try push(remote, options.settings, round: report.rounds) {
                 if let done = try finished(report, commit, remote) { return done }

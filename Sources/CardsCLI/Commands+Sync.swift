@@ -250,6 +250,11 @@ enum SyncText {
             }
             // Under the merge they belong to, not after the push.
             for note in report.otherFiles { lines.append("  \(note)") }
+            for problem in report.invalidCards {
+                lines.append(
+                    "  \(problem.path) is not a valid card (\(problem.reason)) and goes to \(name) with the merge: fix it "
+                        + "and `cards commit`")
+            }
             if would {
                 lines.append("Would push the merge to \(name).")
             } else {

@@ -89,6 +89,54 @@ struct SyncOutcomeTests {
         #expect(note < pushed, "\(report.stdout)")
     }
 
+    @Test(
+        "files under cards/ that are no card files (a wrong name, a folder where a card file belongs): a merge that brings them in, and one that sends them out, names each and exits 1"
+    )
+    func mergedFilesThatAreNoCards() throws {
+        let scratch = try Scratch.forSync()
+        let server = try scratch.server(.path)
+        let a = try scratch.clone(server, "a")
+        // Pushed by plain git from a clone of its own.
+        let plain = scratch.path("plain")
+        #expect(try scratch.git(["clone", "-q", server.repository, plain], in: scratch.root).status == 0)
+        let folder = "cards/ab/abababab-abab-4bab-8bab-abababababab.json"
+        let odd = ["cards/zz/notanid.json", "cards/README.json", folder]
+        try FileManager.default.createDirectory(atPath: "\(plain)/\(folder)", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(plain)/cards/zz", withIntermediateDirectories: true)
+        try "{}\n".write(toFile: "\(plain)/cards/zz/notanid.json", atomically: true, encoding: .utf8)
+        try "{}\n".write(toFile: "\(plain)/cards/README.json", atomically: true, encoding: .utf8)
+        try "x\n".write(toFile: "\(plain)/\(folder)/x", atomically: true, encoding: .utf8)
+        #expect(try scratch.git(["add", "-A"], in: plain).status == 0)
+        #expect(
+            try scratch.git(["-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qm", "odd"], in: plain)
+                .status == 0)
+        #expect(try scratch.git(["push", "-q", "origin", "main"], in: plain).status == 0)
+        // Coming in through a merge (a has a change of its own).
+        try scratch.addCard(a, "Local")
+        let merged = try scratch.sync(a)
+        #expect(merged.stdout.contains("Merged origin/main"), "\(merged.stdout)")
+        #expect(merged.status == 1, "\(merged.stdout)\(merged.stderr)")
+        for path in odd {
+            #expect(merged.stdout.contains("\(path), origin/main's version, is not a valid card"), "\(path)")
+        }
+        #expect(merged.stderr.contains("3 card files that are not a valid card"), "\(merged.stderr)")
+        let log = try scratch.git(["log", "-1", "--format=%B", "main"], in: a).stdout
+        for path in odd { #expect(log.contains("Card-Invalid: \(path) kept as it came"), "\(log)") }
+        // Going out through a merge, to a remote that moved apart.
+        let other = scratch.path("other.git")
+        #expect(try scratch.git(["init", "-q", "--bare", "-b", "main", other], in: scratch.root).status == 0)
+        #expect(try scratch.git(["push", "-q", other, "main~2:refs/heads/main"], in: a).status == 0)
+        let b = scratch.path("b")
+        #expect(try scratch.cards(["clone", other, b]).status == 0)
+        try scratch.addCard(b, "Other")
+        #expect(try scratch.sync(b).status == 0)
+        #expect(try scratch.cards(["remote", "add", "other", other], in: a).status == 0)
+        let out = try scratch.sync(a, ["other"])
+        #expect(out.stdout.contains("Merged other/main"), "\(out.stdout)")
+        #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
+        for path in odd { #expect(out.stdout.contains("\(path) is not a valid card"), "\(path): \(out.stdout)") }
+    }
+
     @Test("an empty remote is pushed to; a remote that is not a deck is refused and nothing changes")
     func emptyAndNotADeck() throws {
         let scratch = try Scratch.forSync()
