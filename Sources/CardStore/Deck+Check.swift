@@ -149,16 +149,21 @@ extension Deck {
         }
     }
 
+    /// The names temp files of object and pack writes start with (libgit2's, git's, ours).
+    static let objectTempPrefixes = [
+        "tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", "tmp_cards_pack_", "tmp_cards_obj_",
+    ]
+
     /// Temp files of an object or pack write that was killed (libgit2's `tmp_object_git2_*`,
     /// `pack_git2_*`, git's `tmp_pack_*`/`tmp_idx_*`, our `tmp_cards_pack_*`/`tmp_cards_obj_*`): garbage that nothing refers to. One a live
     /// process still has open is a write in progress, never touched.
     private func checkObjectTempFiles(_ report: inout CheckReport, repair: Bool) {
         // The common folder: a linked worktree's git folder has no objects of its own.
         let objects = repository.commonDirectory + "objects"
-        let prefixes = ["tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", "tmp_cards_pack_", "tmp_cards_obj_"]
         var candidates: [String] = []
         for folder in FileSystem.list(objects) where folder.count == 2 || folder == "pack" {
-            for name in FileSystem.list("\(objects)/\(folder)") where prefixes.contains(where: name.hasPrefix) {
+            for name in FileSystem.list("\(objects)/\(folder)")
+            where Deck.objectTempPrefixes.contains(where: name.hasPrefix) {
                 candidates.append("\(objects)/\(folder)/\(name)")
             }
         }

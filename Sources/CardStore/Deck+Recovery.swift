@@ -136,9 +136,24 @@ extension Deck {
         if indexChanged { try git("writing the index") { () throws(GitError) in try index.write() } }
     }
 
+    /// Removes the temp files a killed pack write left in `objects/pack` (a sync or merge killed while
+    /// it wrote its pack: `cards fsck` named them until `--repair`): those no process has open, or
+    /// untouched for ten minutes. Under the deck lock no other command of ours writes packs here; a
+    /// push from another deck into this one (a bare deck used as a remote) keeps its file open while
+    /// it writes it. One listing of a small folder when there is nothing to remove.
+    func removeStalePackTemporaries() {
+        let folder = repository.commonDirectory + "objects/pack"
+        for name in FileSystem.list(folder) where Deck.objectTempPrefixes.contains(where: name.hasPrefix) {
+            let path = "\(folder)/\(name)"
+            guard let written = LockFiles.modificationTime(path) else { continue }
+            if LockFiles.wallClock() - written > 600 || LockFiles.openers(of: path).isEmpty { unlink(path) }
+        }
+    }
+
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
     func recoverInterruptedWrite() throws(StoreError) {
         _ = packMarker.removeOrphans()
+        removeStalePackTemporaries()
         guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite(holdingLock: true) else {
             try recoverLostFlag()
             return

@@ -326,6 +326,39 @@ struct CrashSafetyTests {
     }
 
     @Test(
+        "temp files a killed pack write left (ours, libgit2's, git's) are removed by the next write; one a process has open stays"
+    )
+    func packTempFilesLeft() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let folder = deck + "/.git/objects/pack"
+        let left = ["tmp_cards_pack_Ab12Cd", "pack_git2_x1y2z3", "tmp_pack_q9w8e7"].map { "\(folder)/\($0)" }
+        for path in left { _ = FileManager.default.createFile(atPath: path, contents: Data("PACK".utf8)) }
+        let open = "\(folder)/tmp_cards_pack_Busy01"
+        _ = FileManager.default.createFile(atPath: open, contents: Data("PACK".utf8))
+        // A writer still at it: its file open.
+        let writer = try ChildProcess(
+            "/bin/sh", ["-c", "exec 3<\"$0\"; exec sleep 600", open], directory: deck, environment: [:],
+            scratchDirectory: scratch.root)
+        defer {
+            writer.signal(SIGKILL)
+            _ = writer.wait()
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while LockFilesOpeners.count(open) == 0 && Date() < deadline { usleep(10_000) }
+        let fsck = try scratch.cards(["fsck"], in: deck)
+        #expect(fsck.status == 1 && fsck.stderr.contains("tmp_cards_pack_Ab12Cd"), "\(fsck.stdout)\(fsck.stderr)")
+        #expect(try scratch.cards(["add", "--title", "After", "--url", "https://after.example"], in: deck).status == 0)
+        for path in left { #expect(!FileManager.default.fileExists(atPath: path), "\(path) left") }
+        #expect(FileManager.default.fileExists(atPath: open), "a file being written was removed")
+        writer.signal(SIGKILL)
+        _ = writer.wait()
+        #expect(try scratch.cards(["add", "--title", "Later", "--url", "https://later.example"], in: deck).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: open))
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
+
+    @Test(
         "a write interrupted after main moved is finished, never committed as hand deletions (flag kept, its pid reused, or lost)"
     )
     func interruptedWriteIsNotHandDeletions() throws {
@@ -585,5 +618,25 @@ extension Scratch {
     {
         let result = try git(arguments, in: directory)
         #expect(result.status == 0, "git \(arguments) failed: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+}
+
+/// How many processes have a file open (`/proc/*/fd`), for tests that wait for a child to open one.
+enum LockFilesOpeners {
+    static func count(_ path: String) -> Int {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return 0 }
+        var found = 0
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+            for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? [] {
+                var info = stat()
+                if stat("/proc/\(pid)/fd/\(fd)", &info) == 0 && info.st_ino == target.st_ino
+                    && info.st_dev == target.st_dev
+                {
+                    found += 1
+                }
+            }
+        }
+        return found
     }
 }
