@@ -111,6 +111,24 @@ public enum DeckMerger {
         return JSONValue.object(a.fields) == JSONValue.object(b.fields)
     }
 
+    /// Whether `card` is `base` with deletion records (`"field": "*"`, `"deleted": true`) added to its
+    /// `conflicts` and nothing else changed: every other field the same bytes, every record of the base
+    /// still there.
+    static func differsOnlyByDeletionRecords(_ card: Card, from base: Card) -> Bool {
+        var fields = card.fields
+        var baseFields = base.fields
+        let records = ConflictRecord.rawRecords(fields.removeValue(forKey: "conflicts"))
+        let baseRecords = ConflictRecord.rawRecords(baseFields.removeValue(forKey: "conflicts"))
+        guard JSONValue.object(fields) == JSONValue.object(baseFields), baseRecords.allSatisfy(records.contains)
+        else { return false }
+        let added = records.filter { !baseRecords.contains($0) }
+        return !added.isEmpty
+            && added.allSatisfy { record in
+                guard case .object(let members) = record else { return false }
+                return members["field"] == .string("*") && members["deleted"] == .bool(true)
+            }
+    }
+
     /// One side has the card, the other has not: added, deleted, or delete versus edit.
     private static func oneSideMissing(
         id: String, label: String, base: Card?, present: Card, presentIsOurs: Bool, presentIsBase: Bool,
@@ -119,8 +137,11 @@ public enum DeckMerger {
         guard let base else {
             return (present, DecisionText.tookSide(id: id, label: label, ours: presentIsOurs, what: "added"), [])
         }
-        if presentIsBase || same(present, base) {
-            // Deleted on the missing side, untouched on the other: a plain delete.
+        // Deleted on the missing side, untouched on the other: a plain delete. Untouched too: a card that
+        // differs from the base only by the records of deletes a merge on that side kept it against (the
+        // deleting side saw every value it holds; else two devices that each deleted the card would keep it
+        // for good, one more record a round).
+        if presentIsBase || same(present, base) || differsOnlyByDeletionRecords(present, from: base) {
             return (nil, DecisionText.tookSide(id: id, label: label, ours: !presentIsOurs, what: "deleted"), [])
         }
         switch policy {

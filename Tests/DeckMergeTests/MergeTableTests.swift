@@ -204,6 +204,47 @@ import Testing
         }
     }
 
+    @Test(
+        "deleted on one side; the other changed only the records of deletes a merge kept it against: deleted (as on both), either way round; a field changed as well, or another kind of record: kept with a record"
+    )
+    func deletionRecordsAreNoEdit() throws {
+        let deletion = ConflictRecord.deletion(deletedIn: "cccc000000000000000000000000000000000000", editedIn: "dddd")
+        let field: JSONValue = .object([
+            "field": .string("title"), "kept": .string("A"),
+            "values": .array([
+                .object(["commit": .string("e1"), "value": .string("A")]),
+                .object(["commit": .string("e2"), "value": .string("B")]),
+            ]),
+        ])
+        let base = Self.card("note", "B")
+        func with(_ records: [JSONValue], note: String = "B") -> Card {
+            var card = Self.card("note", note)
+            card.fields["conflicts"] = .array(records)
+            return card
+        }
+        let (ours, theirs) = Self.sides(.tie)
+        // (present, its base, deleted)
+        let cases: [(Card, Card, Bool)] = [
+            (with([deletion.json]), base, true),
+            (with([field, deletion.json]), with([field]), true),
+            (with([deletion.json], note: "X"), base, false),
+            (with([field]), base, false),
+            (with([deletion.json]), with([field]), false),  // a record of the base's dropped
+        ]
+        for (index, (present, cardBase, deleted)) in cases.enumerated() {
+            for presentIsOurs in [true, false] {
+                let versions = CardVersions(
+                    base: cardBase, ours: presentIsOurs ? present : nil, theirs: presentIsOurs ? nil : present)
+                let result = DeckMerger.merge([Self.id: versions], ours: ours, theirs: theirs, policy: .keep)
+                let merged = result.cards[Self.id] ?? nil
+                #expect((merged == nil) == deleted, "case \(index), present on \(presentIsOurs ? "ours" : "theirs")")
+                if !deleted {
+                    #expect(result.decisions.first?.kind == .keptEditedOverDelete, "case \(index)")
+                }
+            }
+        }
+    }
+
     @Test func tableIsComplete() {
         #expect(Self.rows.count == 3 * 3 * 5 * 5 * 3 * 2)
     }
