@@ -62,8 +62,11 @@ public struct SyncReport: Sendable {
     public var merge: MergeReport?
     /// `main` at the end (the remote's main too, unless a dry run).
     public var head: ObjectID?
-    /// How many fetch rounds it took (more than one when the remote moved under a push).
+    /// How many fetch rounds it took (more than one when the remote moved under a push, or a
+    /// fast-forward left something of ours to push).
     public var rounds: Int = 0
+    /// How many pushes the remote refused because another device pushed first.
+    public var refusedPushes: Int = 0
     /// On a dry run: the push would be refused by the mass-delete guard (deleted, remote's cards).
     public var massDelete: (deleted: Int, of: Int)?
     /// Incoming entries left out of `main` (links, submodules, huge blobs) and other notes from the merges.
@@ -119,7 +122,7 @@ extension Deck {
                     try checkPushable()
                     return report
                 }
-                if try push(remote, options.settings, round: report.rounds) {
+                if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
                     acted = true
                     if let done = try finished(report, ours, remote) { return done }
                 }
@@ -162,7 +165,7 @@ extension Deck {
                     try checkPushable()
                     return report
                 }
-                if try push(remote, options.settings, round: report.rounds) {
+                if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
                     acted = true
                     if let done = try finished(report, ours, remote) { return done }
                 }
@@ -190,7 +193,7 @@ extension Deck {
                 !merged.invalid.contains { $0.path == problem.path }
             }
             acted = true
-            if try push(remote, options.settings, round: report.rounds) {
+            if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
                 if let done = try finished(report, commit, remote) { return done }
             }
         }
@@ -269,8 +272,11 @@ extension Deck {
         return theirs
     }
 
-    /// Pushes main; false when the remote moved meanwhile (fetch again), throws for anything else.
-    private func push(_ remote: DeckRemote, _ settings: RemoteSettings, round: Int) throws(StoreError) -> Bool {
+    /// Pushes main; false when the remote moved meanwhile (fetch again; counted in `refused`), throws for
+    /// anything else.
+    private func push(
+        _ remote: DeckRemote, _ settings: RemoteSettings, round: Int, refused: inout Int
+    ) throws(StoreError) -> Bool {
         // For tests only: widen the window between the first fetch and push so another device can
         // push first; a marker file tells the test the window is open.
         if round == 1, let text = getenv("CARDS_TEST_DELAY_BEFORE_PUSH").map({ String(cString: $0) }),
@@ -284,6 +290,7 @@ extension Deck {
             try repository.push(to: remote.name, refspecs: ["\(Deck.branch):\(Deck.branch)"], settings: settings)
             return true
         } catch  where error.code == .nonFastForward {
+            refused += 1
             return false
         } catch {
             throw StoreError.remote(error, "pushing to", remote)

@@ -276,7 +276,7 @@ enum SyncText {
                 "The push would be refused: it deletes \(refused.deleted) of the \(refused.of) cards on \(name) "
                     + "(use --allow-mass-delete if that is what you want).")
         }
-        if report.rounds > 1 && !would {
+        if report.refusedPushes > 0 && !would {
             lines.append("(\(name) moved meanwhile: fetched \(report.rounds) times.)")
         }
         if would {
