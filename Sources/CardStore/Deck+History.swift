@@ -398,7 +398,13 @@ extension Deck {
         } catch {
             throw Deck.historyError(error)
         }
-        let valid = candidates.filter { CardID.isValid($0) }.sorted()
+        var valid = candidates.filter { CardID.isValid($0) }.sorted()
+        // Only a card that is not in the deck can be restored: one in it is no candidate when another is.
+        if valid.count > 1 {
+            var deleted: [String] = []
+            for id in valid where try snapshot.blobID(at: CardID.path(for: id)) == nil { deleted.append(id) }
+            if !deleted.isEmpty { valid = deleted }
+        }
         if valid.isEmpty {
             // A card in the deck (an import names none of its cards in its commit): not deleted.
             if let live = try? snapshot.resolve(reference) {

@@ -21,8 +21,30 @@ public enum CardsCLI {
                 _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             }
         }
+        // Swift turns bytes that are not UTF-8 into U+FFFD without a word: a title would be stored changed.
+        if let bad = firstArgumentNotUTF8() {
+            let line = Array(
+                ("Error: argument \(bad.index) is not UTF-8 text ('\(bad.shown)'); cards takes text and paths as "
+                    + "UTF-8\nSee 'cards --help' for more information.\n").utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            exit(64)
+        }
         let status = run(Array(CommandLine.arguments.dropFirst()), standardOutputClosed: closed.contains(1))
         exit(status)
+    }
+
+    /// The first of the process's arguments (counted from 1) whose bytes are not UTF-8, shown with
+    /// each such byte as `?`; nil when every one is.
+    static func firstArgumentNotUTF8() -> (index: Int, shown: String)? {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index], String(validatingCString: pointer) == nil else {
+                continue
+            }
+            let text = String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+            let shown = String(text.map { $0 == "\u{FFFD}" ? "?" : $0 }.prefix(60))
+            return (index, shown)
+        }
+        return nil
     }
 
     /// Opens /dev/null on standard input, output or error when the caller closed them (`cards list >&-`),

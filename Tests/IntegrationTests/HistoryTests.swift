@@ -82,6 +82,25 @@ struct HistoryTests {
         try scratch.expectClean(deck)
     }
 
+    @Test("restore by a prefix two cards in history share, one of them in the deck: the deleted one is restored")
+    func restoreByPrefixOfLiveAndDeleted() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let live = "65130000-0000-4000-8000-000000000001"
+        let gone = "65130000-0000-4000-8000-000000000002"
+        for (id, title) in [(live, "Live"), (gone, "Gone")] {
+            #expect(
+                try scratch.cards(["add", "--id", id, "--title", title, "--url", "https://x.example/"], in: deck)
+                    .status == 0)
+        }
+        #expect(try scratch.cards(["delete", gone], in: deck).status == 0)
+        let restore = try scratch.cards(["restore", "6513"], in: deck)
+        #expect(restore.status == 0 && restore.stdout.contains(gone), "\(restore.stdout)\(restore.stderr)")
+        // Both in the deck now: the prefix names two cards, neither deleted.
+        let again = try scratch.cards(["restore", "6513"], in: deck)
+        #expect(again.status == 1 && again.stderr.contains("matches 2 cards"), "\(again.stderr)")
+    }
+
     @Test("unknown fields in a hand-written card survive an edit of another field, byte for byte in meaning")
     func unknownFieldsSurviveEdit() throws {
         let scratch = try Scratch()

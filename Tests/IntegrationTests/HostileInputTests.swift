@@ -391,6 +391,13 @@ struct HostileInputTests {
             #expect(result.status == 64, "\(key.debugDescription): \(result.stderr)")
             #expect(result.stderr.contains("control characters"), "\(result.stderr)")
         }
+        // Bytes that are not UTF-8 (given through a shell: Swift's strings cannot hold them).
+        let notUTF8 = try scratch.run(
+            "/bin/sh", ["-c", "\"$0\" add --title \"$(printf 'a\\377b')\" --url https://x.example/", Binaries.cards],
+            in: deck)
+        #expect(
+            notUTF8.status == 64 && notUTF8.stderr.contains("argument 3 is not UTF-8 text ('a?b')"), "\(notUTF8.stderr)"
+        )
         #expect(try scratch.fingerprint(deck) == before)
         for name in ["", "a b"] {
             let result = try scratch.cards(["remote", "add", name, scratch.path("elsewhere")], in: deck)
