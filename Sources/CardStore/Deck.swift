@@ -100,13 +100,14 @@ public final class Deck {
         }
         if !FileSystem.isDirectory(path) {
             if FileSystem.exists(path) { return StoreError(.notADeck, "\(path) is not a folder; give a deck's folder") }
-            return StoreError(.notADeck, "\(path) does not exist; create a deck there with `cards init \(path)`")
+            return StoreError(
+                .notADeck, "\(path) does not exist; create a deck there with `cards init \(ShellWord.quoted(path))`")
         }
         if let (root, _) = enclosing {
             return StoreError(
                 .notADeck,
                 "\(path) is not a deck (it is inside the git repository at \(root), which is not one); create "
-                    + "one with `cards init \(path)`")
+                    + "one with `cards init \(ShellWord.quoted(path))`")
         }
         let there = searchedUpward ? "there or above it" : "there"
         // "." is where the command ran: named, so that the message says which folder that was.
@@ -117,7 +118,9 @@ public final class Deck {
                     + "create one here with `cards init`, or name a deck with --deck DIR")
         }
         return StoreError(
-            .notADeck, "\(path) is not a deck (no git repository \(there)); create one with `cards init \(path)`")
+            .notADeck,
+            "\(path) is not a deck (no git repository \(there)); create one with `cards init \(ShellWord.quoted(path))`"
+        )
     }
 
     /// Refuses to make a deck at `absolute` (shown as `path`) inside another deck's working tree, where
@@ -158,7 +161,7 @@ public final class Deck {
                     ? "\(location) is being cloned by process \(clone.pid); wait for it to finish (if that process "
                         + "is no clone, its id taken again after a restart, remove \(location) and clone again)"
                     : "\(location) holds a clone that was stopped before it was complete; run `cards clone "
-                        + "\(clone.url.isEmpty ? "URL" : clone.url) \(location)` again (it removes what the stopped one "
+                        + "\(clone.url.isEmpty ? "URL" : ShellWord.quoted(clone.url)) \(ShellWord.quoted(location))` again (it removes what the stopped one "
                         + "made, then clones)")
         }
         if let head = try headCommit() {
@@ -247,7 +250,7 @@ public final class Deck {
         guard let latest = repository.reflogLatest(Deck.branch), repository.hasObject(latest) else { return nil }
         let command =
             damaged
-            ? "echo \(latest.hex) > \(repository.commonDirectory)\(Deck.branch)"
+            ? "echo \(latest.hex) > \(ShellWord.quoted(repository.commonDirectory + Deck.branch))"
             : "git update-ref \(Deck.branch) \(latest.hex)"
         return "; its reflog says it was at \(latest.short): put it back with `\(command)`, then `cards fsck`"
     }

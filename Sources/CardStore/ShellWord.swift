@@ -1,0 +1,22 @@
+/// A path or URL written into a command a message suggests (`cards init <path>`), quoted so that a
+/// person can paste it into a POSIX shell as one word: spaces, line breaks, quotes and `$` intact.
+public enum ShellWord {
+    /// `text` as is when every byte is one a shell leaves alone, else in single quotes (a `'` in it as
+    /// `'\''`); one that starts with `-` gets `./` in front, so that it is not read as an option.
+    public static func quoted(_ text: String) -> String {
+        let word = text.hasPrefix("-") ? "./" + text : text
+        let plain =
+            !word.isEmpty
+            && word.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "@%+=:,./_-".utf8.contains(byte)
+                }
+            }
+        if plain { return word }
+        return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+    }
+}

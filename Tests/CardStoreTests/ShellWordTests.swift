@@ -1,0 +1,33 @@
+import Foundation
+import CardStore
+import TestSupport
+import Testing
+
+/// A path a message suggests in a command is one word to a POSIX shell, whatever it holds.
+@Suite("Shell words: a suggested path pastes into sh as the same one word")
+struct ShellWordTests {
+    @Test("odd and random paths: sh -c printf gives back the very text; plain ones are left as they are")
+    func roundTrip() throws {
+        var random = SplitMix64(seed: 91)
+        let alphabet = Array("ab /'\"$`\\!*?[]{}()<>|&;#~=%@:,.+-_\né\t")
+        var texts = ["plain/path-1.git", "/tmp/sp ace", "it's", "-", "--deck", "a'b'c", "$HOME", "`id`", "x\ny"]
+        for _ in 0..<200 {
+            let count = Int.random(in: 1...12, using: &random)
+            texts.append(String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] }))
+        }
+        for text in texts {
+            let word = ShellWord.quoted(text)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "printf %s \(word)"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let expected = text.hasPrefix("-") ? "./" + text : text
+            #expect(String(decoding: output, as: UTF8.self) == expected, "\(text.debugDescription) as \(word)")
+        }
+        #expect(ShellWord.quoted("plain/path-1.git") == "plain/path-1.git")
+    }
+}
