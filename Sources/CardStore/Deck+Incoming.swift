@@ -11,6 +11,14 @@ extension Deck {
     /// `fastForward`: also refuse what a fast-forward cannot write as the tree says (executable files).
     func quarantineReason(path: String, entry: TreeEntry, fastForward: Bool = false) -> String? {
         guard Deck.isSafeWorkingPath(path) else { return "a path that leads out of the deck or into .git" }
+        // `cards/3f/<id>.json/…`: a folder where a card file belongs. Taken in, it would need the card
+        // file of that name, in the working tree, to give way to a folder.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        if parts.count > 3, parts[0].elementsEqual(Deck.cardsFolder.utf8), parts[2].count > 5,
+            parts[2].suffix(5).elementsEqual(".json".utf8)
+        {
+            return "inside a folder where a card file belongs (cards/<2 hex digits>/<id>.json is a file)"
+        }
         switch entry.kind {
         case .blob: break
         case .symlink: return "a symbolic link"

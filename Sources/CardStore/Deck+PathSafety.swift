@@ -2,10 +2,6 @@ import GitCore
 import Glibc
 
 extension Deck {
-    /// The absolute working-tree path of a deck path, after checking that writing there stays inside
-    /// the deck: the path has no `..`, `.git` or empty part, and every folder on the way (`cards`,
-    /// `cards/3f`) is a real folder, not a symbolic link that would lead the write out of the deck.
-    /// Nil for a bare deck.
     /// The blob id the working file at `full` (a path from `workingFile`) would have, nil when it cannot be
     /// read (gone, a folder, over 64 MB): how the write and the checks tell whose a file is.
     static func workingBlobID(_ full: String) -> ObjectID? {
@@ -13,6 +9,10 @@ extension Deck {
         return ObjectID.blobHash(of: bytes)
     }
 
+    /// The absolute working-tree path of a deck path, after checking that writing there stays inside
+    /// the deck: the path has no `..`, `.git` or empty part, and every folder on the way (`cards`,
+    /// `cards/3f`) is a real folder, not a symbolic link that would lead the write out of the deck.
+    /// Nil for a bare deck.
     func workingFile(_ path: String) throws(StoreError) -> String? {
         guard let workingDirectory else { return nil }
         guard Deck.isSafeWorkingPath(path) else {
@@ -28,11 +28,17 @@ extension Deck {
             guard lstat(prefix, &info) == 0 else { break }
             if (info.st_mode & S_IFMT) != S_IFDIR {
                 let relative = String(prefix.dropFirst(workingDirectory.count + 1))
-                let what = (info.st_mode & S_IFMT) == S_IFLNK ? "a symbolic link" : "a file"
+                if (info.st_mode & S_IFMT) != S_IFLNK {
+                    throw StoreError(
+                        .invalidInput,
+                        "\(relative) is a file, where \(path) needs a folder; nothing was written there (`cards "
+                            + "status` says whose the file is)")
+                }
                 throw StoreError(
                     .invalidInput,
-                    "\(relative) is \(what), not a folder: card files are only written in real folders inside the "
-                        + "deck, never through a link; remove it (`rm \(relative)`), then try again")
+                    "\(relative) is a symbolic link, not a folder: card files are only written in real folders "
+                        + "inside the deck, never through a link; remove it (`rm \(ShellWord.quoted(relative))`), "
+                        + "then try again")
             }
         }
         return "\(workingDirectory)/\(path)"

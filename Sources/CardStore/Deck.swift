@@ -175,7 +175,7 @@ public final class Deck {
                 throw StoreError(
                     .git(error.code),
                     "\(Deck.branch) points to \(head.short), which cannot be read as a commit (\(error.message))"
-                        + (mainRecoveryAdvice(damaged: true) ?? StoreError.damageHint(error)))
+                        + (mainRecoveryAdvice(damaged: true, current: head) ?? StoreError.damageHint(error)))
             }
             let entry = try git("reading the deck's tree") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: Deck.metadataPath, cache: trees)
@@ -246,8 +246,11 @@ public final class Deck {
     /// How to bring main back when it is missing or damaged (`damaged`: its file is there but git
     /// cannot read it, so `git update-ref` refuses it too) and its reflog knows where it was (a deck
     /// with a working tree keeps one); nil otherwise.
-    func mainRecoveryAdvice(damaged: Bool = false) -> String? {
-        guard let latest = repository.reflogLatest(Deck.branch), repository.hasObject(latest) else { return nil }
+    func mainRecoveryAdvice(damaged: Bool = false, current: ObjectID? = nil) -> String? {
+        // Where it is already (its commit damaged, not the branch): the branch is not what to mend.
+        guard let latest = repository.reflogLatest(Deck.branch), latest != current, repository.hasObject(latest) else {
+            return nil
+        }
         let command =
             damaged
             ? "echo \(latest.hex) > \(ShellWord.quoted(repository.commonDirectory + Deck.branch))"

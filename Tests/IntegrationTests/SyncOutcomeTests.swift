@@ -90,7 +90,7 @@ struct SyncOutcomeTests {
     }
 
     @Test(
-        "files under cards/ that are no card files (a wrong name, a folder where a card file belongs): a merge that brings them in, and one that sends them out, names each and exits 1"
+        "files under cards/ that are no card files: a merge that brings them in (a wrong name: kept as it came; a folder where a card file belongs: not taken), and one that sends them out, names each and exits 1"
     )
     func mergedFilesThatAreNoCards() throws {
         let scratch = try Scratch.forSync()
@@ -100,7 +100,7 @@ struct SyncOutcomeTests {
         let plain = scratch.path("plain")
         #expect(try scratch.git(["clone", "-q", server.repository, plain], in: scratch.root).status == 0)
         let folder = "cards/ab/abababab-abab-4bab-8bab-abababababab.json"
-        let odd = ["cards/zz/notanid.json", "cards/README.json", folder]
+        let odd = ["cards/zz/notanid.json", "cards/README.json"]
         try FileManager.default.createDirectory(atPath: "\(plain)/\(folder)", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(plain)/cards/zz", withIntermediateDirectories: true)
         try "{}\n".write(toFile: "\(plain)/cards/zz/notanid.json", atomically: true, encoding: .utf8)
@@ -119,7 +119,12 @@ struct SyncOutcomeTests {
         for path in odd {
             #expect(merged.stdout.contains("\(path), origin/main's version, is not a valid card"), "\(path)")
         }
-        #expect(merged.stderr.contains("3 card files that are not a valid card"), "\(merged.stderr)")
+        #expect(merged.stderr.contains("2 card files that are not a valid card"), "\(merged.stderr)")
+        #expect(
+            merged.stdout.contains(
+                "\(folder)/x: not taken from origin/main: inside a folder where a card file belongs"),
+            "\(merged.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: "\(a)/\(folder)"))
         let log = try scratch.git(["log", "-1", "--format=%B", "main"], in: a).stdout
         for path in odd { #expect(log.contains("Card-Invalid: \(path) kept as it came"), "\(log)") }
         // Going out through a merge, to a remote that moved apart.
