@@ -47,12 +47,21 @@ extension Deck {
         } catch {
             // A file git cannot read (libgit2: "failed open - '<path>' is locked: Permission denied").
             if error.message.hasSuffix("Permission denied") {
-                let quoted = error.message.split(separator: "'", omittingEmptySubsequences: false)
-                let file = quoted.count >= 3 ? String(quoted[1]) : "a file in \(workingDirectory)"
-                throw StoreError(
-                    .io,
-                    "cannot read \(file): permission denied; let yourself read it (`chmod u+r \(file)`), then try again"
-                )
+                // The path between the first "'" and the closing "' is locked: …" (a path may hold a quote).
+                let message = error.message
+                let closing = "' is locked: Permission denied"
+                let body = message.hasSuffix(closing) ? message.dropLast(closing.count) : ""
+                let advice: String
+                if let open = body.firstIndex(of: "'") {
+                    let file = String(body[body.index(after: open)...])
+                    advice =
+                        "cannot read \(file): permission denied; let yourself read it (`chmod u+r "
+                        + "\(ShellWord.quoted(file))`), then try again"
+                } else {
+                    advice =
+                        "a file in \(workingDirectory) cannot be read (\(message)); let yourself read it, then try again"
+                }
+                throw StoreError(.io, advice)
             }
             // Most often the index is damaged or missing, which `fsck --repair` makes again.
             throw StoreError(
@@ -121,7 +130,8 @@ extension Deck {
             guard committed != nil else { return nil }
             return HandEdit(
                 path: path, change: .deleted,
-                problem: "deleted, but a deck needs it; bring it back with `git checkout main -- \(path)`")
+                problem:
+                    "deleted, but a deck needs it; bring it back with `git checkout main -- \(ShellWord.quoted(path))`")
         }
         let change: HandEdit.Change = committed == nil ? .new : .changed
         let bytes: [UInt8]
@@ -130,7 +140,9 @@ extension Deck {
         } catch {
             // Not a file that can be read (a folder, a FIFO, a link, too big): an invalid edit, said with
             // the way back, as for a deleted one.
-            let back = committed == nil ? "remove it" : "bring main's back with `git checkout main -- \(path)`"
+            let back =
+                committed == nil
+                ? "remove it" : "bring main's back with `git checkout main -- \(ShellWord.quoted(path))`"
             return HandEdit(
                 path: path, change: change,
                 problem: "\(Deck.stripPath(error.message, "\(workingDirectory)/\(path)")); \(back)")

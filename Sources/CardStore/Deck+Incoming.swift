@@ -9,15 +9,21 @@ extension Deck {
 
     /// Why an incoming entry at `path` is not taken into `main`, or nil when it may be.
     /// `fastForward`: also refuse what a fast-forward cannot write as the tree says (executable files).
-    func quarantineReason(path: String, entry: TreeEntry, fastForward: Bool = false) -> String? {
+    /// `oursTree`: this deck's tree the entry would join (a folder where this deck has a card file of
+    /// that name is not taken).
+    func quarantineReason(path: String, entry: TreeEntry, oursTree: ObjectID?, fastForward: Bool = false) -> String? {
         guard Deck.isSafeWorkingPath(path) else { return "a path that leads out of the deck or into .git" }
-        // `cards/3f/<id>.json/…`: a folder where a card file belongs. Taken in, it would need the card
-        // file of that name, in the working tree, to give way to a folder.
+        // `cards/3f/<id>.json/…` where this deck has the card file `cards/3f/<id>.json`: a tree cannot hold
+        // both, and the working tree's card file would have to give way. (Where it has none, the folder
+        // comes in and is named as a file that is no card.)
         let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         if parts.count > 3, parts[0].elementsEqual(Deck.cardsFolder.utf8), parts[2].count > 5,
-            parts[2].suffix(5).elementsEqual(".json".utf8)
+            parts[2].suffix(5).elementsEqual(".json".utf8), let oursTree
         {
-            return "inside a folder where a card file belongs (cards/<2 hex digits>/<id>.json is a file)"
+            let cardPath = parts.prefix(3).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
+            if (try? repository.treeEntry(in: oursTree, path: cardPath))??.kind == .blob {
+                return "inside a folder where this deck's card file \(cardPath) is"
+            }
         }
         switch entry.kind {
         case .blob: break
@@ -44,7 +50,7 @@ extension Deck {
         for change in changes {
             guard let entry = change.new else { continue }
             try refuseUnsafePath(change.path, theirsName: theirsName)
-            if let reason = quarantineReason(path: change.path, entry: entry, fastForward: true) {
+            if let reason = quarantineReason(path: change.path, entry: entry, oursTree: old, fastForward: true) {
                 lines.append("\(change.path): \(reason)")
             }
         }

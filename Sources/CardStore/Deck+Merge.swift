@@ -303,7 +303,7 @@ extension Deck {
             // What a deck never takes in (a link, a submodule, a path into .git, a huge blob) stays out: ours is kept.
             if entries.theirs != nil { try refuseUnsafePath(path, theirsName: theirsName) }
             if let incoming = entries.theirs, incoming.id != entries.base?.id || incoming.kind != entries.base?.kind,
-                let reason = quarantineReason(path: path, entry: incoming)
+                let reason = quarantineReason(path: path, entry: incoming, oursTree: oursCommit.tree)
             {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
@@ -376,8 +376,9 @@ extension Deck {
                         "\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")"
                     )
                 }
-                // A file under cards/ that is no card file (a wrong name, a folder where a card file belongs)
-                // comes in as it is, and is named as an invalid card is: status and fsck show it until fixed.
+                // A file under cards/ that is no card file (a wrong name; a folder where a card file belongs,
+                // when this deck has no card of that name) comes in as it is, and is named as an invalid card
+                // is: status and fsck show it until fixed.
                 if let pick, pick.id != entries.ours?.id || pick.kind != entries.ours?.kind,
                     let judged = Deck.judgedEntries([path]).first, judged != Deck.cardsFolder,
                     !report.invalid.contains(where: { $0.path == judged })
@@ -432,7 +433,7 @@ extension Deck {
                 files.append((path, nil, nil))
                 continue
             }
-            if let reason = quarantineReason(path: path, entry: entry) {
+            if let reason = quarantineReason(path: path, entry: entry, oursTree: oursCommit.tree) {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
             }

@@ -137,16 +137,19 @@ extension Deck {
     }
 
     /// Removes the temp files a killed pack write left in `objects/pack` (a sync or merge killed while
-    /// it wrote its pack: `cards fsck` named them until `--repair`): those no process has open, or
-    /// untouched for ten minutes. Under the deck lock no other command of ours writes packs here; a
-    /// push from another deck into this one (a bare deck used as a remote) keeps its file open while
-    /// it writes it. One listing of a small folder when there is nothing to remove.
+    /// it wrote its pack: `cards fsck` named them until `--repair`): those untouched for ten minutes
+    /// that no process has open. Both, because a writer closes its temp file before it renames it
+    /// into place (ours, libgit2's indexer, git's index-pack), and writers need not hold this deck's
+    /// lock (a fetch holds the sync lock; a push from another deck into a bare one holds neither).
+    /// One listing of a small folder when there is nothing to remove.
     func removeStalePackTemporaries() {
         let folder = repository.commonDirectory + "objects/pack"
         for name in FileSystem.list(folder) where Deck.objectTempPrefixes.contains(where: name.hasPrefix) {
             let path = "\(folder)/\(name)"
-            guard let written = LockFiles.modificationTime(path) else { continue }
-            if LockFiles.wallClock() - written > 600 || LockFiles.openers(of: path).isEmpty { unlink(path) }
+            guard let written = LockFiles.modificationTime(path), LockFiles.wallClock() - written > 600,
+                LockFiles.openers(of: path).isEmpty
+            else { continue }
+            unlink(path)
         }
     }
 
@@ -332,11 +335,16 @@ extension Deck {
         usleep(UInt32(milliseconds * 1_000))
     }
 
-    /// The lock timeout from `CARDS_LOCK_TIMEOUT` (seconds), else 30.
+    /// The lock timeout from `CARDS_LOCK_TIMEOUT` (seconds, at most a million: "inf" waits that long),
+    /// else 30.
     static var defaultLockTimeout: Double {
         if let text = getenv("CARDS_LOCK_TIMEOUT").map({ String(cString: $0) }), let value = Double(text), value >= 0 {
-            return value
+            return min(value, Deck.longestLockTimeout)
         }
         return 30
     }
+
+    /// The longest wait for a lock: what "wait for ever" amounts to (11 days), and a number of seconds
+    /// every message can say.
+    public static let longestLockTimeout: Double = 1_000_000
 }

@@ -179,6 +179,10 @@ extension Deck {
             report.otherFiles += merged.otherFiles
             if options.dryRun {
                 report.massDelete = try plannedMassDeletion(merged, ours: ours, theirs: theirs, options)
+                // What would go out: ours where it differs from theirs (the merge named what comes in).
+                report.invalidCards = try changedCards(from: theirs, to: ours).1.filter { problem in
+                    !merged.invalid.contains { $0.path == problem.path }
+                }
                 return report
             }
             guard let commit = merged.commit else {

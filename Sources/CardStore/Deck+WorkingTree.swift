@@ -141,10 +141,26 @@ extension Deck {
         var folders: Set<String> = []
         var temps: [String] = []
         temps.reserveCapacity(files.count)
-        defer { for temp in temps { unlink(temp) } }
+        // The folders made here, parents first: taken away again when the write fails, so that a failure
+        // leaves no empty card folders behind (on a disk out of inodes they were its last ones).
+        var made: [String] = []
+        defer {
+            for temp in temps { unlink(temp) }
+            // Only a folder left empty goes (rmdir refuses any other).
+            if !temps.isEmpty { for folder in made.reversed() { rmdir(folder) } }
+        }
         for file in files {
             let folder = FileSystem.parent(of: file.full)
-            if folders.insert(folder).inserted { try FileSystem.makeDirectories(folder) }
+            if folders.insert(folder).inserted {
+                var missing: [String] = []
+                var walk = folder
+                while !walk.isEmpty && walk != "/" && !FileSystem.exists(walk) {
+                    missing.append(walk)
+                    walk = FileSystem.parent(of: walk)
+                }
+                made += missing.reversed()
+                try FileSystem.makeDirectories(folder)
+            }
             temps.append(FileSystem.temporaryPath(for: file.full, in: folder))
         }
         let paths = temps

@@ -40,8 +40,11 @@ public final class Deck {
     private let fsyncConfig: String?
     /// `deviceID()` once known: read from the config once per deck opened, not once per commit.
     var knownDeviceID: String?
-    /// How long to wait for another process's deck lock before failing, in seconds.
-    public var lockTimeout: Double = Deck.defaultLockTimeout
+    /// How long to wait for another process's deck lock before failing, in seconds (NaN counts as 0;
+    /// more than `longestLockTimeout` as that).
+    public var lockTimeout: Double = Deck.defaultLockTimeout {
+        didSet { lockTimeout = lockTimeout.isNaN ? 0 : min(max(lockTimeout, 0), Deck.longestLockTimeout) }
+    }
     /// What opening the deck read (its packs' reader, the root tree), for the first snapshot to take
     /// over: held until then only.
     var openingTrees: RawTreeCache?
@@ -164,7 +167,8 @@ public final class Deck {
                         + "\(clone.url.isEmpty ? "URL" : ShellWord.quoted(clone.url)) \(ShellWord.quoted(location))` again (it removes what the stopped one "
                         + "made, then clones)")
         }
-        if let head = try headCommit() {
+        let head = try headCommit()
+        if let head {
             // Read from the packs as a snapshot reads, and handed to the first snapshot: its pack reader
             // has the indexes mapped and the root tree parsed by then.
             let trees = RawTreeCache()
@@ -187,7 +191,8 @@ public final class Deck {
                 return
             }
         }
-        if let advice = mainRecoveryAdvice() {
+        // No main at all, though its reflog says where it was (removed by hand): not "not a deck".
+        if head == nil, let advice = mainRecoveryAdvice() {
             throw StoreError(.notADeck, "\(location) has no branch main (\(Deck.branch) is missing)\(advice)")
         }
         throw StoreError(
@@ -251,11 +256,13 @@ public final class Deck {
         guard let latest = repository.reflogLatest(Deck.branch), latest != current, repository.hasObject(latest) else {
             return nil
         }
+        // Commands that name the deck, so that they work wherever they are pasted.
         let command =
             damaged
             ? "echo \(latest.hex) > \(ShellWord.quoted(repository.commonDirectory + Deck.branch))"
-            : "git update-ref \(Deck.branch) \(latest.hex)"
-        return "; its reflog says it was at \(latest.short): put it back with `\(command)`, then `cards fsck`"
+            : "git -C \(ShellWord.quoted(gitDirectory)) update-ref \(Deck.branch) \(latest.hex)"
+        return "; its reflog says it was at \(latest.short): put it back with `\(command)`, then "
+            + "`cards --deck \(ShellWord.quoted(location)) fsck`"
     }
 
     /// The absolute working-tree path of a repository path, or nil for a bare deck.

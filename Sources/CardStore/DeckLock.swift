@@ -90,10 +90,35 @@ final class DeckLock {
 extension Deck {
     /// Called once when a command has waited `lockWaitNoticeDelay` for another process's deck lock,
     /// with words for a person (who holds it, for how long the command waits); nil: nothing is said.
-    /// The `cards` command line sets it to print on a terminal's standard error. Set it before opening
-    /// decks on other threads.
-    nonisolated(unsafe) public static var lockWaitNotice: ((String) -> Void)?
+    /// The `cards` command line sets it to print on a terminal's standard error. Process-wide; safe to
+    /// set and read from any thread.
+    public static var lockWaitNotice: (@Sendable (String) -> Void)? {
+        get { LockWaitNotice.shared.value }
+        set { LockWaitNotice.shared.value = newValue }
+    }
 
     /// How long a command waits for the deck lock before `lockWaitNotice` is called, in seconds.
     public static let lockWaitNoticeDelay = 1.0
+}
+
+/// The process-wide notice behind `Deck.lockWaitNotice`, under a mutex.
+private final class LockWaitNotice: @unchecked Sendable {
+    static let shared = LockWaitNotice()
+    private var mutex = pthread_mutex_t()
+    private var stored: (@Sendable (String) -> Void)?
+
+    private init() { pthread_mutex_init(&mutex, nil) }
+
+    var value: (@Sendable (String) -> Void)? {
+        get {
+            pthread_mutex_lock(&mutex)
+            defer { pthread_mutex_unlock(&mutex) }
+            return stored
+        }
+        set {
+            pthread_mutex_lock(&mutex)
+            stored = newValue
+            pthread_mutex_unlock(&mutex)
+        }
+    }
 }

@@ -163,7 +163,8 @@ public enum FileSystem {
         case ELOOP where !followingLinks:
             return "\(path) is a symbolic link, which is not followed here; put a regular file there"
         case EACCES:
-            return "cannot read \(path): permission denied; let yourself read it (`chmod u+r \(path)`)"
+            return
+                "cannot read \(path): permission denied; let yourself read it (`chmod u+r \(ShellWord.quoted(path))`)"
         default:
             return "cannot read \(path): \(String(cString: strerror(code)))"
         }

@@ -25,7 +25,8 @@ public enum CardsCLI {
         if let bad = firstArgumentNotUTF8() {
             let line = Array(
                 ("Error: argument \(bad.index) is not UTF-8 text ('\(bad.shown)'); cards takes text and paths as "
-                    + "UTF-8\nSee 'cards --help' for more information.\n").utf8)
+                    + "UTF-8\nUsage: cards [--deck <dir>] <command> [options]\n"
+                    + "See 'cards --help' for more information.\n").utf8)
             _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             exit(64)
         }
@@ -36,7 +37,7 @@ public enum CardsCLI {
     /// The first of the process's arguments (counted from 1) whose bytes are not UTF-8, shown with
     /// each such byte as `?`; nil when every one is.
     static func firstArgumentNotUTF8() -> (index: Int, shown: String)? {
-        for index in 1..<Int(CommandLine.argc) {
+        for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let pointer = CommandLine.unsafeArgv[index], String(validatingCString: pointer) == nil else {
                 continue
             }

@@ -191,6 +191,8 @@ struct StoreSwipeDeck: SwipeDeck {
         // The screen cannot redraw while a write waits for the deck lock: a short wait, then the swipe is
         // refused with who holds the lock, and the user can try again.
         deck.lockTimeout = min(deck.lockTimeout, StoreSwipeDeck.lockTimeout)
+        // Nor may a line on standard error be drawn over the cards: the refusal shows in the status line.
+        Deck.lockWaitNotice = nil
         self.preset = preset
         cards = []
         try reload()

@@ -252,7 +252,8 @@ enum SyncText {
             for note in report.otherFiles { lines.append("  \(note)") }
             for problem in report.invalidCards {
                 lines.append(
-                    "  \(problem.path) is not a valid card (\(problem.reason)) and goes to \(name) with the merge: fix it "
+                    "  \(problem.path) is not a valid card (\(problem.reason)) and \(would ? "would go" : "goes") to \(name) "
+                        + "with the merge: fix it "
                         + "and `cards commit`")
             }
             if would {

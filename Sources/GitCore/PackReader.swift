@@ -10,8 +10,8 @@ import Glibc
 /// by zlib's Adler-32, hashed again (strict verification), then copied into a Swift array; here it is
 /// inflated once, straight into the array, or (a tree stored uncompressed) used where it lies. What
 /// stands in for zlib's check: the CRC-32 the pack index records for each entry, over the entry's
-/// packed bytes (~6 µs for a 27 KB card folder). A blob is also hashed (SHA-1 in hardware, a fraction
-/// of a microsecond for a card) and refused unless it is the blob asked for; a tree is not hashed
+/// packed bytes (~6 µs for a 27 KB card folder). A blob or a commit is hashed instead (SHA-1 in
+/// hardware, a fraction of a microsecond for a card) and refused unless it is the object asked for; a tree is not hashed
 /// against its id (libgit2's strict check; git does not hash on read either) and has to parse as a
 /// canonical tree (`RawTree`).
 ///
@@ -71,6 +71,8 @@ public final class PackReader {
 
     /// The blobs this reader has read.
     public private(set) var blobsRead = 0
+    /// The commits this reader has read (and hashed to their ids).
+    public private(set) var commitsRead = 0
 
     /// Counts the blobs `sibling` read (on another thread, which no repository may count from) in
     /// this reader's repository.
@@ -98,7 +100,9 @@ public final class PackReader {
         // A blob or a commit is checked against its id (which also covers its entry), anything else
         // against the CRC-32 its pack index records.
         if type == GIT_OBJECT_BLOB || type == GIT_OBJECT_COMMIT {
-            return bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: type) }) == id ? bytes : nil
+            guard bytes.withUnsafeBytes({ ObjectID.hardwareHash(of: $0, type: type) }) == id else { return nil }
+            if type == GIT_OBJECT_COMMIT { commitsRead += 1 }
+            return bytes
         }
         return entryIsIntact(found, dataLength: Int(stream.pointee.total_in)) ? bytes : nil
     }

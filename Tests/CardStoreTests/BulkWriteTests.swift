@@ -43,6 +43,11 @@ struct BulkWriteTests {
             let left = Self.listing(scratch.root)
             #expect(left.filter { $0.hasSuffix(".json") }.isEmpty, "blocked \(blocked): files renamed into place")
             #expect(left.filter { $0.hasSuffix(".tmp") } == [String(temp.dropFirst(scratch.root.count + 1))])
+            // The folders the write made are gone again; those that were there (made above) stay.
+            let folder = String(FileSystem.parent(of: full).dropFirst(scratch.root.count + 1))
+            #expect(
+                Set(left.filter { !$0.hasSuffix(".tmp") }) == Set(["cards", folder]),
+                "blocked \(blocked): \(left.count) left")
         }
     }
 }

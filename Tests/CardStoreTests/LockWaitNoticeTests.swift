@@ -51,6 +51,22 @@ struct LockWaitNoticeTests {
     }
 }
 
+extension LockWaitNoticeTests {
+    @Test("a lock timeout of infinity or NaN is kept to what every message can say")
+    func boundedTimeout() throws {
+        let scratch = try StoreScratch()
+        let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: true)
+        deck.lockTimeout = .infinity
+        #expect(deck.lockTimeout == Deck.longestLockTimeout)
+        deck.lockTimeout = .nan
+        #expect(deck.lockTimeout == 0)
+        deck.lockTimeout = -5
+        #expect(deck.lockTimeout == 0)
+        deck.lockTimeout = 12.5
+        #expect(deck.lockTimeout == 12.5)
+    }
+}
+
 /// Whether another process holds an flock on a file (a non-blocking try that is let go at once).
 enum LockFilesProbe {
     static func isHeld(_ path: String) -> Bool {

@@ -238,9 +238,11 @@ import Testing
                 let result = DeckMerger.merge([Self.id: versions], ours: ours, theirs: theirs, policy: .keep)
                 let merged = result.cards[Self.id] ?? nil
                 #expect((merged == nil) == deleted, "case \(index), present on \(presentIsOurs ? "ours" : "theirs")")
-                if !deleted {
-                    #expect(result.decisions.first?.kind == .keptEditedOverDelete, "case \(index)")
-                }
+                // Deleted: the deleting side's change taken, as for a card the other side left alone.
+                #expect(
+                    result.decisions.first?.kind
+                        == (deleted ? (presentIsOurs ? .tookTheirs : .tookOurs) : .keptEditedOverDelete),
+                    "case \(index)")
             }
         }
     }

@@ -326,16 +326,24 @@ struct CrashSafetyTests {
     }
 
     @Test(
-        "temp files a killed pack write left (ours, libgit2's, git's) are removed by the next write; one a process has open stays"
+        "temp files a killed pack write left (ours, libgit2's, git's) ten minutes ago are removed by the next write; a fresh one, and an old one a process has open, stay"
     )
     func packTempFilesLeft() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
         let folder = deck + "/.git/objects/pack"
-        let left = ["tmp_cards_pack_Ab12Cd", "pack_git2_x1y2z3", "tmp_pack_q9w8e7"].map { "\(folder)/\($0)" }
-        for path in left { _ = FileManager.default.createFile(atPath: path, contents: Data("PACK".utf8)) }
-        let open = "\(folder)/tmp_cards_pack_Busy01"
-        _ = FileManager.default.createFile(atPath: open, contents: Data("PACK".utf8))
+        // Written 11 minutes ago, closed, never renamed.
+        func leave(_ name: String, minutesAgo: Double) -> String {
+            let path = "\(folder)/\(name)"
+            _ = FileManager.default.createFile(atPath: path, contents: Data("PACK".utf8))
+            let then = Date().addingTimeInterval(-minutesAgo * 60)
+            try? FileManager.default.setAttributes([.modificationDate: then], ofItemAtPath: path)
+            return path
+        }
+        let left = ["tmp_cards_pack_Ab12Cd", "pack_git2_x1y2z3", "tmp_pack_q9w8e7"].map { leave($0, minutesAgo: 11) }
+        // Closed a moment ago: a writer between closing it and renaming it into place.
+        let fresh = leave("tmp_cards_pack_Fresh1", minutesAgo: 0)
+        let open = leave("tmp_cards_pack_Busy01", minutesAgo: 11)
         // A writer still at it: its file open.
         let writer = try ChildProcess(
             "/bin/sh", ["-c", "exec 3<\"$0\"; exec sleep 600", open], directory: deck, environment: [:],
@@ -351,10 +359,13 @@ struct CrashSafetyTests {
         #expect(try scratch.cards(["add", "--title", "After", "--url", "https://after.example"], in: deck).status == 0)
         for path in left { #expect(!FileManager.default.fileExists(atPath: path), "\(path) left") }
         #expect(FileManager.default.fileExists(atPath: open), "a file being written was removed")
+        #expect(FileManager.default.fileExists(atPath: fresh), "a file about to be renamed was removed")
         writer.signal(SIGKILL)
         _ = writer.wait()
         #expect(try scratch.cards(["add", "--title", "Later", "--url", "https://later.example"], in: deck).status == 0)
         #expect(!FileManager.default.fileExists(atPath: open))
+        #expect(FileManager.default.fileExists(atPath: fresh))
+        #expect(try scratch.cards(["fsck", "--repair"], in: deck).status == 0)
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
     }
 

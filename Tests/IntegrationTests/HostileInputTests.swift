@@ -369,12 +369,38 @@ struct HostileInputTests {
             let list = try scratch.cards(["list"], in: deck)
             #expect(list.status == 1)
             #expect(list.stderr.contains("refs/heads/main") && list.stderr.contains(main), "\(damage): \(list.stderr)")
-            // The command in backquotes, run by a shell as a person would.
+            // The commands in backquotes, run by a shell as a person would, from another folder.
             let parts = list.stderr.split(separator: "`", omittingEmptySubsequences: false)
-            let command = try #require(parts.count >= 3 ? String(parts[1]) : nil, "\(damage): \(list.stderr)")
-            #expect(try scratch.run("/bin/sh", ["-c", command], in: deck).status == 0, "\(damage): \(command)")
-            #expect(try scratch.cards(["fsck"], in: deck).status == 0, "\(damage)")
+            let command = try #require(parts.count >= 5 ? String(parts[1]) : nil, "\(damage): \(list.stderr)")
+            #expect(
+                try scratch.run("/bin/sh", ["-c", command], in: scratch.root).status == 0, "\(damage): \(command)")
+            #expect(parts[3].hasPrefix("cards --deck ") && parts[3].hasSuffix(" fsck"), "\(damage): \(parts[3])")
+            #expect(try scratch.cards(["--deck", deck, "fsck"], in: scratch.root).status == 0, "\(damage)")
             #expect(try scratch.cards(["export"], in: deck).stdout == expected, "\(damage)")
+        }
+    }
+
+    @Test(
+        "a git repository that is not a deck, and a deck whose main lost deck.json, are said to be no deck (main is there)"
+    )
+    func notADeckWithMain() throws {
+        let scratch = try Scratch()
+        let project = scratch.path("project")
+        #expect(try scratch.git(["init", "-q", "-b", "main", project], in: scratch.root).status == 0)
+        try "notes\n".write(toFile: project + "/README", atomically: true, encoding: .utf8)
+        #expect(try scratch.git(["add", "README"], in: project).status == 0)
+        #expect(
+            try scratch.git(["-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qm", "x"], in: project)
+                .status == 0)
+        let deck = try scratch.sampleDeck()
+        #expect(try scratch.git(["rm", "-q", "deck.json"], in: deck).status == 0)
+        #expect(
+            try scratch.git(["-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qm", "y"], in: deck)
+                .status == 0)
+        for folder in [project, deck] {
+            let list = try scratch.cards(["list"], in: folder)
+            #expect(list.status == 1 && list.stderr.contains("is a git repository but not a deck"), "\(list.stderr)")
+            #expect(!list.stderr.contains("is missing") && !list.stderr.contains("update-ref"), "\(list.stderr)")
         }
     }
 

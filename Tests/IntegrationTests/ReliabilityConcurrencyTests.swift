@@ -210,6 +210,36 @@ struct ReliabilityConcurrencyTests {
         #expect(try scratch.fingerprint(deck) == before)
     }
 
+    @Test(
+        "on a terminal, a wait for the deck lock is told once, naming the holder; CARDS_LOCK_TIMEOUT=inf waits, then writes"
+    )
+    func deckLockWaitTold() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            try Test.cancel("script (util-linux) is not installed: it gives the command a terminal")
+        }
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let holder = try ChildProcess(
+            "/usr/bin/flock", ["\(deck)/.git/cards.lock", "sleep", "2"], directory: deck,
+            environment: scratch.environment, scratchDirectory: scratch.root)
+        defer {
+            holder.signal(SIGTERM)
+            _ = holder.wait()
+        }
+        try waitUntil { LockHolderProbe.isLocked("\(deck)/.git/cards.lock") }
+        // script gives the command a terminal (its standard error one too); -e: its exit status.
+        let command = "\"\(Binaries.cards)\" add --title Waited --url https://waited.example"
+        let result = try scratch.run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], in: deck, extraEnvironment: ["CARDS_LOCK_TIMEOUT": "inf"]
+        )
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let told = result.stdout.components(separatedBy: "cards: waiting for process \(holder.pid) (flock)")
+        #expect(told.count == 2, "\(result.stdout)")
+        #expect(result.stdout.contains("for up to 1000000 s"), "\(result.stdout)")
+        #expect(!result.stdout.contains("Fatal error"))
+        #expect(try scratch.cards(["list"], in: deck).stdout.contains("Waited"))
+    }
+
     @Test("a git lock held open by a live process: waited for, then named with its holder; nothing changes")
     func gitLocksHeld() throws {
         let scratch = try Scratch()

@@ -90,7 +90,7 @@ struct SyncOutcomeTests {
     }
 
     @Test(
-        "files under cards/ that are no card files: a merge that brings them in (a wrong name: kept as it came; a folder where a card file belongs: not taken), and one that sends them out, names each and exits 1"
+        "files under cards/ that are no card files: a merge that brings them in (kept as they came; a folder where this deck has the card file of that name: not taken), and one that sends them out, names each and exits 1"
     )
     func mergedFilesThatAreNoCards() throws {
         let scratch = try Scratch.forSync()
@@ -99,18 +99,21 @@ struct SyncOutcomeTests {
         // Pushed by plain git from a clone of its own.
         let plain = scratch.path("plain")
         #expect(try scratch.git(["clone", "-q", server.repository, plain], in: scratch.root).status == 0)
+        func commitAndPush(_ message: String) throws {
+            #expect(try scratch.git(["add", "-A"], in: plain).status == 0)
+            let commit = try scratch.git(
+                ["-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qm", message], in: plain)
+            #expect(commit.status == 0)
+            #expect(try scratch.git(["push", "-q", "origin", "main"], in: plain).status == 0)
+        }
         let folder = "cards/ab/abababab-abab-4bab-8bab-abababababab.json"
-        let odd = ["cards/zz/notanid.json", "cards/README.json"]
+        let odd = ["cards/zz/notanid.json", "cards/README.json", folder]
         try FileManager.default.createDirectory(atPath: "\(plain)/\(folder)", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(plain)/cards/zz", withIntermediateDirectories: true)
         try "{}\n".write(toFile: "\(plain)/cards/zz/notanid.json", atomically: true, encoding: .utf8)
         try "{}\n".write(toFile: "\(plain)/cards/README.json", atomically: true, encoding: .utf8)
         try "x\n".write(toFile: "\(plain)/\(folder)/x", atomically: true, encoding: .utf8)
-        #expect(try scratch.git(["add", "-A"], in: plain).status == 0)
-        #expect(
-            try scratch.git(["-c", "user.name=P", "-c", "user.email=p@example.org", "commit", "-qm", "odd"], in: plain)
-                .status == 0)
-        #expect(try scratch.git(["push", "-q", "origin", "main"], in: plain).status == 0)
+        try commitAndPush("odd")
         // Coming in through a merge (a has a change of its own).
         try scratch.addCard(a, "Local")
         let merged = try scratch.sync(a)
@@ -119,12 +122,8 @@ struct SyncOutcomeTests {
         for path in odd {
             #expect(merged.stdout.contains("\(path), origin/main's version, is not a valid card"), "\(path)")
         }
-        #expect(merged.stderr.contains("2 card files that are not a valid card"), "\(merged.stderr)")
-        #expect(
-            merged.stdout.contains(
-                "\(folder)/x: not taken from origin/main: inside a folder where a card file belongs"),
-            "\(merged.stdout)")
-        #expect(!FileManager.default.fileExists(atPath: "\(a)/\(folder)"))
+        #expect(merged.stderr.contains("3 card files that are not a valid card"), "\(merged.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(a)/\(folder)/x"))
         let log = try scratch.git(["log", "-1", "--format=%B", "main"], in: a).stdout
         for path in odd { #expect(log.contains("Card-Invalid: \(path) kept as it came"), "\(log)") }
         // Going out through a merge, to a remote that moved apart.
@@ -140,6 +139,22 @@ struct SyncOutcomeTests {
         #expect(out.stdout.contains("Merged other/main"), "\(out.stdout)")
         #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
         for path in odd { #expect(out.stdout.contains("\(path) is not a valid card"), "\(path): \(out.stdout)") }
+        // A card of a's replaced by a folder of that name: the deletion comes in; the folder is not taken
+        // (a's card file would have to give way to it), and is named.
+        #expect(try scratch.git(["pull", "-q", "--no-rebase", "origin", "main"], in: plain).status == 0)
+        let card = try #require(try scratch.cardIDs(a).sorted().first)
+        let cardPath = "cards/\(card.prefix(2))/\(card).json"
+        #expect(try scratch.git(["rm", "-q", cardPath], in: plain).status == 0)
+        try FileManager.default.createDirectory(atPath: "\(plain)/\(cardPath)", withIntermediateDirectories: true)
+        try "y\n".write(toFile: "\(plain)/\(cardPath)/y", atomically: true, encoding: .utf8)
+        try commitAndPush("folder")
+        let replaced = try scratch.sync(a)
+        #expect(
+            replaced.stdout.contains(
+                "\(cardPath)/y: not taken from origin/main: inside a folder where this deck's card file"),
+            "\(replaced.stdout)\(replaced.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(a)/\(cardPath)"))
+        #expect(!(try scratch.cardIDs(a).contains(card)))
     }
 
     @Test("an empty remote is pushed to; a remote that is not a deck is refused and nothing changes")
