@@ -28,6 +28,14 @@ public struct HandEdit: Sendable, Hashable {
 }
 
 extension Deck {
+    /// Holds writers off for as long as the result is kept: the deck lock taken shared, so that a scan
+    /// of the working tree (`cards status`) never sees a write half done (its files written, `main`
+    /// not yet moved) as hand edits. Waits for a write in progress like a writer does (`lockTimeout`).
+    /// Not for a caller that holds the deck lock itself.
+    public func holdingWritersOff() throws(StoreError) -> AnyObject {
+        try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout, shared: true)
+    }
+
     /// Hand edits under `cards/` and of `deck.json` in the working tree (a scan: for `status`, `commit`
     /// and `fsck` only).
     public func handEdits() throws(StoreError) -> [HandEdit] {

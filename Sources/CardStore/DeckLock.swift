@@ -7,7 +7,9 @@ final class DeckLock {
     private let descriptor: Int32
 
     /// Waits up to `timeout` seconds for the lock, then fails naming the lock file and its holder.
-    init(path: String, timeout: Double) throws(StoreError) {
+    /// `shared`: held beside other shared holders, never beside the one writer (a reader waiting out a
+    /// write); a shared holder leaves the holder's record alone.
+    init(path: String, timeout: Double, shared: Bool = false) throws(StoreError) {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw StoreError(.io, "cannot open the deck lock \(path): \(String(cString: strerror(errno)))")
@@ -16,7 +18,7 @@ final class DeckLock {
         let deadline = started + timeout
         var delay: UInt32 = 1_000
         var told = false
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             if errno != EWOULDBLOCK && errno != EINTR {
                 close(fd)
                 throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(errno)))")
@@ -42,6 +44,7 @@ final class DeckLock {
             delay = min(delay * 2, 50_000)
         }
         descriptor = fd
+        if shared { return }
         // Record who holds it, so a waiting process can name us: written over the last holder's record,
         // not cut to nothing first (only a file longer than a record is cut, to a record's length).
         // Cutting a file with data to nothing makes ext4 write the next data out when the file is

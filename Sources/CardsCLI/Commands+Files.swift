@@ -8,6 +8,9 @@ extension Commands {
             name: "status", abstract: "Show hand edits in the working tree (and invalid card files).", usage: "status")
     ) { context, _ in
         let deck = try context.openDeck()
+        // A write in progress (its files written, main not yet moved) would show as hand edits.
+        let writersHeldOff = deck.isBare ? nil : try deck.holdingWritersOff()
+        defer { withExtendedLifetime(writersHeldOff) {} }
         if !deck.isBare && deck.hasInterruptedWrite {
             // Its files would all look like hand edits (an import's cards, deleted).
             context.output.print(

@@ -23,6 +23,20 @@ struct ConcurrencyTests {
         #expect(try scratch.cards(["fsck"], in: deck).status == 0)
     }
 
+    @Test("cards status beside a loop of adds, edits and deletes never takes a write in progress for hand edits")
+    func statusBesideWriters() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let writer =
+            #"for i in $(seq 1 40); do id=$("$CARDS" add --title "W $i" --url "https://w.example/$i") || echo "add failed"; "$CARDS" edit "$id" --title "W $i edited" >/dev/null || echo "edit failed"; "$CARDS" delete "$id" >/dev/null || echo "delete failed"; done; touch .git/writer-done"#
+        let reader =
+            #"while [ ! -e .git/writer-done ]; do out=$("$CARDS" status 2>&1); case "$out" in "Nothing to commit"*) ;; *) echo "$out";; esac; done"#
+        let outputs = try Self.together(scratch, [writer, reader], in: deck)
+        #expect(outputs[0].isEmpty, "a write failed: \(outputs[0])")
+        #expect(outputs[1].isEmpty, "status saw hand edits: \(outputs[1].prefix(600))")
+        try scratch.expectClean(deck)
+    }
+
     /// Runs each of `scripts` under /bin/sh in `deck` at the same time, with `$CARDS` set, and returns
     /// their standard outputs. (Separate processes, not `&` and `wait` in one shell: the test runner's
     /// blocked signals, which a child inherits, can keep a shell's `wait` from ever seeing SIGCHLD.)
