@@ -98,6 +98,12 @@ extension CommandSpec {
             if token.hasPrefix("--"), let equals = token.firstIndex(of: "=") {
                 name = String(token[..<equals])
                 inlineValue = String(token[token.index(after: equals)...])
+            } else if !token.hasPrefix("--"), token.count > 2,
+                let option = options.first(where: { $0.short == String(token.prefix(2)) }), option.valueName != nil
+            {
+                // A short option with its value attached, as git takes it: `-n5` for `-n 5`.
+                name = String(token.prefix(2))
+                inlineValue = String(token.dropFirst(2))
             }
             if name == "--deck" {
                 // The global option, where people also put it: `cards list --deck ~/cards`.

@@ -84,6 +84,7 @@ struct BadInputTests {
             mentions: ["exactly one"]),
         Case(name: "log -n not a number", arguments: ["log", "-n", "ten"], status: 64, mentions: ["ten"]),
         Case(name: "log -n without a value", arguments: ["log", "-n"], status: 64, mentions: ["'-n <n>'"]),
+        Case(name: "log -n with a word attached", arguments: ["log", "-nten"], status: 64, mentions: ["ten"]),
         Case(
             name: "import of a missing file", arguments: ["import", "/nonexistent/cards.json"], status: 1,
             mentions: ["/nonexistent/cards.json"]),

@@ -286,6 +286,10 @@ struct CommandTests {
             #expect(line.hasPrefix(parts[0]) && line.hasSuffix(parts[1]))
         }
         #expect(try scratch.cards(["log", "-n", "1"], in: deck).stdout.split(separator: "\n").count == 1)
+        // The value attached, as git takes it; a second -n is still one too many.
+        #expect(try scratch.cards(["log", "-n2"], in: deck).stdout.split(separator: "\n").count == 2)
+        let twice = try scratch.cards(["log", "-n1", "-n", "2"], in: deck)
+        #expect(twice.status == 64 && twice.stderr.contains("'-n' given more than once"), "\(twice.stderr)")
         let json = try scratch.cards(["log", "--json", "-n", "2"], in: deck)
         let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(entries?.count == 2)
