@@ -1,5 +1,6 @@
 import CardModel
 import GitCore
+import Glibc
 
 /// A card file (or `deck.json`) changed by hand in the working tree.
 public struct HandEdit: Sendable, Hashable {
@@ -53,23 +54,20 @@ extension Deck {
         do {
             entries = try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
         } catch {
-            // A file git cannot read (libgit2: "failed open - '<path>' is locked: Permission denied").
+            // A file git cannot read: libgit2 says "failed open - '<path>' is locked: Permission denied" (the
+            // path between the first "'" and that ending: a path may hold a quote). Said as our own reads say it.
+            let closing = "' is locked: Permission denied"
+            let body = error.message.hasSuffix(closing) ? error.message.dropLast(closing.count) : ""
+            if let open = body.firstIndex(of: "'") {
+                let file = String(body[body.index(after: open)...])
+                throw StoreError(
+                    .io, FileSystem.openFailure(file, errno: EACCES, followingLinks: false) + ", then try again")
+            }
             if error.message.hasSuffix("Permission denied") {
-                // The path between the first "'" and the closing "' is locked: …" (a path may hold a quote).
-                let message = error.message
-                let closing = "' is locked: Permission denied"
-                let body = message.hasSuffix(closing) ? message.dropLast(closing.count) : ""
-                let advice: String
-                if let open = body.firstIndex(of: "'") {
-                    let file = String(body[body.index(after: open)...])
-                    advice =
-                        "cannot read \(file): permission denied; let yourself read it (`chmod u+r "
-                        + "\(ShellWord.quoted(file))`), then try again"
-                } else {
-                    advice =
-                        "a file in \(workingDirectory) cannot be read (\(message)); let yourself read it, then try again"
-                }
-                throw StoreError(.io, advice)
+                throw StoreError(
+                    .io,
+                    "a file in \(workingDirectory) cannot be read (\(error.message)); let yourself read it, then try again"
+                )
             }
             // Most often the index is damaged or missing, which `fsck --repair` makes again.
             throw StoreError(
@@ -151,9 +149,7 @@ extension Deck {
             let back =
                 committed == nil
                 ? "remove it" : "bring main's back with `git checkout main -- \(ShellWord.quoted(path))`"
-            return HandEdit(
-                path: path, change: change,
-                problem: "\(Deck.stripPath(error.message, "\(workingDirectory)/\(path)")); \(back)")
+            return HandEdit(path: path, change: change, problem: "\(error.message); \(back)")
         }
         if ObjectID.blobHash(of: bytes) == committed { return nil }
         guard Deck.isDeckDescription(bytes) else {

@@ -16,7 +16,10 @@ extension Deck {
         // `cards/3f/<id>.json/…` where this deck has the card file `cards/3f/<id>.json`: a tree cannot hold
         // both, and the working tree's card file would have to give way. (Where it has none, the folder
         // comes in and is named as a file that is no card.)
-        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        // Only a path longer than a card file's (`cards/3f/` and a 41-byte name) can be one: the paths of a
+        // merge's thousand changed cards are not split.
+        let parts =
+            path.utf8.count > 50 ? path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) : []
         if parts.count > 3, parts[0].elementsEqual(Deck.cardsFolder.utf8), parts[2].count > 5,
             parts[2].suffix(5).elementsEqual(".json".utf8), let oursTree
         {

@@ -179,10 +179,8 @@ extension Deck {
             report.otherFiles += merged.otherFiles
             if options.dryRun {
                 report.massDelete = try plannedMassDeletion(merged, ours: ours, theirs: theirs, options)
-                // What would go out: ours where it differs from theirs (the merge named what comes in).
-                report.invalidCards = try changedCards(from: theirs, to: ours).1.filter { problem in
-                    !merged.invalid.contains { $0.path == problem.path }
-                }
+                // What would go out: ours where it differs from theirs.
+                report.invalidCards = try invalidGoingOut(from: theirs, to: ours, besides: merged)
                 return report
             }
             guard let commit = merged.commit else {
@@ -191,11 +189,7 @@ extension Deck {
             if let refused = try massDeletion(from: theirs, to: commit, options) {
                 throw massDeleteError(refused, remote, merged: true)
             }
-            // What goes out with the merge: a file of ours that is no valid card is named too (the merge
-            // named those that came in).
-            report.invalidCards = try changedCards(from: theirs, to: commit).1.filter { problem in
-                !merged.invalid.contains { $0.path == problem.path }
-            }
+            report.invalidCards = try invalidGoingOut(from: theirs, to: commit, besides: merged)
             acted = true
             if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
                 if let done = try finished(report, commit, remote) { return done }
@@ -322,6 +316,15 @@ extension Deck {
 
     private func tree(of commit: ObjectID) throws(StoreError) -> ObjectID {
         try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+    }
+
+    /// The files that are no valid card among those `new` sends to a remote at `remote` with a merge, but
+    /// for those the merge already named (they came in).
+    private func invalidGoingOut(from remote: ObjectID, to new: ObjectID, besides merged: MergeReport)
+        throws(StoreError) -> [CardProblem]
+    {
+        let named = Set(merged.invalid.map(\.path))
+        return try changedCards(from: remote, to: new).1.filter { !named.contains($0.path) }
     }
 
     /// How many card files differ between two commits (`old` nil: every card of `new`), and which of

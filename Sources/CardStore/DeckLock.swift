@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import Synchronization
 
 /// An exclusive, process-wide lock on a deck's working tree and index (`.git/cards.lock`, flock).
 /// The kernel drops it when the holder dies, so a killed process never leaves it stuck.
@@ -23,17 +24,18 @@ final class DeckLock {
                 close(fd)
                 throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(errno)))")
             }
+            // The live holder (`/proc/locks`), else the pid its record names while that one runs.
+            func holder() -> String { LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd) }
             if !told, let notice = Deck.lockWaitNotice, DeckLock.now() - started >= Deck.lockWaitNoticeDelay,
                 timeout > Deck.lockWaitNoticeDelay
             {
                 told = true
-                let holder = LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd)
                 notice(
-                    "waiting for \(holder), which holds the deck (lock file \(path)), for up to \(Int(timeout)) s; "
+                    "waiting for \(holder()), which holds the deck (lock file \(path)), for up to \(Int(timeout)) s; "
                         + "a stopped process (Ctrl-Z) holds it until it goes on (`fg`) or ends")
             }
             if DeckLock.now() >= deadline {
-                let holder = LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd)
+                let holder = holder()
                 close(fd)
                 throw StoreError(
                     .locked,
@@ -71,7 +73,7 @@ final class DeckLock {
     /// The bytes of a record: room for any pid (at most 2^22 on Linux, 7 digits) and then some.
     static let recordLength = 24
 
-    static func holder(fd: Int32) -> String {
+    private static func holder(fd: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = pread(fd, &buffer, 63, 0)
         guard count > 0 else { return "another process" }
@@ -96,32 +98,12 @@ extension Deck {
     /// The `cards` command line sets it to print on a terminal's standard error. Process-wide; safe to
     /// set and read from any thread.
     public static var lockWaitNotice: (@Sendable (String) -> Void)? {
-        get { LockWaitNotice.shared.value }
-        set { LockWaitNotice.shared.value = newValue }
+        get { lockWaitNoticeStore.withLock { $0 } }
+        set { lockWaitNoticeStore.withLock { $0 = newValue } }
     }
+
+    private static let lockWaitNoticeStore = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// How long a command waits for the deck lock before `lockWaitNotice` is called, in seconds.
     public static let lockWaitNoticeDelay = 1.0
-}
-
-/// The process-wide notice behind `Deck.lockWaitNotice`, under a mutex.
-private final class LockWaitNotice: @unchecked Sendable {
-    static let shared = LockWaitNotice()
-    private var mutex = pthread_mutex_t()
-    private var stored: (@Sendable (String) -> Void)?
-
-    private init() { pthread_mutex_init(&mutex, nil) }
-
-    var value: (@Sendable (String) -> Void)? {
-        get {
-            pthread_mutex_lock(&mutex)
-            defer { pthread_mutex_unlock(&mutex) }
-            return stored
-        }
-        set {
-            pthread_mutex_lock(&mutex)
-            stored = newValue
-            pthread_mutex_unlock(&mutex)
-        }
-    }
 }

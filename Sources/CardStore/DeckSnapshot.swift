@@ -159,7 +159,8 @@ public struct DeckSnapshot {
             let entries = try git("reading \(folder)") { () throws(GitError) in
                 try repository.treeEntries(entry.id, namePrefix: lowered, cache: trees)
             }
-            for item in entries where item.name.hasPrefix(lowered) && item.name.hasSuffix(".json") {
+            // Entries named with the prefix only (`namePrefix`): the card files among them.
+            for item in entries where item.name.hasSuffix(".json") {
                 matches.append(String(item.name.dropLast(5)))
             }
         }

@@ -253,8 +253,7 @@ enum SyncText {
             for problem in report.invalidCards {
                 lines.append(
                     "  \(problem.path) is not a valid card (\(problem.reason)) and \(would ? "would go" : "goes") to \(name) "
-                        + "with the merge: fix it "
-                        + "and `cards commit`")
+                        + "with the merge: fix it and `cards commit`")
             }
             if would {
                 lines.append("Would push the merge to \(name).")

@@ -11,9 +11,9 @@ import Glibc
 /// inflated once, straight into the array, or (a tree stored uncompressed) used where it lies. What
 /// stands in for zlib's check: the CRC-32 the pack index records for each entry, over the entry's
 /// packed bytes (~6 µs for a 27 KB card folder). A blob or a commit is hashed instead (SHA-1 in
-/// hardware, a fraction of a microsecond for a card) and refused unless it is the object asked for; a tree is not hashed
-/// against its id (libgit2's strict check; git does not hash on read either) and has to parse as a
-/// canonical tree (`RawTree`).
+/// hardware, a fraction of a microsecond for a card) and refused unless it is the object asked for; a
+/// tree is not hashed against its id (libgit2's strict check; git does not hash on read either) and has
+/// to parse as a canonical tree (`RawTree`).
 ///
 /// Anything this does not read (a loose object, a delta, a pack added since, a damaged entry, a
 /// version-1 index) gives nil, and the caller reads it through libgit2, which reads or explains it.

@@ -10,6 +10,9 @@ public final class RawTreeCache {
     /// The trees each folder path had in the walk that read it ("" for the root, "cards/" ...): a
     /// rebuilt folder equal to one of them is that tree, known without hashing or writing it.
     var versions: [String: [ObjectID]] = [:]
+    /// The root tree of each commit read through this cache (`Repository.commitTree`): opening a deck
+    /// and its first snapshot ask for the same one.
+    var commitTrees: [ObjectID: ObjectID] = [:]
 
     /// The reader of the packs, made on the first read through this cache (`PackReader`).
     private var packReader: PackReader?
@@ -34,6 +37,7 @@ public final class RawTreeCache {
         let held = Held(trees: trees, versions: versions, packReader: packReader)
         trees = [:]
         versions = [:]
+        commitTrees = [:]
         packReader = nil
         Background.release(held)
     }

@@ -107,21 +107,28 @@ extension Repository {
     /// repository itself did, say (clones and fetches log other messages). Nil when the reference has
     /// no reflog (bare repositories keep none by default).
     public func reflogTargets(_ name: String, where matches: (String) -> Bool) throws(GitError) -> Set<ObjectID>? {
-        // libgit2 makes an empty reflog when it reads one that is not there, which would then be kept.
+        try withReflog(name) { reflog in
+            var result: Set<ObjectID> = []
+            let count = git_reflog_entrycount(reflog)
+            if count == 0 { return nil }
+            for index in 0..<count {
+                guard let entry = git_reflog_entry_byindex(reflog, index) else { continue }
+                guard let message = git_reflog_entry_message(entry).map({ String(cString: $0) }), matches(message)
+                else { continue }
+                if let id = git_reflog_entry_id_new(entry) { result.insert(ObjectID(id)) }
+            }
+            return result
+        } ?? nil
+    }
+
+    /// `body` over reference `name`'s reflog as libgit2 reads it; nil when it has none (libgit2 would make
+    /// an empty one when it reads one that is not there, which would then be kept).
+    private func withReflog<T>(_ name: String, _ body: (OpaquePointer?) -> T) throws(GitError) -> T? {
         guard access(commonDirectory + "logs/" + name, F_OK) == 0 else { return nil }
         var reflog: OpaquePointer?
         try check(git_reflog_read(&reflog, pointer, name), "git_reflog_read")
         defer { git_reflog_free(reflog) }
-        var result: Set<ObjectID> = []
-        let count = git_reflog_entrycount(reflog)
-        if count == 0 { return nil }
-        for index in 0..<count {
-            guard let entry = git_reflog_entry_byindex(reflog, index) else { continue }
-            guard let message = git_reflog_entry_message(entry).map({ String(cString: $0) }), matches(message)
-            else { continue }
-            if let id = git_reflog_entry_id_new(entry) { result.insert(ObjectID(id)) }
-        }
-        return result
+        return body(reflog)
     }
 }
 
@@ -129,17 +136,10 @@ extension Repository {
     /// Where reference `name` was last moved to, by its reflog's newest line: what it pointed to before
     /// it was removed or damaged by hand. Nil without a reflog (bare repositories keep none by default).
     public func reflogLatest(_ name: String) -> ObjectID? {
-        guard access(commonDirectory + "logs/" + name, F_OK) == 0 else { return nil }
-        var reflog: OpaquePointer?
-        guard git_reflog_read(&reflog, pointer, name) == 0 else {
-            git_error_clear()
-            return nil
+        let newest = try? withReflog(name) { reflog in
+            git_reflog_entry_byindex(reflog, 0).flatMap(git_reflog_entry_id_new).map(ObjectID.init)
         }
-        defer { git_reflog_free(reflog) }
-        guard git_reflog_entrycount(reflog) > 0, let entry = git_reflog_entry_byindex(reflog, 0),
-            let id = git_reflog_entry_id_new(entry)
-        else { return nil }
-        let latest = ObjectID(id)
-        return latest == .zero ? nil : latest
+        guard case let latest?? = newest, latest != .zero else { return nil }
+        return latest
     }
 }

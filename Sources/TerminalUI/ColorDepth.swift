@@ -78,6 +78,8 @@ extension TerminalColor {
 
     /// The ANSI colours with a hue (all but black, the two greys and white).
     static let chromaticANSI = [1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14]
+    /// All 16 ANSI colours, by index.
+    static let allANSI = Array(ansiRGB.indices)
 
     /// The ANSI colour nearest to an RGB colour; a clearly coloured one (its channels at least 64 apart)
     /// keeps a hue, as nearest among the colours that have one: a purple card nearest to grey by distance
@@ -85,7 +87,7 @@ extension TerminalColor {
     static func nearestANSI(_ color: (UInt8, UInt8, UInt8)) -> TerminalColor {
         let rgb = (Int(color.0), Int(color.1), Int(color.2))
         let saturated = max(rgb.0, rgb.1, rgb.2) - min(rgb.0, rgb.1, rgb.2) >= 64
-        let candidates = saturated ? chromaticANSI : Array(ansiRGB.indices)
+        let candidates = saturated ? chromaticANSI : allANSI
         let index = candidates.min { distance(rgb, ansiRGB[$0]) < distance(rgb, ansiRGB[$1]) } ?? 0
         return .ansi(UInt8(index))
     }
