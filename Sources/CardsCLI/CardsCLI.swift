@@ -23,12 +23,9 @@ public enum CardsCLI {
         }
         // Swift turns bytes that are not UTF-8 into U+FFFD without a word: a title would be stored changed.
         if let bad = firstArgumentNotUTF8() {
-            let line = Array(
-                ("Error: argument \(bad.index) is not UTF-8 text ('\(bad.shown)'); cards takes text and paths as "
-                    + "UTF-8\nUsage: cards [--deck <dir>] <command> [options]\n"
-                    + "See 'cards --help' for more information.\n").utf8)
-            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            exit(64)
+            let message =
+                "argument \(bad.index) is not UTF-8 text ('\(bad.shown)'); cards takes text and paths as UTF-8"
+            exit(usageFailure(UsageError(message: message), output: Output(capture: false)))
         }
         let status = run(Array(CommandLine.arguments.dropFirst()), standardOutputClosed: closed.contains(1))
         exit(status)
