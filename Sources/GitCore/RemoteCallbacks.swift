@@ -203,6 +203,13 @@ extension RemoteCallbackState {
                         "\(place) refused the user and token given (\(name ?? "no user")); check CARDS_HTTP_USER and CARDS_HTTP_TOKEN "
                             + "or the user:token in the URL"))
             }
+            // libgit2 offers the URL's own user:token first and asks here only once the server refused it.
+            if settings.httpToken == nil, self.url?.hasPassword == true {
+                return fail(
+                    authenticationError(
+                        "\(place) refused the user and token in the URL (\(name ?? "no user")); check them, or set "
+                            + "CARDS_HTTP_USER and CARDS_HTTP_TOKEN"))
+            }
             guard let token = settings.httpToken, let name else {
                 return fail(
                     authenticationError(

@@ -105,7 +105,10 @@ extension SwipeSession {
         case .keyboard(let x, let lastKeyTime, let step)?:
             // Repeated presses within the window move further each time: a held key accelerates the card.
             let next = now - lastKeyTime < Self.keyRepeatWindow ? min(step * 1.6, 80) : Self.firstKeyStep
-            let newX = x + direction.sign * next
+            // Never further than a card's width (past every threshold): the card stays partly on screen, and
+            // a key held a moment too long is not a card to bring back from far off.
+            let limit = max(cardSize.width, configuration.commitDistance.resolved(width: cardSize.width) * 1.5)
+            let newX = min(limit, max(-limit, x + direction.sign * next))
             drag = .keyboard(x: newX, lastKeyTime: now, step: next)
             move(translation: SwipeVector(x: newX, y: 0))
         case .mouse?:

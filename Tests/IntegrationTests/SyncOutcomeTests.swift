@@ -326,6 +326,13 @@ struct SyncOutcomeTests {
         #expect(try scratch.cards(["remote", "add", "web", inURL], in: deck).status == 0)
         let list = try scratch.cards(["remote", "list"], in: deck)
         #expect(list.stdout.contains("alice:***@") && !list.stdout.contains("s3cret"), "\(list.stdout)")
+        // A wrong token in the URL is said to be refused, not asked for again.
+        let wrongInURL = server.url.replacingOccurrences(of: "http://", with: "http://alice:nope@")
+        let refused = try scratch.cards(["clone", wrongInURL, scratch.path("u")])
+        #expect(
+            refused.status == 1 && refused.stderr.contains("refused the user and token in the URL (alice)")
+                && !refused.stderr.contains("nope"),
+            "\(refused.stderr)")
         let fetched = try scratch.sync(
             scratch.path("g"), ["--dry-run"],
             extraEnvironment: ["CARDS_HTTP_USER": "alice", "CARDS_HTTP_TOKEN": "s3cret"])

@@ -157,6 +157,30 @@ struct SwipeSessionTests {
         #expect(s.deck.deleted == ["id-1"])
     }
 
+    @Test(
+        "a held arrow key takes the card past the threshold but never further than its width; the other key brings it back"
+    )
+    func heldArrowKeyStopsAtTheCardsWidth() throws {
+        var s = Self.session()
+        var t = 0.0
+        for _ in 0..<30 {
+            s.handle(.key(.left), at: t)
+            t += 0.04  // a key repeat
+        }
+        let width = s.cardSize.width
+        let offset = try #require(s.frame?.offset.x)
+        #expect(offset == -width, "the card went \(offset) points for a card \(width) wide")
+        #expect(s.isArmed)
+        // Back from there in a few presses, not dozens.
+        var presses = 0
+        while s.isArmed && presses < 30 {
+            s.handle(.key(.right), at: t)
+            t += 0.04
+            presses += 1
+        }
+        #expect(!s.isArmed && presses <= 12, "\(presses) presses to disarm")
+    }
+
     @Test func aSingleArrowPressAndSpaceSpringsBack() {
         var s = Self.session()
         s.handle(.key(.right), at: 0)
