@@ -134,18 +134,9 @@ enum CardText {
         String(text.map { $0.isNewline ? " " : $0 }).trimmingSpaces()
     }
 
-    /// Cuts `text` to at most `width` terminal columns, ending with "…" when cut.
+    /// Cuts `text` to at most `width` terminal columns, ending with "…" when cut (the swipe screen's rule).
     static func truncate(_ text: String, _ width: Int) -> String {
-        if CharacterWidth.of(text) <= width { return text }
-        var result = ""
-        var used = 0
-        for character in text {
-            let next = CharacterWidth.of(character)
-            if used + next > width - 1 { break }
-            result.append(character)
-            used += next
-        }
-        return result + "…"
+        CharacterWidth.of(text) <= width ? text : ScreenGrid.truncate(text, toColumns: width)
     }
 
     /// Pads `text` with spaces to `width` terminal columns (wide characters count two).
