@@ -212,7 +212,10 @@ extension Deck {
         var state = "missing"
         if FileSystem.exists(path) {
             do throws(GitError) {
+                // From disk: the repository's index object is as it was first read, and the writes of
+                // this deck since patched the file, not that object (an app keeps its deck open).
                 let index = try repository.index()
+                try index.reload(force: true)
                 opened = (index, try index.writeTree())
             } catch {
                 state = "damaged (\(error.message))"

@@ -268,7 +268,12 @@ extension Deck {
         guard let head = main.commit, !hasIndexRecord else { return }
         let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
         guard !parents.isEmpty else { return }
-        let indexTree = try git("reading the index") { () throws(GitError) in try repository.index().writeTree() }
+        // From disk, as `checkIndex` reads it: the repository's index object is as it was first read.
+        let indexTree = try git("reading the index") { () throws(GitError) in
+            let index = try repository.index()
+            try index.reload(force: true)
+            return try index.writeTree()
+        }
         for parent in parents {
             let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
             if tree == indexTree && tree != main.tree {

@@ -1,4 +1,5 @@
 import CardModel
+import Foundation
 import GitCore
 import SwipeEngine
 import Testing
@@ -87,5 +88,24 @@ struct LibraryUseTests {
         #expect(report.merge?.kind == .merged)
         // Nothing lost: the file is in main as merged, both values in history.
         #expect(try laptop.snapshot().blobID(at: CardID.path(for: card.id)) != nil)
+    }
+
+    @Test("a deck kept open across writes: fsck and hand edits read the index as it is now, not as first read")
+    func longLivedDeckReadsTheCurrentIndex() throws {
+        let scratch = try StoreScratch()
+        let deck = try Deck.create(at: scratch.path("deck"), name: "Open", bare: false)
+        let kept = try deck.add(title: "Kept", indexURL: "https://kept.example")
+        for round in 0..<3 {
+            // Each check loads libgit2's index object; each add then patches the file underneath it.
+            #expect(try deck.check(repair: false).problems == [], "before add \(round)")
+            _ = try deck.add(title: "Card \(round)", indexURL: "https://card.example/\(round)")
+            #expect(try deck.check(repair: false).problems == [], "after add \(round)")
+        }
+        // A card file deleted by hand after the writes is a hand deletion, not an index left behind.
+        _ = try deck.handEdits()
+        _ = try deck.add(title: "One more", indexURL: "https://more.example")
+        try FileManager.default.removeItem(atPath: scratch.path("deck/\(CardID.path(for: kept.id))"))
+        let edits = try deck.handEdits()
+        #expect(edits.map(\.path) == [CardID.path(for: kept.id)] && edits.first?.change == .deleted, "\(edits)")
     }
 }
