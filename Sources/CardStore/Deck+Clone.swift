@@ -7,7 +7,9 @@ extension Deck {
     /// `main` has no `deck.json`, or when `settings.isInterrupted` says so. A new folder is made as a
     /// hidden one beside `path` and renamed to it once whole, so that `path` never holds half a deck,
     /// even after the process is killed; an empty folder already there is cloned into in place.
-    public static func clone(from given: String, to path: String, settings: RemoteSettings) throws(StoreError)
+    public static func clone(
+        from given: String, to path: String, settings: RemoteSettings = .fromEnvironment()
+    ) throws(StoreError)
         -> Deck
     {
         // As git clone does: origin names a repository on this machine by its whole path, which means

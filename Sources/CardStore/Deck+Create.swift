@@ -25,9 +25,17 @@ extension Deck {
         if try repository.configString("pull.rebase") == nil { try repository.setConfig("pull.rebase", "false") }
     }
 
+    /// The name of a deck created in `folder` without one: the folder's name, less a `.git` ending
+    /// (`decks/work.git` is "work", as git names a clone of it).
+    static func defaultName(forFolder folder: String) -> String {
+        let name = FileSystem.basename(of: Repository.trimmedSlash(folder))
+        return name.count > 4 && name.hasSuffix(".git") ? String(name.dropLast(4)) : name
+    }
+
     /// Creates a new deck at `path`: a git repository on `main` with `deck.json`, `.gitattributes`,
     /// the merge-driver config and a first commit; then, with `source`, a second commit importing
-    /// the cards of that folder (laid out like a deck, e.g. `sample-repo/`).
+    /// the cards of that folder (laid out like a deck, e.g. `sample-repo/`). Without `name` (nor a
+    /// source's), the deck is named after its folder, less a `.git` ending.
     public static func create(at path: String, name: String?, bare: Bool, from source: String? = nil) throws(StoreError)
         -> Deck
     {
@@ -44,7 +52,7 @@ extension Deck {
         if let source {
             (imported, sourceName) = try readDeckFolder(source)
         }
-        let deckName = name ?? sourceName ?? FileSystem.basename(of: Repository.trimmedSlash(absolute))
+        let deckName = name ?? sourceName ?? Deck.defaultName(forFolder: absolute)
         guard Deck.isValidName(deckName) else {
             throw StoreError(.invalidInput, "--name must be 1 to 200 characters on one line")
         }

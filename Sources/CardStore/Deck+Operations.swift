@@ -34,7 +34,7 @@ public struct CardEdit: Sendable {
     /// An edit that changes nothing yet.
     public init(
         title: String? = nil, indexURL: String? = nil, platformName: String? = nil, platformIcon: String? = nil,
-        color: String? = nil, extra: [(String, JSONValue)] = []
+        color: String? = nil, extra: [(String, JSONValue)] = [], removed: [String] = []
     ) {
         self.title = title
         self.indexURL = indexURL
@@ -42,6 +42,7 @@ public struct CardEdit: Sendable {
         self.platformIcon = platformIcon
         self.color = color
         self.extra = extra
+        self.removed = removed
     }
 
     /// The edit applied to a card (not yet validated).
@@ -183,8 +184,9 @@ extension Deck {
         }
     }
 
-    /// Deletes cards in one commit. `gesture` (e.g. "swipe left, distance, preset row") becomes a
-    /// trailer. Ids that are already gone are skipped; nil when none was left to delete.
+    /// Deletes cards in one commit. `gesture` (e.g. "swipe left, distance, preset row": a swipe's
+    /// `SwipeOutcome.deletionNote`) becomes a `Gesture` trailer. Ids that are already gone are
+    /// skipped; nil when none was left to delete.
     @discardableResult
     public func delete(_ references: [String], gesture: String? = nil) throws(StoreError) -> CommitOutcome? {
         let ids = try snapshot().resolveAll(references)

@@ -103,9 +103,8 @@ extension Commands {
             }
         }
         var deleted = false
-        if outcome.deletes && !arguments.has("--dry-run") {
-            let reason = outcome.decision.reasonName ?? "distance"
-            deleted = try deck.delete([card.id], gesture: "swipe left, \(reason), preset \(configuration.name)") != nil
+        if let note = outcome.deletionNote, !arguments.has("--dry-run") {
+            deleted = try deck.delete([card.id], gesture: note) != nil
         }
         // The engine drops such samples (gesture.md rule 1): said on stderr, so a typo in a script is seen.
         let dropped = outcome.events.compactMap { event -> String? in
@@ -211,7 +210,7 @@ struct StoreSwipeDeck: SwipeDeck {
     }
 
     mutating func delete(id: String, reason: String) throws {
-        let outcome = try deck.delete([id], gesture: "swipe left, \(reason), preset \(preset)")
+        let outcome = try deck.delete([id], gesture: SwipeOutcome.deletionNote(reason: reason, preset: preset))
         if outcome != nil { deletedCount += 1 }
         // Our commit right on top of the cards held here: they are the deck's, less this one, without
         // reading every card again (~0.4 s a swipe at 100,000 cards). Anything else (another writer came

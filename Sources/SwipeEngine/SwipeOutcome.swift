@@ -23,4 +23,16 @@ public struct SwipeOutcome: Equatable, Sendable {
 
     /// Whether the store should delete the card: a commit to the left.
     public var deletes: Bool { decision.direction == .left }
+
+    /// What the store records of this swipe when it deletes the card, for `Deck.delete(_:gesture:)`'s
+    /// `Gesture` trailer ("swipe left, distance, preset row"); nil when it does not delete it.
+    public var deletionNote: String? {
+        deletes ? SwipeOutcome.deletionNote(reason: decision.reasonName ?? "distance", preset: preset) : nil
+    }
+
+    /// The `Gesture` trailer of a left swipe that deleted a card for `reason` (a `reasonName`) under
+    /// the preset named `preset`: the words `cards swipe` records, which `cards log` shows.
+    public static func deletionNote(reason: String, preset: String) -> String {
+        "swipe left, \(reason), preset \(preset)"
+    }
 }

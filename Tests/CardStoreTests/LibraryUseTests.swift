@@ -61,6 +61,14 @@ struct LibraryUseTests {
         _ = gesture.move(SwipeSample(time: 0.1, translation: SwipeVector(x: -160, y: 0)))
         let frame = gesture.touchUp(SwipeSample(time: 0.2, translation: SwipeVector(x: -170, y: 0)))
         #expect(frame.decision?.reasonName == "distance", "\(String(describing: frame.decision))")
+
+        let outcome = SwipeOutcome.run(
+            try DragScript.parse("0:0,0 0.2:-200,0"), configuration: .row, cardID: card.id)
+        if let note = outcome.deletionNote {
+            try deck.delete([card.id], gesture: note)
+        }
+        #expect(outcome.deletionNote == "swipe left, distance, preset row")
+        #expect(try deck.snapshot().card(id: card.id) == nil)
     }
 
     @Test(
@@ -107,5 +115,13 @@ struct LibraryUseTests {
         try FileManager.default.removeItem(atPath: scratch.path("deck/\(CardID.path(for: kept.id))"))
         let edits = try deck.handEdits()
         #expect(edits.map(\.path) == [CardID.path(for: kept.id)] && edits.first?.change == .deleted, "\(edits)")
+    }
+
+    @Test("a deck created without a name is named after its folder, less a .git ending")
+    func defaultNameIsTheFolders() throws {
+        let scratch = try StoreScratch()
+        #expect(try Deck.create(at: scratch.path("work.git"), name: nil, bare: true).snapshot().name() == "work")
+        #expect(try Deck.create(at: scratch.path("home"), name: nil, bare: false).snapshot().name() == "home")
+        #expect(try Deck.create(at: scratch.path(".git.d/.git"), name: nil, bare: true).snapshot().name() == ".git")
     }
 }

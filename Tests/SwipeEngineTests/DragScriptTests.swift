@@ -12,6 +12,15 @@ struct DragScriptTests {
         #expect(script.ending == .release)
     }
 
+    @Test("the note a deleting swipe leaves for the store names its reason and preset; a kept card has none")
+    func deletionNote() throws {
+        let away = SwipeOutcome.run(try DragScript.parse("0:0,0 0.5:-200,0 1:-210,0"), configuration: .row, cardID: "c")
+        #expect(away.decision.reasonName == "distance")
+        #expect(away.deletionNote == "swipe left, distance, preset row")
+        let kept = SwipeOutcome.run(try DragScript.parse("0:0,0 0.5:-20,0 1:-21,0"), configuration: .row, cardID: "c")
+        #expect(!kept.deletes && kept.deletionNote == nil)
+    }
+
     @Test func parsesBothCancelForms() throws {
         #expect(try DragScript.parse("0:0,0 0.1:-20,0 cancel").ending == .cancel(time: 0.1))
         #expect(try DragScript.parse("0:0,0 0.1:-20,0 0.15:cancel").ending == .cancel(time: 0.15))
