@@ -21,7 +21,7 @@ extension Deck {
             IndexUpdate(path: update.path, file: update.blob.map { ($0, FileStat.unknown) })
         }
         return IndexPreparation(
-            updates: updates, indexPath: "\(gitDirectory)/index", flush: flushMode,
+            updates: updates, indexPath: "\(gitDirectory)/index", flush: flushMode, workingDirectory: workingDirectory,
             refresh: { path, blob in
                 // Stat data first: a change after it shows as a different file.
                 let full = "\(workingDirectory)/\(path)"
@@ -121,7 +121,8 @@ extension Deck {
             let outcome: IndexPatch.Outcome
             do {
                 outcome = try IndexPatch.apply(
-                    updates, indexPath: "\(gitDirectory)/index", flush: flush, lock: indexLock)
+                    updates, indexPath: "\(gitDirectory)/index", flush: flush, lock: indexLock,
+                    workingDirectory: workingDirectory)
             } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
                 usleep(10_000)
                 continue

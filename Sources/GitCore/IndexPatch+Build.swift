@@ -9,10 +9,13 @@ extension IndexPatch {
     /// changed entry when it writes the index ahead of the file, see `IndexPreparation`; git's
     /// read-tree does the same), the stat data of its file if the file holds the entry's blob, nil
     /// to leave it as it is; asked for at most `refreshedEntries` entries.
+    ///
+    /// `workingDirectory`: where the entries' files are, to look again at an unchanged entry recorded
+    /// in the old index's second (`isStillAsRecorded`); nil leaves such entries as they are.
     static func build(
         _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)],
         indexTime: (seconds: UInt32, nanoseconds: UInt32),
-        refresh: ((_ path: String, _ blob: ObjectID) -> FileStat?)? = nil
+        refresh: ((_ path: String, _ blob: ObjectID) -> FileStat?)? = nil, workingDirectory: String? = nil
     ) -> Result<IndexImage, Reason> {
         let end = bytes.count - 20
         guard end >= 12, bytes[0] == 0x44, bytes[1] == 0x49, bytes[2] == 0x52, bytes[3] == 0x43 else {
@@ -27,7 +30,8 @@ extension IndexPatch {
         let written: Int
         switch placeEntries(
             bytes, end: end, version: version, changes: changes,
-            indexTime: indexTime, refresh: refresh, position: &position, into: &image)
+            indexTime: indexTime, refresh: refresh, workingDirectory: workingDirectory, position: &position,
+            into: &image)
         {
         case .failure(let reason): return .failure(reason)
         case .success(let count): written = count
@@ -46,7 +50,7 @@ extension IndexPatch {
     private static func placeEntries(
         _ bytes: UnsafeRawBufferPointer, end: Int, version: UInt32, changes: [(path: [UInt8], update: IndexUpdate)],
         indexTime: (seconds: UInt32, nanoseconds: UInt32), refresh: ((String, ObjectID) -> FileStat?)?,
-        position: inout Int, into image: inout IndexImage
+        workingDirectory: String?, position: inout Int, into image: inout IndexImage
     ) -> Result<Int, Reason> {
         let entryCount = Int(BigEndian.read32(bytes, at: 8))
         var written = 0
@@ -106,11 +110,14 @@ extension IndexPatch {
                         continue
                     }
                 }
+                let modified = BigEndian.read32(bytes, at: position + 8)
                 if IndexPatch.isRacilyClean(
-                    seconds: BigEndian.read32(bytes, at: position + 8),
-                    nanoseconds: BigEndian.read32(bytes, at: position + 12), indexTime: indexTime)
+                    seconds: modified, nanoseconds: BigEndian.read32(bytes, at: position + 12), indexTime: indexTime)
+                    || (modified == indexTime.seconds
+                        && !isStillAsRecorded(bytes, at: position, name: entry.name, in: workingDirectory))
                 {
-                    // Racily clean (not older than the old index): size 0 makes git re-check it.
+                    // Racily clean (not older than the old index), or changed in its second where git's
+                    // stat check cannot see it: size 0 makes git re-check it.
                     image.copy(runStart..<position + 36)
                     image.append32(0)
                     runStart = position + 40
@@ -125,6 +132,54 @@ extension IndexPatch {
             next += 1
         }
         return .success(written)
+    }
+
+    /// Whether the file of the entry at `position`, recorded in the old index's second but before it
+    /// (not racily clean to the nanosecond, but to git, which compares whole seconds), still holds
+    /// the entry's blob, as far as git can tell. While the index is of that second git checks such an
+    /// entry's file again; once a later index follows it trusts the stat data, and a same-size change
+    /// made in that second (a hand edit right after a write) would never show in `git status`. So the
+    /// file is looked at now, as git does before it writes an index (`ce_smudge_racily_clean_entry`):
+    /// stat data that git tells apart from the recorded ones (whole seconds, inode, size) shows the
+    /// change by itself; the same to the nanosecond, the file is unchanged; else its content decides.
+    /// False (smudge it) only for a file whose change git's stat check would miss. True without a
+    /// working directory.
+    private static func isStillAsRecorded(
+        _ bytes: UnsafeRawBufferPointer, at position: Int, name: UnsafeRawBufferPointer, in workingDirectory: String?
+    ) -> Bool {
+        guard let workingDirectory, let base = bytes.baseAddress else { return true }
+        let path = workingDirectory + "/" + String(decoding: name, as: UTF8.self)
+        guard let now = FileStat(path: path) else { return true }
+        func recorded(_ field: Int) -> UInt32 { BigEndian.read32(bytes, at: position + 4 * field) }
+        // ctime and mtime seconds, inode, size: what git compares (its nanoseconds only when built with USE_NSEC).
+        guard [0, 2, 5, 9].allSatisfy({ now.fields[$0] == recorded($0) }) else { return true }
+        if recorded(3) != 0 && now.fields[1] == recorded(1) && now.fields[3] == recorded(3) { return true }
+        let size = Int(now.fields[9])
+        guard size <= maximumComparedFile, let content = readWhole(path, size: size) else { return false }
+        return ObjectID.blobHash(of: content) == ObjectID(pointer: base + position + 40)
+    }
+
+    /// Files larger than this are smudged rather than hashed by `isStillAsRecorded`.
+    static let maximumComparedFile = 1 << 22
+
+    /// The `size` bytes of the file at `path`, nil unless it holds exactly that many.
+    private static func readWhole(_ path: String, size: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var complete = false
+        let content = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
+            var filled = 0
+            while filled <= size, let start = buffer.baseAddress {
+                let got = read(descriptor, start + filled, size + 1 - filled)
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { break }
+                filled += got
+            }
+            count = filled
+            complete = filled == size
+        }
+        return complete ? content : nil
     }
 
     /// At most this many entries without stat data are refreshed by one patch (each costs a read

@@ -82,8 +82,10 @@ public enum IndexPatch {
     /// (`.ordered`: the caller fsyncs the index afterwards, committing the rename with everything before).
     /// `lock`: `index.lock` as the caller holds it; it stays held (the caller gives it up), and the new
     /// index goes through a file of its own (`IndexLock.newIndexPath`).
+    /// `workingDirectory`: where the entries' files are (`build`'s), nil for an index of its own.
     public static func apply(
-        _ updates: [IndexUpdate], indexPath: String, flush: FlushMode, lock: IndexLock? = nil
+        _ updates: [IndexUpdate], indexPath: String, flush: FlushMode, lock: IndexLock? = nil,
+        workingDirectory: String? = nil
     ) throws(GitError) -> Outcome {
         let changes: [(path: [UInt8], update: IndexUpdate)]
         switch sortedChanges(updates) {
@@ -96,7 +98,9 @@ public enum IndexPatch {
         case .success(let mapped): old = mapped
         }
         defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
-        switch build(old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds)) {
+        switch build(
+            old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds), workingDirectory: workingDirectory)
+        {
         case .failure(let reason): return .declined(reason.text)
         case .success(let image):
             try write(image, over: old.bytes, to: indexPath, flush: flush, lock: lock)

@@ -24,10 +24,11 @@ public final class IndexPreparation {
 
     /// Starts writing ahead the index at `indexPath` with `updates` (their stat data as the caller
     /// wants it recorded, usually `FileStat.unknown`), flushed as `flush` says. `refresh` is
-    /// `IndexPatch.build`'s, called on the preparing thread. Nil where it cannot pay: a small index,
-    /// no spare yet (the first patch keeps one), one processor, nothing flushed (`IndexSpare`).
+    /// `IndexPatch.build`'s, called on the preparing thread, as is its `workingDirectory`. Nil where it
+    /// cannot pay: a small index, no spare yet (the first patch keeps one), one processor, nothing
+    /// flushed (`IndexSpare`).
     public init?(
-        updates: [IndexUpdate], indexPath: String, flush: FlushMode,
+        updates: [IndexUpdate], indexPath: String, flush: FlushMode, workingDirectory: String? = nil,
         refresh: @escaping @Sendable (_ path: String, _ blob: ObjectID) -> FileStat?
     ) {
         var index = stat()
@@ -43,7 +44,8 @@ public final class IndexPreparation {
             else { return nil }
             defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
             let built = IndexPatch.build(
-                old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds), refresh: refresh)
+                old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds), refresh: refresh,
+                workingDirectory: workingDirectory)
             guard case .success(let image) = built else { return nil }
             // Hashed on one more thread while this one compares and writes the spare's pages.
             let hashed = BackgroundWork { image.checksum(over: old.bytes, indexPath: indexPath) }

@@ -65,6 +65,49 @@ struct FastWritePathTests {
         #expect(after.contains(CardID.path(for: cards[3].id)))
     }
 
+    @Test(
+        "a same-size hand edit in the second of the index's entry and of the index itself still shows in git status after a later write"
+    )
+    func sameSecondHandEditStaysVisible() throws {
+        let scratch = try StoreScratch()
+        let directory = scratch.path("deck")
+        let deck = try Deck.create(at: directory, name: "Test", bare: false)
+        let cards = makeCards(3)
+        try deck.importCards(cards, source: "test")
+        let edited = directory + "/" + CardID.path(for: cards[0].id)
+        /// Sets the modification time of `path` to second 1,600,000,000 and `nanoseconds` (the access time
+        /// left: UTIME_OMIT, which Glibc's module does not export).
+        func setModified(_ path: String, nanoseconds: Int) {
+            var times = [
+                timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: 1_600_000_000, tv_nsec: nanoseconds),
+            ]
+            #expect(utimensat(AT_FDCWD, path, &times, 0) == 0, "utimensat \(path)")
+        }
+        // The entry records the file as of 0.1 s into that second (git takes the new stat data, same content).
+        setModified(edited, nanoseconds: 100_000_000)
+        _ = try scratch.git(["update-index", "-q", "--refresh"], in: directory)
+        // A same-size change in that second (the ctime moves to now, as the entry's did just before), and
+        // an index of that second too, written after the entry: racily clean to git, not to the nanosecond.
+        let original = try String(contentsOfFile: edited, encoding: .utf8)
+        try original.replacingOccurrences(of: "Card 0", with: "Card X").write(
+            toFile: edited, atomically: false, encoding: .utf8)
+        setModified(edited, nanoseconds: 200_000_000)
+        setModified(directory + "/.git/index", nanoseconds: 600_000_000)
+        // A later write keeps the entry only if the file still holds its blob: git trusts it from then on.
+        try deck.edit(cards[1].id, CardEdit(title: "Another"))
+        let status = try scratch.git(["status", "--porcelain"], in: directory)
+        #expect(status.contains(CardID.path(for: cards[0].id)), "git status: \(status)")
+        #expect(try deck.handEdits().map(\.path) == [CardID.path(for: cards[0].id)])
+        // An untouched file of that second (same content, nanoseconds differ) is kept as it is recorded.
+        let untouched = directory + "/" + CardID.path(for: cards[2].id)
+        setModified(untouched, nanoseconds: 300_000_000)
+        _ = try scratch.git(["update-index", "-q", "--refresh"], in: directory)
+        setModified(directory + "/.git/index", nanoseconds: 900_000_000)
+        try deck.edit(cards[1].id, CardEdit(title: "Again"))
+        let listed = try scratch.git(["ls-files", "--debug", CardID.path(for: cards[2].id)], in: directory)
+        #expect(listed.contains("mtime: 1600000000:300000000") && !listed.contains("size: 0"), "\(listed)")
+    }
+
     @Test("a card folder in an old mode spelling (100664): the splice gives way, libgit2 builds the tree, all packed")
     func oddModeFolderFallsBack() throws {
         let scratch = try StoreScratch()
