@@ -49,7 +49,7 @@ public struct RemoteSettings: Sendable {
     public init(
         useSSHAgent: Bool = false, sshKeys: [String] = [], sshUser: String? = nil, httpUser: String? = nil,
         httpToken: String? = nil, knownHostsPath: String? = nil, timeout: Double? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, isInterrupted: (@Sendable () -> Bool)? = nil
     ) {
         self.useSSHAgent = useSSHAgent
         self.sshKeys = sshKeys
@@ -59,6 +59,7 @@ public struct RemoteSettings: Sendable {
         self.knownHostsPath = knownHostsPath
         self.timeout = timeout
         self.progress = progress
+        self.isInterrupted = isInterrupted
     }
 
     /// The settings `cards` runs with: agent when `SSH_AUTH_SOCK` is set; `CARDS_SSH_KEY`, else
