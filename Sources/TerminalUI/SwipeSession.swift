@@ -74,9 +74,13 @@ public struct SwipeSession<Deck: SwipeDeck> {
         return count == 0 ? "0/0" : "\(min(position + 1, count))/\(count)"
     }
 
-    /// The terminal was resized.
+    /// The terminal was resized. A mouse drag in progress is cancelled: it is measured in cells from
+    /// its press, and at another size a cell is another distance, so its release would be judged on a
+    /// drag the screen never showed (short of the line, then a delete; armed, then a snap back).
     public mutating func resize(to size: TerminalSize) {
+        let changed = size != self.size
         self.size = size
+        if changed, case .mouse? = drag { cancelDrag("the terminal was resized; the card went back") }
     }
 
     /// Advances animations to `time`.

@@ -318,6 +318,30 @@ struct SwipeSessionTests {
         #expect(s.render().text.contains("Too small"))
     }
 
+    @Test("a resize during a mouse drag cancels it: a release at the new size deletes nothing, nor snaps back an armed card")
+    func resizeMidDragCancels() throws {
+        // 15 columns left at 80 columns is short of the line; at 30 columns the same cells were past it.
+        var s = Self.session()
+        let short = try Self.drag(&s, columns: -15)
+        #expect(Self.redCells(s.render()) == 0, "not armed before the resize")
+        s.resize(to: TerminalSize(columns: 30, rows: 24))
+        Self.release(&s, at: short)
+        _ = Self.settle(&s, from: short.time + 0.1)
+        #expect(s.deck.deleted.isEmpty)
+        #expect(s.lastAction.contains("resized"), "\(s.lastAction)")
+        // A keyboard drag is in points: a resize leaves it as it was.
+        var keys = Self.session()
+        var time = 0.0
+        for _ in 0..<12 {
+            time += 0.03
+            keys.handle(.key(.left), at: time)
+        }
+        keys.resize(to: TerminalSize(columns: 60, rows: 20))
+        keys.handle(.key(.enter), at: time + 0.03)
+        _ = Self.settle(&keys, from: time + 0.03)
+        #expect(keys.deck.deleted.count == 1)
+    }
+
     @Test func classicRowPresetDeletesOnlyToTheLeft() throws {
         var s = Self.session(preset: .classicRow)
         let point = try Self.drag(&s, columns: 20)
