@@ -318,7 +318,9 @@ struct SwipeSessionTests {
         #expect(s.render().text.contains("Too small"))
     }
 
-    @Test("a resize during a mouse drag cancels it: a release at the new size deletes nothing, nor snaps back an armed card")
+    @Test(
+        "a resize during a mouse drag cancels it: a release at the new size deletes nothing, nor snaps back an armed card"
+    )
     func resizeMidDragCancels() throws {
         // 15 columns left at 80 columns is short of the line; at 30 columns the same cells were past it.
         var s = Self.session()
