@@ -15,9 +15,9 @@ final class Output {
         if standardOutputClosed { standardOutputFailure = EBADF }
     }
 
-    /// Writes a result line (or bytes) to standard output.
+    /// Writes a result line to standard output, its control characters shown (`visible`).
     func print(_ text: String, terminator: String = "\n") {
-        write(Array((text + terminator).utf8), to: 1)
+        write(Array((Output.visible(text) + terminator).utf8), to: 1)
     }
 
     /// Writes raw bytes to standard output.
@@ -25,9 +25,33 @@ final class Output {
         write(bytes, to: 1)
     }
 
-    /// Writes a message line to standard error.
+    /// Writes a message line to standard error, its control characters shown (`visible`).
     func error(_ text: String) {
-        write(Array((text + "\n").utf8), to: 2)
+        write(Array((Output.visible(text) + "\n").utf8), to: 2)
+    }
+
+    /// `text` with every control character but newline and tab shown as `\x1B` (C0, DEL and C1):
+    /// lines quote commit subjects, file names and messages that may come from a remote, and an
+    /// escape sequence in one must not reach the terminal (recolour it, set its title, write the
+    /// clipboard, move the cursor over earlier lines). Card fields never hold any (`Card.validate`).
+    static func visible(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }),
+            text.unicodeScalars.contains(where: isHidden)
+        else { return text }
+        var shown = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isHidden(scalar) else {
+                shown.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            shown.append(contentsOf: ("\\x" + (hex.count < 2 ? "0" : "") + hex).unicodeScalars)
+        }
+        return String(shown)
+    }
+
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
     }
 
     private func write(_ bytes: [UInt8], to fd: Int32) {

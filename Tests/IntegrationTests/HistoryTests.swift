@@ -38,6 +38,29 @@ struct HistoryTests {
         try scratch.expectClean(deck)
     }
 
+    @Test("escape sequences in a commit subject or a file name from elsewhere are shown, never sent to the terminal")
+    func controlCharactersShown() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let subject = "Subject \u{1B}[31mRED\u{1B}[0m \u{1B}]52;c;aGVsbG8=\u{07} \u{9B}2J end"
+        #expect(try scratch.git(["commit", "--allow-empty", "-q", "-m", subject], in: deck).status == 0)
+        try FileManager.default.createDirectory(atPath: deck + "/cards/zz", withIntermediateDirectories: true)
+        try "{}".write(toFile: deck + "/cards/zz/evil\u{1B}[2J.json", atomically: true, encoding: .utf8)
+        #expect(try scratch.git(["add", "-A"], in: deck).status == 0)
+        #expect(try scratch.git(["commit", "-q", "-m", "hand"], in: deck).status == 0)
+        for arguments in [["log", "-n", "2"], ["fsck"], ["list"], ["status"]] {
+            let run = try scratch.cards(arguments, in: deck)
+            let all = run.stdout + run.stderr
+            #expect(!all.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(arguments)")
+            if arguments != ["status"] { #expect(all.contains("\\x1B"), "\(arguments): \(all)") }
+        }
+        let log = try scratch.cards(["log", "-n", "2"], in: deck).stdout
+        #expect(log.contains("Subject \\x1B[31mRED\\x1B[0m \\x1B]52;c;aGVsbG8=\\x07 \\x9B2J end"), "\(log)")
+        // JSON output escapes them as JSON does, unchanged.
+        let json = try scratch.cards(["log", "-n", "2", "--json"], in: deck).stdout
+        #expect(json.contains("\\u001b[31mRED"), "\(json)")
+    }
+
     @Test("undo walks back: add, then edit, undone in reverse order")
     func undoSequence() throws {
         let scratch = try Scratch()
