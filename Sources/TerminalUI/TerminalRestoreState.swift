@@ -21,9 +21,22 @@ enum TerminalRestoreState {
     /// Set while stopped with the terminal given back: SIGCONT takes it again.
     nonisolated(unsafe) static var suspended: Int32 = 0
 
-    /// Signals that end the process: the terminal is put back first (a runtime trap, SIGABRT, SIGQUIT
-    /// included), then the signal is raised again with its default action.
-    static let fatalSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE]
+    /// Signals whose default action ends the process: the terminal is put back first (a runtime trap,
+    /// SIGABRT, SIGQUIT, a stray SIGUSR1 or SIGALRM included), then the signal is raised again with its
+    /// default action. One the process started with ignored (`nohup`, a script's background job) stays
+    /// ignored, as the other commands keep it.
+    static let fatalSignals = [
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGUSR1, SIGUSR2,
+        SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGPWR, SIGSYS, SIGIO,
+    ]
+
+    /// Whether `signalNumber` is ignored now (SIG_IGN, inherited from the parent).
+    static func isIgnored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(signalNumber, nil, &current) == 0, let handler = current.__sigaction_handler.sa_handler
+        else { return false }
+        return unsafeBitCast(handler, to: Int.self) == 1
+    }
 
     /// SIGTSTP: gives the terminal back, then stops with the default action once the handler returns
     /// (the signal is blocked while it runs).
@@ -69,7 +82,7 @@ enum TerminalRestoreState {
             _ = signal(signalNumber, SIG_DFL)
             _ = raise(signalNumber)
         }
-        for signalNumber in fatalSignals { _ = signal(signalNumber, fatal) }
+        for signalNumber in fatalSignals where !isIgnored(signalNumber) { _ = signal(signalNumber, fatal) }
         _ = signal(SIGTSTP, suspendHandler)
         _ = signal(SIGCONT, continueHandler)
         _ = signal(SIGWINCH) { _ in TerminalRestoreState.resizePending = 1 }

@@ -148,8 +148,8 @@ struct SwipeCLITests {
 
 extension SwipeCLITests {
     @Test(
-        "interactive: SIGTERM, SIGQUIT and Ctrl-C all restore the terminal and delete nothing",
-        arguments: ["TERM", "QUIT", "ctrl-c"])
+        "interactive: SIGTERM, SIGQUIT, a stray SIGUSR1 or SIGALRM and Ctrl-C all restore the terminal and delete nothing",
+        arguments: ["TERM", "QUIT", "USR1", "ALRM", "ctrl-c"])
     func interruptRestores(_ how: String) throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
@@ -162,7 +162,8 @@ extension SwipeCLITests {
         try tmux.mouse(drag: 30, row: 6)
         if how != "ctrl-c" {
             let pid = try tmux.cardsPID()
-            #expect(kill(pid, how == "TERM" ? SIGTERM : SIGQUIT) == 0)
+            let signals = ["TERM": SIGTERM, "QUIT": SIGQUIT, "USR1": SIGUSR1, "ALRM": SIGALRM]
+            #expect(kill(pid, signals[how] ?? SIGTERM) == 0)
         } else {
             try tmux.keys("\u{03}")
         }
