@@ -14,6 +14,16 @@ extension ScreenGrid {
             let shown: Character = first.properties.generalCategory == .control ? "?" : character
             let width = CharacterWidth.of(shown)
             guard x + width <= limit else { break }
+            if width == 2 && (x < 0 || x + 1 >= size.columns) {
+                // A wide character cut by an edge of the screen (a card dragged partly off it): its
+                // visible half is a blank. Written into the last column, a terminal wraps it onto the next
+                // row, and at the bottom right scrolls the whole screen.
+                for half in [x, x + 1] where half >= 0 && half < size.columns {
+                    self[row, half] = Cell(" ", style: style)
+                }
+                x += width
+                continue
+            }
             self[row, x] = Cell(shown, style: style)
             if width == 2 { self[row, x + 1] = Cell(" ", style: style, isContinuation: true) }
             x += width

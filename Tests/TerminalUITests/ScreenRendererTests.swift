@@ -71,6 +71,19 @@ struct ScreenRendererTests {
         #expect(grid.lines[0].hasSuffix("xy"))
         #expect(grid.lines[1].hasPrefix("?bell"))
     }
+
+    @Test("a wide character cut by the right or left edge leaves a blank, never half of it for the terminal to wrap")
+    func wideCharacterAtAnEdge() {
+        var grid = ScreenGrid(size: Self.size)
+        grid.put("ab中", row: 4, column: 17)
+        grid.put("中z", row: 3, column: -1)
+        #expect(grid.lines[4].hasSuffix("ab "), "\(grid.lines[4])")
+        #expect(grid.lines[3].hasPrefix(" z"), "\(grid.lines[3])")
+        #expect(!grid[4, 19].isContinuation && !grid[3, 0].isContinuation)
+        var renderer = ScreenRenderer()
+        let out = String(decoding: renderer.render(grid), as: UTF8.self)
+        #expect(!out.contains("中"), "\(out)")
+    }
 }
 
 @Suite("Character widths and what is drawn of a title")
