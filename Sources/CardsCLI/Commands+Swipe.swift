@@ -120,8 +120,17 @@ extension Commands {
                 "warning: \(dropped.count) drag sample\(dropped.count == 1 ? "" : "s") ignored: "
                     + dropped.joined(separator: "; "))
         }
+        // The swipe deleted it, but another command deleted it first (two swipes at once): not a dry run.
+        let deletedElsewhere = outcome.deletes && !deleted && !arguments.has("--dry-run")
+        if deletedElsewhere {
+            context.output.error(
+                "Error: card \(card.id) \"\(card.title)\" was deleted by another command meanwhile; nothing was "
+                    + "deleted here (`cards log` shows that commit)")
+        }
         if arguments.has("--json") {
             context.output.print(outcome.json(cardID: card.id, deleted: deleted))
+        } else if deletedElsewhere {
+            return 1
         } else {
             let decision = outcome.decision
             let detail = [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
@@ -134,7 +143,7 @@ extension Commands {
                 context.output.print("Kept card \(card.id) \"\(card.title)\" (\(detail)).")
             }
         }
-        return 0
+        return deletedElsewhere ? 1 : 0
     }
 
     static func runInteractive(_ context: Context, _ arguments: ParsedArguments) throws -> Int32 {
