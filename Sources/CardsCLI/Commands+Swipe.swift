@@ -167,10 +167,11 @@ extension Commands {
         } catch let error as TerminalError {
             throw CLIError(message: error.message)
         }
+        let deleted = adapter.stillDeleted()
         let summary =
-            adapter.deletedCount == 0
+            deleted == 0
             ? "No cards deleted."
-            : "Deleted \(adapter.deletedCount) card\(adapter.deletedCount == 1 ? "" : "s") (each one commit; `cards undo` or `cards restore ID` brings one back)."
+            : "Deleted \(deleted) card\(deleted == 1 ? "" : "s") (each one commit; `cards undo` or `cards restore ID` brings one back)."
         context.output.print(summary)
         // Not in the session, and not said on its screen: said once the terminal is back, as `list` says it.
         for problem in adapter.skipped {
@@ -186,7 +187,8 @@ struct StoreSwipeDeck: SwipeDeck {
     let deck: Deck
     let preset: String
     private(set) var cards: [SwipeCardInfo]
-    private(set) var deletedCount = 0
+    /// The cards this session deleted, in order (a restore here takes one out).
+    private(set) var deletedIDs: [String] = []
     /// How long a swipe waits for another command's deck lock, in seconds.
     static let lockTimeout = 2.0
     /// The commit of main the cards were read from.
@@ -220,7 +222,7 @@ struct StoreSwipeDeck: SwipeDeck {
 
     mutating func delete(id: String, reason: String) throws {
         let outcome = try deck.delete([id], gesture: SwipeOutcome.deletionNote(reason: reason, preset: preset))
-        if outcome != nil { deletedCount += 1 }
+        if outcome != nil { deletedIDs.append(id) }
         // Our commit right on top of the cards held here: they are the deck's, less this one, without
         // reading every card again (~0.4 s a swipe at 100,000 cards). Anything else (another writer came
         // in between) is read again.
@@ -230,6 +232,13 @@ struct StoreSwipeDeck: SwipeDeck {
             return
         }
         try reload()
+    }
+
+    /// How many of the cards this session deleted are not in the deck now: one brought back meanwhile
+    /// by another command (`cards undo` in another shell) is not counted.
+    func stillDeleted() -> Int {
+        guard let snapshot = try? deck.snapshot() else { return deletedIDs.count }
+        return Set(deletedIDs).filter { (try? snapshot.card(id: $0)) == nil }.count
     }
 
     mutating func refresh() throws -> Bool {
@@ -242,7 +251,7 @@ struct StoreSwipeDeck: SwipeDeck {
 
     mutating func restore(_ card: SwipeCardInfo, at index: Int) throws {
         _ = try deck.restore(card.id)
-        deletedCount = max(0, deletedCount - 1)
+        deletedIDs.removeAll { $0 == card.id }
         try reload()
     }
 }

@@ -283,6 +283,25 @@ struct Tmux {
 }
 
 extension SwipeCLITests {
+    @Test("interactive: the closing count leaves out a card this session deleted that another command brought back")
+    func closingCountSeesUndoElsewhere() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let tmux = try Tmux(scratch: scratch, deck: deck)
+        defer { tmux.stop() }
+        #expect(try tmux.waitFor("1/16"), "the session did not start: \((try? tmux.screen()) ?? "")")
+        try tmux.mouse(press: true, column: 50, row: 6)
+        for column in stride(from: 48, through: 8, by: -4) { try tmux.mouse(drag: column, row: 6) }
+        try tmux.mouse(press: false, column: 8, row: 6)
+        #expect(try tmux.waitFor("1/15"), "not deleted: \((try? tmux.screen()) ?? "")")
+        #expect(try scratch.cards(["undo"], in: deck).status == 0)
+        try tmux.keys("q")
+        #expect(try tmux.waitForFile("done"))
+        let closing = try tmux.screen()
+        #expect(closing.contains("No cards deleted."), "\(closing)")
+        #expect(try scratch.cards(["list"], in: deck).stdout.split(separator: "\n").count == 16)
+    }
+
     @Test("interactive: a card file that is not a valid card is left out of the session and named once it ends")
     func invalidCardNamedAfterTheSession() throws {
         let scratch = try Scratch()
