@@ -15,6 +15,9 @@ extension Commands {
             ])
     ) { context, arguments in
         let sample = try locateSample(arguments.value("--sample"))
+        // Ctrl-C stops the demo after the step under way, its folder removed, then ends it as the signal would.
+        Interruption.begin()
+        defer { Interruption.end(stopped: true) }
         let root = try FileSystem.makeTemporaryDirectory(prefix: "cards-demo-")
         defer { if !arguments.has("--keep") { FileSystem.removeTree(root) } }
         // The demo must run on a machine with no git identity configured.
@@ -144,6 +147,7 @@ final class DemoNarrator {
         let shown = arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
         if echo { output.print("$ cards \(shown)") }
         let result = CardsCLI.runCapturing(arguments)
+        if Interruption.isInterrupted { throw CLIError(message: "the demo was interrupted; its folder is removed") }
         if echo && !result.stdout.isEmpty { output.print(indent(result.stdout), terminator: "") }
         if !result.stderr.isEmpty { output.error(indent(result.stderr)) }
         guard result.status == 0 else {

@@ -12,8 +12,14 @@ enum Interruption {
 
     static let signals = [SIGINT, SIGTERM, SIGHUP]
 
+    /// How many `begin()`s are not yet ended: a command run inside another (the demo's clone) leaves
+    /// the outer one's catching and its signal to it.
+    nonisolated(unsafe) static var depth = 0
+
     /// Catches the signals until `end()`.
     static func begin() {
+        depth += 1
+        guard depth == 1 else { return }
         caught = 0
         previous = [:]
         for number in signals {
@@ -39,6 +45,8 @@ enum Interruption {
     /// it (`stopped`), dies of it, so that the shell sees what happened; one that came after the work was
     /// done is let go.
     static func end(stopped: Bool) {
+        depth = max(0, depth - 1)
+        guard depth == 0 else { return }
         for (number, old) in previous {
             var action = old
             _ = sigaction(number, &action, nil)

@@ -624,4 +624,30 @@ struct DemoTests {
         }
         #expect(!result.stderr.contains("Error"))
     }
+
+    @Test("Ctrl-C during the demo stops it, removes its temporary folder and ends as the signal would")
+    func demoInterrupted() throws {
+        let scratch = try Scratch(identity: false)
+        let temporary = scratch.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let child = try scratch.startCards(
+            ["demo", "--sample", Binaries.sampleRepo], in: scratch.root, extraEnvironment: ["TMPDIR": temporary])
+        func demoFolders() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).filter {
+                $0.hasPrefix("cards-demo-")
+            }
+        }
+        // Interrupted once a device has been cloned: the folder holds decks by then.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline,
+            !demoFolders().contains(where: { FileManager.default.fileExists(atPath: "\(temporary)/\($0)/laptop") })
+        {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(!demoFolders().isEmpty, "the demo never made its folder")
+        child.signal(SIGINT)
+        let result = child.wait(timeout: 60)
+        #expect(result.ending == .signalled(SIGINT), "\(result.ending) \(result.stdout) \(result.stderr)")
+        #expect(demoFolders().isEmpty, "left behind: \(demoFolders())")
+    }
 }
