@@ -43,9 +43,15 @@ public struct InputParser: Sendable {
                     buffer.removeFirst(start)
                     return events
                 }
-                // Timed out: the first byte stands alone (Esc) or is a broken UTF-8 lead (dropped).
-                if rest.first == 0x1B { events.append(.key(.escape)) }
-                start += 1
+                // Timed out. A lone Esc is the key; an escape sequence cut off (its rest late on a slow
+                // link, or lost) is no key press, and must not quit the session: dropped whole. Anything
+                // else is a broken UTF-8 lead (dropped).
+                if rest.first == 0x1B {
+                    if rest.count == 1 { events.append(.key(.escape)) }
+                    start = buffer.count
+                } else {
+                    start += 1
+                }
             }
         }
         buffer.removeAll(keepingCapacity: true)
@@ -107,10 +113,37 @@ public struct InputParser: Sendable {
             default: key = nil
             }
             return .event(key.map(InputEvent.key), consumed: 3)
-        default:
-            // Esc followed by anything else (Alt+key, or Esc typed twice): the Esc stands alone.
+        case 0x1B:
+            // Esc typed twice: the first stands alone.
             return .event(.key(.escape), consumed: 1)
+        case UInt8(ascii: "]"), UInt8(ascii: "P"), UInt8(ascii: "_"), UInt8(ascii: "^"):
+            // OSC, DCS, APC, PM (a terminal's answer, a paste of escape codes): skipped to their end.
+            return skipStringSequence(bytes)
+        default:
+            // Alt+key: no key of the session (Esc alone quits; Alt+q is not Esc then q).
+            return .event(nil, consumed: 2)
         }
+    }
+
+    /// A string sequence longer than this without its end (BEL, or ESC \) is dropped as far as read
+    /// (a terminal's answer carrying a clipboard can be long; one cut off is dropped on the timeout).
+    private static let maximumStringSequenceLength = 1 << 16
+
+    /// Skips a string sequence (OSC, DCS, APC, PM) up to and with its terminator, BEL or ST (ESC \).
+    private static func skipStringSequence(_ bytes: ArraySlice<UInt8>) -> Step {
+        let i = bytes.startIndex
+        var k = i + 2
+        while k < bytes.endIndex {
+            if k - i >= maximumStringSequenceLength { return .event(nil, consumed: k - i) }
+            if bytes[k] == 0x07 { return .event(nil, consumed: k - i + 1) }
+            if bytes[k] == 0x1B {
+                guard k + 1 < bytes.endIndex else { return .needMore }
+                // ST ends it; any other escape starts something new after a broken one.
+                return .event(nil, consumed: bytes[k + 1] == UInt8(ascii: "\\") ? k - i + 2 : k - i)
+            }
+            k += 1
+        }
+        return .needMore
     }
 
     private static func parseCSI(_ bytes: ArraySlice<UInt8>) -> Step {

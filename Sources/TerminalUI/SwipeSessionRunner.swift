@@ -4,8 +4,10 @@ import SwipeEngine
 /// Runs the interactive swipe session on a terminal: raw mode, the event loop, and the terminal put back on
 /// quit, Ctrl-C, SIGTERM and errors.
 public enum SwipeSessionRunner {
-    /// Seconds a lone Esc waits for the rest of a sequence before it counts as the Esc key.
-    static let escapeTimeout = 0.03
+    /// Seconds a lone Esc waits for the rest of a sequence before it counts as the Esc key (and a
+    /// sequence cut off is dropped): vim's `ttimeoutlen`, long enough for a sequence split by a slow
+    /// ssh link, short enough that Esc still feels immediate.
+    static let escapeTimeout = 0.1
     /// Milliseconds between animation frames.
     static let frameInterval: Int32 = 16
 

@@ -94,10 +94,30 @@ struct InputParserTests {
         #expect(parser.flush().isEmpty)
     }
 
-    @Test func flushingACutOffSequenceGivesItsKeys() {
+    @Test("a sequence cut off (its rest late or lost) is dropped when flushed: no Esc, so no quit")
+    func flushingACutOffSequenceDropsIt() {
         var parser = InputParser()
         #expect(parser.feed(Self.bytes("\u{1B}[")).isEmpty)
-        #expect(parser.flush() == [.key(.escape), .key(.character("["))])
+        #expect(parser.flush().isEmpty)
+        #expect(parser.feed(Self.bytes("\u{1B}[<0;10;5")).isEmpty)
+        #expect(parser.flush().isEmpty)
+        #expect(!parser.hasPendingInput)
+        #expect(parser.feed(Self.bytes("D")) == [.key(.character("D"))])
+    }
+
+    @Test("Alt+key and string sequences (OSC, DCS) are skipped, never read as Esc")
+    func altKeysAndStringSequencesAreSkipped() {
+        var parser = InputParser()
+        #expect(parser.feed(Self.bytes("\u{1B}q\u{1B}x")).isEmpty)
+        #expect(parser.feed(Self.bytes("\u{1B}]52;c;aGVsbG8=\u{07}a")) == [.key(.character("a"))])
+        #expect(parser.feed(Self.bytes("\u{1B}P1$r0m\u{1B}\\b")) == [.key(.character("b"))])
+        // Split anywhere, the same.
+        for byte in Self.bytes("\u{1B}]0;title\u{1B}\\c") { _ = parser.feed([byte]) }
+        #expect(parser.feed(Self.bytes("d")) == [.key(.character("d"))])
+        // One never ended (cut off) waits, then goes whole on the timeout: none of it is a key.
+        #expect(parser.feed(Self.bytes("\u{1B}]" + String(repeating: "q", count: 5000))).isEmpty)
+        #expect(parser.flush().isEmpty)
+        #expect(parser.feed(Self.bytes("\u{1B}\u{1B}[A")) == [.key(.escape), .key(.up)])
     }
 
     @Test func endlessGarbageIsDropped() {
