@@ -147,7 +147,8 @@ extension Commands {
     }
 
     static func runInteractive(_ context: Context, _ arguments: ParsedArguments) throws -> Int32 {
-        for option in ["--drag", "--grab"] where arguments.value(option) != nil {
+        for option in ["--drag", "--grab", "--width", "--height"] where arguments.value(option) != nil {
+            // The session's card is the size the terminal gives it; a size is for a scripted swipe's engine.
             throw UsageError(message: "\(option) needs a card id: cards swipe <id> \(option) …")
         }
         if arguments.has("--left") || arguments.has("--right") || arguments.has("--json") || arguments.has("--dry-run")

@@ -92,6 +92,9 @@ struct SwipeCLITests {
         let result = try scratch.cards(["swipe"], in: deck)
         #expect(result.status == 1)
         #expect(result.stderr.contains("--drag") && result.stderr.contains("terminal"))
+        // A card size is for a scripted swipe: the session's card is the terminal's size.
+        let sized = try scratch.cards(["swipe", "--width", "300"], in: deck)
+        #expect(sized.status == 64 && sized.stderr.contains("--width needs a card id"), "\(sized.stderr)")
     }
 
     @Test(
