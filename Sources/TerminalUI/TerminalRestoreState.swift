@@ -41,6 +41,10 @@ enum TerminalRestoreState {
     /// SIGTSTP: gives the terminal back, then stops with the default action once the handler returns
     /// (the signal is blocked while it runs).
     static let suspendHandler: @convention(c) (Int32) -> Void = { _ in
+        // Started in a session of its own (setsid: its parent is in another), the process group is
+        // orphaned and the kernel discards the stop, so no SIGCONT would take the terminal again and the
+        // session would go on drawing on a terminal in line mode: the stop is not taken at all.
+        if getsid(getppid()) != getsid(0) { return }
         let wasActive = TerminalRestoreState.active
         TerminalRestoreState.restore()
         TerminalRestoreState.suspended = wasActive
