@@ -130,14 +130,23 @@ extension Deck {
         return "\(folder == "/" ? "" : folder)/\(prefix)\(getpid())"
     }
 
-    /// Removes what clones (or creations, `kind`) of `absolute` left when their process was killed (its
-    /// id no longer runs).
+    /// Removes what clones (or creations, `kind`) left beside `absolute` when their process was killed
+    /// (its id no longer runs): of `absolute` itself at once; of other names in the same folder (a clone
+    /// killed, then made again under another name) once ten minutes old, as no clone's process may be
+    /// one this process cannot see (another container sharing the folder) and still be writing it.
     static func removeAbandonedClones(of absolute: String, kind: String = "clone") {
         let (folder, prefix) = partialClones(of: absolute, kind: kind)
-        for entry in FileSystem.list(folder) where entry.hasPrefix(prefix) {
-            guard let pid = Int32(entry.dropFirst(prefix.count)), pid != getpid(), !LockFiles.isAlive(pid)
+        let marker = ".cards-\(kind)-"
+        let now = Double(time(nil))
+        for entry in FileSystem.list(folder) where entry.hasPrefix(".") && entry.contains(marker) {
+            guard let digits = entry.split(separator: "-").last, entry.hasSuffix(marker + digits),
+                let pid = Int32(digits), pid > 0, pid != getpid(), !LockFiles.isAlive(pid)
             else { continue }
-            FileSystem.removeTree("\(folder == "/" ? "" : folder)/\(entry)")
+            let full = "\(folder == "/" ? "" : folder)/\(entry)"
+            if !entry.hasPrefix(prefix) {
+                guard let modified = LockFiles.modificationTime(full), now - modified > 600 else { continue }
+            }
+            FileSystem.removeTree(full)
         }
     }
 

@@ -94,7 +94,7 @@ public struct DeckSnapshot {
                 .invalidCard,
                 error.couldNotRead
                     ? "\(path): could not be read: \(error.reason); `git fsck` says why"
-                    : "\(path): \(error.reason); fix the file by hand, then `cards commit` (`cards status` lists such files)"
+                    : "\(path): \(error.reason); fix the file by hand, then `cards commit` (`cards fsck` lists such files)"
             )
         }
     }

@@ -139,7 +139,7 @@ extension Commands {
         for problem in problems {
             context.output.error(
                 "error: \(problem.path) is not a valid card and was not exported: \(problem.reason); fix it "
-                    + "(`cards status` lists such files), then export again")
+                    + "(`cards fsck` lists such files), then export again")
         }
         if !problems.isEmpty {
             context.output.error(

@@ -124,4 +124,26 @@ struct LibraryUseTests {
         #expect(try Deck.create(at: scratch.path("home"), name: nil, bare: false).snapshot().name() == "home")
         #expect(try Deck.create(at: scratch.path(".git.d/.git"), name: nil, bare: true).snapshot().name() == ".git")
     }
+
+    @Test("a clone clears what killed clones left beside it: of its own name at once, of other names once ten minutes old")
+    func abandonedClonesCleared() throws {
+        let scratch = try StoreScratch()
+        let remote = scratch.path("remote.git")
+        _ = try Deck.create(at: remote, name: "Shared", bare: true)
+        // Left by processes that no longer run (no pid is this large).
+        let dead = "2147483646"
+        let stale = scratch.path(".laptop.cards-clone-\(dead)")
+        let fresh = scratch.path(".phone.cards-clone-\(dead)")
+        let own = scratch.path(".tablet.cards-clone-\(dead)")
+        for folder in [stale, fresh, own] {
+            try FileManager.default.createDirectory(atPath: folder + "/.git", withIntermediateDirectories: true)
+        }
+        var old = [timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, stale, &old, 0) == 0)
+        _ = try Deck.clone(from: remote, to: scratch.path("tablet"))
+        let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
+        #expect(!exists(own), "its own name's leftover stays")
+        #expect(!exists(stale), "another name's leftover an hour old stays")
+        #expect(exists(fresh), "another name's leftover of a minute ago may still be written (another container)")
+    }
 }
