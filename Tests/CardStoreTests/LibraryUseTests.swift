@@ -125,7 +125,9 @@ struct LibraryUseTests {
         #expect(try Deck.create(at: scratch.path(".git.d/.git"), name: nil, bare: true).snapshot().name() == ".git")
     }
 
-    @Test("a clone clears what killed clones left beside it: of its own name at once, of other names once ten minutes old")
+    @Test(
+        "a clone clears what killed clones left beside it: of its own name at once, of other names once ten minutes old"
+    )
     func abandonedClonesCleared() throws {
         let scratch = try StoreScratch()
         let remote = scratch.path("remote.git")
