@@ -54,7 +54,11 @@ public enum SwipeSessionRunner {
             var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, timeout)
             if ready < 0 {
-                if errno == EINTR { continue }  // SIGWINCH: redraw at the new size
+                if errno == EINTR {
+                    // SIGWINCH: redraw at the new size; SIGTSTP: take the terminal again if no stop came.
+                    TerminalRestoreState.resumeIfStopDiscarded()
+                    continue
+                }
                 throw RawTerminal.systemError("poll")
             }
             let now = MonotonicClock.now()

@@ -41,10 +41,6 @@ enum TerminalRestoreState {
     /// SIGTSTP: gives the terminal back, then stops with the default action once the handler returns
     /// (the signal is blocked while it runs).
     static let suspendHandler: @convention(c) (Int32) -> Void = { _ in
-        // Started in a session of its own (setsid: its parent is in another), the process group is
-        // orphaned and the kernel discards the stop, so no SIGCONT would take the terminal again and the
-        // session would go on drawing on a terminal in line mode: the stop is not taken at all.
-        if getsid(getppid()) != getsid(0) { return }
         let wasActive = TerminalRestoreState.active
         TerminalRestoreState.restore()
         TerminalRestoreState.suspended = wasActive
@@ -65,6 +61,16 @@ enum TerminalRestoreState {
         }
         TerminalRestoreState.active = 1
         TerminalRestoreState.resizePending = 1
+    }
+
+    /// Takes the terminal again when a stop was asked for and never happened: the kernel discards it for
+    /// an orphaned process group (a session led by a shell without job control: `ssh host cards swipe`,
+    /// `script -c`, setsid) and for a container's first process, so no SIGCONT comes. Called by the
+    /// event loop after a signal woke it (by then a stop that happens has happened: the signal is taken
+    /// on the handler's return).
+    static func resumeIfStopDiscarded() {
+        guard suspended != 0 else { return }
+        continueHandler(SIGCONT)
     }
 
     /// Restores the terminal if raw mode is active; safe to call from a signal handler and more than once.
