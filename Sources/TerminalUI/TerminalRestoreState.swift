@@ -96,6 +96,13 @@ enum TerminalRestoreState {
         _ = signal(SIGTSTP, suspendHandler)
         _ = signal(SIGCONT, continueHandler)
         _ = signal(SIGWINCH) { _ in TerminalRestoreState.resizePending = 1 }
+        // Blocked signals are inherited through exec: a launcher that left these blocked (the test
+        // runner does, through tmux and bash, which unlike dash does not clear the mask) would leave a
+        // stop, a resize or a kill pending, never handled.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signalNumber in fatalSignals + [SIGTSTP, SIGCONT, SIGWINCH] { sigaddset(&handled, signalNumber) }
+        _ = pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         _ = atexit { TerminalRestoreState.restore() }
     }
 }

@@ -180,18 +180,21 @@ extension SwipeCLITests {
 }
 
 extension SwipeCLITests {
-    @Test("interactive: a stop (SIGTSTP) gives the terminal back, and a continue takes it again and goes on")
+    @Test("interactive: a stop (SIGTSTP) gives the terminal back to the shell, and fg takes it again and goes on")
     func stopAndContinue() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
-        let tmux = try Tmux(scratch: scratch, deck: deck)
+        let tmux = try Tmux(scratch: scratch, deck: deck, jobControl: true)
         defer { tmux.stop() }
         #expect(try tmux.waitFor("1/16"), "the session did not start: \((try? tmux.screen()) ?? "")")
         let pid = try tmux.cardsPID()
         #expect(kill(pid, SIGTSTP) == 0)
         Thread.sleep(forTimeInterval: 0.5)
         #expect(try tmux.display("#{mouse_any_flag}#{alternate_on}#{cursor_flag}") == "001", "stopped, still raw")
-        #expect(kill(pid, SIGCONT) == 0)
+        let state = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        #expect(state.contains(") T "), "not stopped: \(state)")
+        // The shell has the terminal: a line for its `read`, then `fg` continues the job.
+        try tmux.keys("\r")
         Thread.sleep(forTimeInterval: 0.5)
         #expect(try tmux.display("#{mouse_any_flag}#{alternate_on}") == "11", "continued, not taken again")
         #expect(try tmux.waitFor("1/16"), "not drawn again: \((try? tmux.screen()) ?? "")")
@@ -204,23 +207,54 @@ extension SwipeCLITests {
     }
 }
 
+extension SwipeCLITests {
+    @Test("interactive: a stop the kernel discards (no job control: an orphaned process group) leaves the session going")
+    func discardedStopKeepsTheSession() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let tmux = try Tmux(scratch: scratch, deck: deck)
+        defer { tmux.stop() }
+        #expect(try tmux.waitFor("1/16"), "the session did not start: \((try? tmux.screen()) ?? "")")
+        #expect(kill(try tmux.cardsPID(), SIGTSTP) == 0)
+        Thread.sleep(forTimeInterval: 0.5)
+        // Never stopped: the terminal is the session's again, and keys still drive it.
+        #expect(try tmux.display("#{mouse_any_flag}#{alternate_on}#{cursor_flag}") == "110", "left in line mode")
+        try tmux.keys("q")
+        #expect(try tmux.waitForFile("done"))
+        let before = try String(contentsOfFile: scratch.path("stty-before"), encoding: .utf8)
+        let after = try String(contentsOfFile: scratch.path("stty-after"), encoding: .utf8)
+        #expect(before == after, "terminal settings not restored")
+    }
+}
+
 /// A private tmux server running `cards swipe` in a 100×30 pane.
 struct Tmux {
     let scratch: Scratch
     let socket: String
 
-    init(scratch: Scratch, deck: String) throws {
+    /// `jobControl`: the pane's shell runs `cards swipe` as a job of its own (bash `set -m`), so a stop
+    /// stops it and the shell takes the terminal back, waiting for a line before it continues the job
+    /// (`fg`). Without it the shell has no job control, as under `ssh host cmd`: the process group is
+    /// orphaned and the kernel discards a stop.
+    init(scratch: Scratch, deck: String, jobControl: Bool = false) throws {
         self.scratch = scratch
         socket = scratch.path("tmux.sock")
         let env = ["HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "CARDS_FSYNC"].compactMap { key in
             scratch.environment[key].map { "\(key)='\($0)'" }
         }.joined(separator: " ")
+        let run = "env -u NO_COLOR -u COLORTERM \(env) TERM=xterm-256color '\(Binaries.cards)' swipe"
+        let swipe =
+            jobControl
+            ? "set -m; \(run); status=$?; if jobs %1 >/dev/null 2>&1; then read line; fg %1 >/dev/null; status=$?; fi"
+            : "\(run); status=$?"
         let script = """
             cd '\(deck)' && stty -g > '\(scratch.path("stty-before"))'; \
-            env -u NO_COLOR -u COLORTERM \(env) TERM=xterm-256color '\(Binaries.cards)' swipe; echo EXIT:$? > '\(scratch.path("done.tmp"))'; \
+            \(swipe); echo EXIT:$status > '\(scratch.path("done.tmp"))'; \
             stty -g > '\(scratch.path("stty-after"))'; mv '\(scratch.path("done.tmp"))' '\(scratch.path("done"))'; sleep 60
             """
-        let result = tmuxCommand(["-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", script])
+        let result = tmuxCommand([
+            "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "30", jobControl ? "bash" : "sh", "-c", script,
+        ])
         guard result.status == 0 else { throw CocoaError(.executableLoad) }
     }
 
