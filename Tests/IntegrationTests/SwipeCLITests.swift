@@ -208,7 +208,9 @@ extension SwipeCLITests {
 }
 
 extension SwipeCLITests {
-    @Test("interactive: a stop the kernel discards (no job control: an orphaned process group) leaves the session going")
+    @Test(
+        "interactive: a stop the kernel discards (no job control: an orphaned process group) leaves the session going"
+    )
     func discardedStopKeepsTheSession() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
