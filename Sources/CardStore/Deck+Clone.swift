@@ -132,8 +132,8 @@ extension Deck {
 
     /// Removes what clones (or creations, `kind`) left beside `absolute` when their process was killed
     /// (its id no longer runs): of `absolute` itself at once; of other names in the same folder (a clone
-    /// killed, then made again under another name) once ten minutes old, as no clone's process may be
-    /// one this process cannot see (another container sharing the folder) and still be writing it.
+    /// killed, then made again under another name) once untouched for ten minutes (`lastActivity`), as
+    /// a clone's process may be one this process cannot see (another container sharing the folder).
     static func removeAbandonedClones(of absolute: String, kind: String = "clone") {
         let (folder, prefix) = partialClones(of: absolute, kind: kind)
         let marker = ".cards-\(kind)-"
@@ -143,11 +143,18 @@ extension Deck {
                 let pid = Int32(digits), pid > 0, pid != getpid(), !LockFiles.isAlive(pid)
             else { continue }
             let full = "\(folder == "/" ? "" : folder)/\(entry)"
-            if !entry.hasPrefix(prefix) {
-                guard let modified = LockFiles.modificationTime(full), now - modified > 600 else { continue }
-            }
+            if !entry.hasPrefix(prefix) && now - lastActivity(inClone: full) <= 600 { continue }
             FileSystem.removeTree(full)
         }
+    }
+
+    /// When a clone in `folder` last wrote, as far as a few files tell (seconds since the epoch): the
+    /// folder, its `.git`, the index, and the pack folder with what is in it (a fetch writes its pack
+    /// there for as long as it runs).
+    static func lastActivity(inClone folder: String) -> Double {
+        let pack = "\(folder)/.git/objects/pack"
+        let paths = [folder, "\(folder)/.git", "\(folder)/.git/index", pack] + FileSystem.list(pack).map { "\(pack)/\($0)" }
+        return paths.compactMap(LockFiles.modificationTime).max() ?? 0
     }
 
     static func interrupted() -> StoreError {

@@ -15,15 +15,17 @@ extension Commands {
             ])
     ) { context, arguments in
         let sample = try locateSample(arguments.value("--sample"))
-        // Ctrl-C stops the demo after the step under way, its folder removed, then ends it as the signal would.
+        // Ctrl-C stops the demo after the step under way, its folder removed (unless kept), then ends it
+        // as the signal would; one that comes after the last step is let go.
         Interruption.begin()
-        defer { Interruption.end(stopped: true) }
+        let demo = DemoNarrator(output: context.output)
+        defer { Interruption.end(stopped: demo.wasInterrupted) }
         let root = try FileSystem.makeTemporaryDirectory(prefix: "cards-demo-")
         defer { if !arguments.has("--keep") { FileSystem.removeTree(root) } }
+        demo.folderOnInterrupt = arguments.has("--keep") ? "its decks are kept in \(root)" : "its folder is removed"
         // The demo must run on a machine with no git identity configured.
         setenv("CARDS_AUTHOR_NAME", "CardDeck Demo", 0)
         setenv("CARDS_AUTHOR_EMAIL", "demo@carddeck.invalid", 0)
-        let demo = DemoNarrator(output: context.output)
         let remote = "\(root)/remote.git"
         let laptop = "\(root)/laptop"
         let phone = "\(root)/phone"
@@ -127,6 +129,10 @@ extension Commands {
 final class DemoNarrator {
     let output: Output
     private var steps = 0
+    /// Whether a step found Ctrl-C (or SIGTERM, SIGHUP) caught: the demo stopped for it.
+    private(set) var wasInterrupted = false
+    /// What became of the demo's folder, said when it is interrupted.
+    var folderOnInterrupt = "its folder is removed"
 
     init(output: Output) {
         self.output = output
@@ -147,7 +153,12 @@ final class DemoNarrator {
         let shown = arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
         if echo { output.print("$ cards \(shown)") }
         let result = CardsCLI.runCapturing(arguments)
-        if Interruption.isInterrupted { throw CLIError(message: "the demo was interrupted; its folder is removed") }
+        if Interruption.isInterrupted {
+            // Said here: the signal ends the process on the way out, before an error thrown is printed.
+            wasInterrupted = true
+            output.error("Error: the demo was interrupted; \(folderOnInterrupt)")
+            throw CLIError(message: "the demo was interrupted")
+        }
         if echo && !result.stdout.isEmpty { output.print(indent(result.stdout), terminator: "") }
         if !result.stderr.isEmpty { output.error(indent(result.stderr)) }
         guard result.status == 0 else {

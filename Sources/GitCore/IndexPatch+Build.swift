@@ -140,20 +140,23 @@ extension IndexPatch {
     /// entry's file again; once a later index follows it trusts the stat data, and a same-size change
     /// made in that second (a hand edit right after a write) would never show in `git status`. So the
     /// file is looked at now, as git does before it writes an index (`ce_smudge_racily_clean_entry`):
-    /// stat data that git tells apart from the recorded ones (whole seconds, inode, size) shows the
-    /// change by itself; the same to the nanosecond, the file is unchanged; else its content decides.
+    /// another mtime second or size shows the change to git by itself; times and inode the same to
+    /// the nanosecond, the file is unchanged; else its content decides.
     /// False (smudge it) only for a file whose change git's stat check would miss. True without a
     /// working directory.
     private static func isStillAsRecorded(
         _ bytes: UnsafeRawBufferPointer, at position: Int, name: UnsafeRawBufferPointer, in workingDirectory: String?
     ) -> Bool {
         guard let workingDirectory, let base = bytes.baseAddress else { return true }
-        let path = workingDirectory + "/" + String(decoding: name, as: UTF8.self)
+        // A name that is not UTF-8 cannot be looked up through a `String`: git would check it, so smudge it.
+        guard let relative = String(validating: name, as: UTF8.self) else { return false }
+        let path = workingDirectory + "/" + relative
         guard let now = FileStat(path: path) else { return true }
         func recorded(_ field: Int) -> UInt32 { BigEndian.read32(bytes, at: position + 4 * field) }
-        // ctime and mtime seconds, inode, size: what git compares (its nanoseconds only when built with USE_NSEC).
-        guard [0, 2, 5, 9].allSatisfy({ now.fields[$0] == recorded($0) }) else { return true }
-        if recorded(3) != 0 && now.fields[1] == recorded(1) && now.fields[3] == recorded(3) { return true }
+        // mtime seconds and size: what git compares whatever its settings (ctime and inode not with
+        // `core.trustctime=false` or `core.checkStat=minimal`, nanoseconds only when built with USE_NSEC).
+        guard now.fields[2] == recorded(2) && now.fields[9] == recorded(9) else { return true }
+        if recorded(3) != 0 && [0, 1, 3, 5].allSatisfy({ now.fields[$0] == recorded($0) }) { return true }
         let size = Int(now.fields[9])
         guard size <= maximumComparedFile, let content = readWhole(path, size: size) else { return false }
         return ObjectID.blobHash(of: content) == ObjectID(pointer: base + position + 40)

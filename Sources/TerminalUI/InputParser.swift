@@ -3,7 +3,8 @@
 /// an error); unknown sequences are skipped.
 ///
 /// A lone Esc cannot be told from the start of a sequence until time passes: when `hasPendingInput` stays true
-/// for a short while (say 30 ms) with no new bytes, call `flush()` to take the bytes as typed keys.
+/// for a short while (the session waits 100 ms) with no new bytes, call `flush()`: a lone Esc is then the key,
+/// a sequence cut off is dropped.
 public struct InputParser: Sendable {
     private var buffer: [UInt8] = []
     /// A CSI sequence longer than this without a final byte is garbage; it is dropped.
@@ -21,7 +22,7 @@ public struct InputParser: Sendable {
         return drain(final: false)
     }
 
-    /// Takes whatever is pending as complete: a lone Esc becomes `.escape`, a cut-off sequence its keys.
+    /// Takes whatever is pending as complete: a lone Esc becomes `.escape`, a cut-off sequence is dropped.
     public mutating func flush() -> [InputEvent] { drain(final: true) }
 
     private enum Step {

@@ -136,16 +136,27 @@ struct LibraryUseTests {
         let dead = "2147483646"
         let stale = scratch.path(".laptop.cards-clone-\(dead)")
         let fresh = scratch.path(".phone.cards-clone-\(dead)")
+        let fetching = scratch.path(".watch.cards-clone-\(dead)")
         let own = scratch.path(".tablet.cards-clone-\(dead)")
-        for folder in [stale, fresh, own] {
-            try FileManager.default.createDirectory(atPath: folder + "/.git", withIntermediateDirectories: true)
+        for folder in [stale, fresh, fetching, own] {
+            try FileManager.default.createDirectory(
+                atPath: folder + "/.git/objects/pack", withIntermediateDirectories: true)
         }
-        var old = [timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, stale, &old, 0) == 0)
+        // A pack being fetched into an old folder: written a moment ago.
+        try Data("PACK".utf8).write(to: URL(fileURLWithPath: fetching + "/.git/objects/pack/tmp_pack_x"))
+        for folder in [stale, fetching] {
+            for path in [folder, folder + "/.git", folder + "/.git/objects/pack"] {
+                var old = [
+                    timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0),
+                ]
+                #expect(utimensat(AT_FDCWD, path, &old, 0) == 0)
+            }
+        }
         _ = try Deck.clone(from: remote, to: scratch.path("tablet"))
         let exists = { (path: String) in FileManager.default.fileExists(atPath: path) }
         #expect(!exists(own), "its own name's leftover stays")
         #expect(!exists(stale), "another name's leftover an hour old stays")
         #expect(exists(fresh), "another name's leftover of a minute ago may still be written (another container)")
+        #expect(exists(fetching), "an old folder whose pack is being written is a clone at work")
     }
 }

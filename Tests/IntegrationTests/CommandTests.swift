@@ -648,6 +648,7 @@ struct DemoTests {
         child.signal(SIGINT)
         let result = child.wait(timeout: 60)
         #expect(result.ending == .signalled(SIGINT), "\(result.ending) \(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("the demo was interrupted; its folder is removed"), "\(result.stderr)")
         #expect(demoFolders().isEmpty, "left behind: \(demoFolders())")
     }
 }
