@@ -153,7 +153,8 @@ extension Deck {
     /// there for as long as it runs).
     static func lastActivity(inClone folder: String) -> Double {
         let pack = "\(folder)/.git/objects/pack"
-        let paths = [folder, "\(folder)/.git", "\(folder)/.git/index", pack] + FileSystem.list(pack).map { "\(pack)/\($0)" }
+        let paths =
+            [folder, "\(folder)/.git", "\(folder)/.git/index", pack] + FileSystem.list(pack).map { "\(pack)/\($0)" }
         return paths.compactMap(LockFiles.modificationTime).max() ?? 0
     }
 
