@@ -118,8 +118,18 @@ public struct InputParser: Sendable {
             // Esc typed twice: the first stands alone.
             return .event(.key(.escape), consumed: 1)
         case UInt8(ascii: "]"), UInt8(ascii: "P"), UInt8(ascii: "_"), UInt8(ascii: "^"):
-            // OSC, DCS, APC, PM (a terminal's answer, a paste of escape codes): skipped to their end.
-            return skipStringSequence(bytes)
+            // OSC, DCS, APC, PM (a terminal's answer, a paste of escape codes): skipped to their end. A
+            // terminal's OSC and DCS answers start with a number (DCS also "!"); anything else after
+            // Esc ] or Esc P is Alt+] or Alt+P and a key, which must not wait for an end that never comes.
+            guard bytes.count >= 3 else { return .needMore }
+            let first = bytes[i + 2]
+            let isNumber = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+            switch bytes[i + 1] {
+            case UInt8(ascii: "]") where !isNumber, UInt8(ascii: "P") where !isNumber && first != UInt8(ascii: "!"):
+                return .event(nil, consumed: 2)
+            default:
+                return skipStringSequence(bytes)
+            }
         default:
             // Alt+key: no key of the session (Esc alone quits; Alt+q is not Esc then q).
             return .event(nil, consumed: 2)
