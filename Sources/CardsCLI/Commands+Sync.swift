@@ -2,6 +2,7 @@ import CardStore
 import DeckMerge
 import GitCore
 import Glibc
+import TerminalUI
 
 extension Commands {
     static let cloneCommand = Command(
@@ -329,8 +330,11 @@ final class ProgressLine: @unchecked Sendable {
         lastDraw = now
         last = line
         shown = true
+        // Cut to the terminal's width: a line that wraps leaves its first rows behind at the next "\r".
+        let width = RawTerminal.size(of: 2).map { max(1, $0.columns - 1) } ?? 79
+        let shownLine = line.count > width ? String(line.prefix(width)) : line
         // A dumb terminal gets no escape sequence: pad over the old line instead.
-        let text = dumb ? "\r" + line.padding(to: 70) : "\r\u{1B}[K" + line
+        let text = dumb ? "\r" + shownLine.padding(to: min(70, width)) : "\r\u{1B}[K" + shownLine
         _ = text.withCString { write(2, $0, strlen($0)) }
     }
 
