@@ -68,10 +68,11 @@ public struct SwipeSession<Deck: SwipeDeck> {
     /// Whether a release now would commit (the top card shows "release to delete" or "release to keep").
     public var isArmed: Bool { drag != nil && frame?.armed == true }
 
-    /// "3/14": the top card's place in the deck.
+    /// "3/14": the top card's place in the deck ("end/14" past the last one).
     public var positionText: String {
         let count = deck.cards.count
-        return count == 0 ? "0/0" : "\(min(position + 1, count))/\(count)"
+        // Past the last card (all kept): "end", not the last card's place again.
+        return count == 0 ? "0/0" : position >= count ? "end/\(count)" : "\(position + 1)/\(count)"
     }
 
     /// The terminal was resized. A mouse drag in progress is cancelled: it is measured in cells from

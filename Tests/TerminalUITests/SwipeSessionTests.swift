@@ -291,6 +291,7 @@ struct SwipeSessionTests {
         Self.release(&s, at: point)
         _ = Self.settle(&s, from: point.time)
         #expect(s.render().text.contains("No more cards."))
+        #expect(s.positionText == "end/1", "\(s.positionText)")
         var empty = SwipeSession(deck: MemoryDeck(count: 1), size: Self.size)
         empty.handle(.key(.character("u")), at: 0)
         #expect(empty.lastAction == "nothing to undo")
