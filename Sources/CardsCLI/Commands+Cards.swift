@@ -227,9 +227,21 @@ extension Commands {
             }
         }
         for problem in problems {
-            context.output.error("warning: \(problem.path) is not a valid card and was skipped: \(problem.reason)")
+            context.output.error("warning: " + problem.said(outcome: "skipped"))
         }
         // The JSON is for scripts: one that lacks a card fails, as `export` does.
         return arguments.has("--json") && !problems.isEmpty ? 1 : 0
+    }
+}
+
+extension CardProblem {
+    /// "PATH is not a valid card and was OUTCOME: REASON", or, when its bytes could not be read from
+    /// the object store (a damaged pack), that and what to run to see the damage: a file to fix by hand
+    /// and an object to repair are not the same errand.
+    func said(outcome: String) -> String {
+        couldNotRead
+            ? "\(path) could not be read and was \(outcome): \(reason) (its object is damaged or missing: "
+                + "`cards fsck` names it, `git fsck` says more)"
+            : "\(path) is not a valid card and was \(outcome): \(reason)"
     }
 }

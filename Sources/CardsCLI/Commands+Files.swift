@@ -138,8 +138,10 @@ extension Commands {
         // A backup that lacks a card must not look like a whole one to the script that made it.
         for problem in problems {
             context.output.error(
-                "error: \(problem.path) is not a valid card and was not exported: \(problem.reason); fix it "
-                    + "(`cards fsck` lists such files), then export again")
+                "error: " + problem.said(outcome: "not exported")
+                    + (problem.couldNotRead
+                        ? "; repair it, then export again"
+                        : "; fix it (`cards fsck` lists such files), then export again"))
         }
         if !problems.isEmpty {
             context.output.error(

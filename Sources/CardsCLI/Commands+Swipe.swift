@@ -176,7 +176,7 @@ extension Commands {
         context.output.print(summary)
         // Not in the session, and not said on its screen: said once the terminal is back, as `list` says it.
         for problem in adapter.skipped {
-            context.output.error("warning: \(problem.path) is not a valid card and was not shown: \(problem.reason)")
+            context.output.error("warning: " + problem.said(outcome: "not shown"))
         }
         return 0
     }

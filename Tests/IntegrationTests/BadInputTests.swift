@@ -502,6 +502,31 @@ struct BadInputTests {
     }
 
     @Test(
+        "a card whose object is damaged is said to be unreadable, with what names the damage, not to be fixed by hand")
+    func damagedCardObjectSaidAsSuch() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        // The pack's last object (a card blob: the import writes blobs last) damaged near its end.
+        let packs = deck + "/.git/objects/pack"
+        let names = try FileManager.default.contentsOfDirectory(atPath: packs).filter { $0.hasSuffix(".pack") }
+        let biggest = try #require(
+            names.max {
+                ((try? FileManager.default.attributesOfItem(atPath: packs + "/" + $0)[.size] as? Int) ?? 0)
+                    < ((try? FileManager.default.attributesOfItem(atPath: packs + "/" + $1)[.size] as? Int) ?? 0)
+            })
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: packs + "/" + biggest)))
+        for index in (bytes.count - 30)..<(bytes.count - 26) { bytes[index] = 0xFF }
+        try Data(bytes).write(to: URL(fileURLWithPath: packs + "/" + biggest))
+        let list = try scratch.cards(["list"], in: deck)
+        #expect(list.status == 0 && list.stdout.split(separator: "\n").count == 15, "\(list.stdout)")
+        #expect(list.stderr.contains("could not be read and was skipped"), "\(list.stderr)")
+        #expect(list.stderr.contains("`cards fsck` names it") && !list.stderr.contains("not a valid card"))
+        let export = try scratch.cards(["export"], in: deck)
+        #expect(export.status == 1 && export.stderr.contains("could not be read and was not exported"))
+        #expect(try scratch.cards(["fsck"], in: deck).status == 1)
+    }
+
+    @Test(
         "status lists committed invalid files as they come and go (remembered with their tree, judged again as they change)"
     )
     func committedInvalidFilesFollowMain() throws {
