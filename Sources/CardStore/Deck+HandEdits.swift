@@ -222,6 +222,7 @@ extension Deck {
             .invalidCard,
             "\(refusal): \(invalid.count) file\(invalid.count == 1 ? " is" : "s are") invalid:\n  "
                 + invalid.map { "\($0.path): \($0.problem ?? "")" }.joined(separator: "\n  ")
-                + "\nfix or remove \(invalid.count == 1 ? "it" : "them"), then run `\(retry)` again")
+                + "\nfix \(invalid.count == 1 ? "it" : "them"), or drop the hand edit (`git checkout -- <file>` brings "
+                + "back a committed card; a new file can be removed), then run `\(retry)` again")
     }
 }

@@ -154,6 +154,8 @@ extension Deck {
             if try isAncestor(theirs, of: ours) {
                 report.action = .push(from: theirs, to: ours)
                 (report.changedCards, report.invalidCards) = try changedCards(from: theirs, to: ours)
+                // A remote that takes no push is said first: --allow-mass-delete would not help there.
+                try checkPushable()
                 if let refused = try massDeletion(from: theirs, to: ours, options) {
                     if options.dryRun {
                         report.massDelete = refused
@@ -161,10 +163,7 @@ extension Deck {
                     }
                     throw massDeleteError(refused, remote)
                 }
-                if options.dryRun {
-                    try checkPushable()
-                    return report
-                }
+                if options.dryRun { return report }
                 if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
                     acted = true
                     if let done = try finished(report, ours, remote) { return done }

@@ -22,8 +22,8 @@ extension Commands {
                 .value(
                     "--preset", "preset",
                     "classic-stack, classic-row, stack or row (default: row scripted, stack interactive)."),
-                .value("--width", "w", "Card width in points (default: the preset's)."),
-                .value("--height", "h", "Card height in points (default: the preset's)."),
+                .value("--width", "w", "Card width in points (default: the preset's: 300 stacks, 360 rows)."),
+                .value("--height", "h", "Card height in points (default: 450)."),
                 .value(
                     "--grab", "x,y",
                     "Where the finger touched down on the card, in card points (for the rotation sign)."),

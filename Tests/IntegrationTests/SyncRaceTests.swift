@@ -234,5 +234,14 @@ struct SyncRaceTests {
         try scratch.cards(["remote", "add", "fresh", try scratch.clone(server, "fresh")], in: deck)
         let pushOnly = try scratch.sync(deck, ["fresh"])
         #expect(pushOnly.status == 1 && pushOnly.stderr.contains("has a working tree"), "\(pushOnly.stderr)")
+        // A push that would also delete most cards: the working tree is what is said (a flag to allow the
+        // mass delete would not make that remote take a push).
+        let ids = try scratch.cardIDs(deck)
+        #expect(try scratch.cards(["delete"] + ids.dropFirst(2), in: deck).status == 0)
+        for arguments in [["fresh", "--dry-run"], ["fresh"]] {
+            let massive = try scratch.sync(deck, arguments)
+            #expect(massive.status == 1 && massive.stderr.contains("has a working tree"), "\(massive.stderr)")
+            #expect(!massive.stderr.contains("--allow-mass-delete"), "\(massive.stderr)")
+        }
     }
 }
