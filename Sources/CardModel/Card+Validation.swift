@@ -115,7 +115,8 @@ extension Card {
 
     // MARK: Rules
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether `scalar` is a control character (C0, DEL, C1), which no card text may hold.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 

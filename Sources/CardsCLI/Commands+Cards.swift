@@ -102,7 +102,7 @@ extension Commands {
             let key = String(assignment[..<equals])
             let text = String(assignment[assignment.index(after: equals)...])
             // A card's text has no control characters (card-format.md), its field names included.
-            if key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            if key.unicodeScalars.contains(where: Card.isControl) {
                 throw UsageError(
                     message: "--set '\(CommitMessage.shown(key))=…': a field name may not hold control characters "
                         + "(line breaks, tabs …)")

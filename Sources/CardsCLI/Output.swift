@@ -1,3 +1,4 @@
+import CardModel
 import Glibc
 
 /// Where a command writes: standard output for results, standard error for messages.
@@ -33,7 +34,7 @@ final class Output {
     /// `text` with every control character but newline and tab shown as `\x1B` (C0, DEL and C1):
     /// lines quote commit subjects, file names and messages that may come from a remote, and an
     /// escape sequence in one must not reach the terminal (recolour it, set its title, write the
-    /// clipboard, move the cursor over earlier lines). Card fields never hold any (`Card.validate`).
+    /// clipboard, move the cursor over earlier lines). Card fields never hold any (`Card.isControl`).
     static func visible(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }),
             text.unicodeScalars.contains(where: isHidden)
@@ -51,7 +52,7 @@ final class Output {
     }
 
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+        Card.isControl(scalar) && scalar != "\n" && scalar != "\t"
     }
 
     private func write(_ bytes: [UInt8], to fd: Int32) {
