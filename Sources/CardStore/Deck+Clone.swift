@@ -137,13 +137,13 @@ extension Deck {
     static func removeAbandonedClones(of absolute: String, kind: String = "clone") {
         let (folder, prefix) = partialClones(of: absolute, kind: kind)
         let marker = ".cards-\(kind)-"
-        let now = Double(time(nil))
+        let now = LockFiles.wallClock()
         for entry in FileSystem.list(folder) where entry.hasPrefix(".") && entry.contains(marker) {
             guard let digits = entry.split(separator: "-").last, entry.hasSuffix(marker + digits),
                 let pid = Int32(digits), pid > 0, pid != getpid(), !LockFiles.isAlive(pid)
             else { continue }
             let full = "\(folder == "/" ? "" : folder)/\(entry)"
-            if !entry.hasPrefix(prefix) && now - lastActivity(inClone: full) <= 600 { continue }
+            if !entry.hasPrefix(prefix) && now - lastActivity(inClone: full) <= Deck.abandonedAge { continue }
             FileSystem.removeTree(full)
         }
     }

@@ -146,12 +146,16 @@ extension Deck {
         let folder = repository.commonDirectory + "objects/pack"
         for name in FileSystem.list(folder) where Deck.objectTempPrefixes.contains(where: name.hasPrefix) {
             let path = "\(folder)/\(name)"
-            guard let written = LockFiles.modificationTime(path), LockFiles.wallClock() - written > 600,
+            guard let written = LockFiles.modificationTime(path), LockFiles.wallClock() - written > Deck.abandonedAge,
                 LockFiles.openers(of: path).isEmpty
             else { continue }
             unlink(path)
         }
     }
+
+    /// How long a leftover of a killed writer (a temp pack, another name's half-made clone) stays
+    /// untouched before it is taken for abandoned: no writer of ours or git's pauses that long.
+    static let abandonedAge: Double = 600
 
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
     func recoverInterruptedWrite() throws(StoreError) {
