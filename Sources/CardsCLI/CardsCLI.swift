@@ -17,7 +17,8 @@ public enum CardsCLI {
         // the command fails with the holder's name when the wait runs out).
         if isatty(2) == 1 {
             Deck.lockWaitNotice = { notice in
-                let line = Array("cards: \(notice)\n".utf8)
+                // As every line printed: the holder's name and the lock's path shown, never acted on.
+                let line = Array(Output.visible("cards: \(notice)\n").utf8)
                 _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             }
         }
