@@ -1,17 +1,20 @@
 import GitCore
 
-/// What a merge takes from another history: plain files at safe paths, of a sane size. Anything else
-/// in an incoming tree (a symbolic link, a submodule, a path into `.git` or out of the deck, a huge
-/// blob) is left out of `main` and named in the report: it stays in the other side's history only.
+/// What a merge takes from another history: every entry git would take, in the mode it came with
+/// (a file, an executable, a symbolic link, a submodule), so that nothing another device or a plain git
+/// user keeps in the repository is dropped from the trees this deck writes and pushes. Only a path git
+/// itself calls corrupt (into `.git`, out of the deck) is refused, and a folder that would replace one
+/// of this deck's card files is left out and named. Links and submodules are kept in the trees and the
+/// index but not checked out (`Deck.checksOut`).
 extension Deck {
-    /// Largest incoming file a merge takes into the deck (a card is at most 16 KiB; this is for the rest).
+    /// Largest file read into memory to be checked, merged line by line or shown (a card is at most
+    /// 16 KiB; this is for the rest): a larger one is carried by its object id, never read whole.
     public static let maximumIncomingFileSize = 64 * 1024 * 1024
 
-    /// Why an incoming entry at `path` is not taken into `main`, or nil when it may be.
-    /// `fastForward`: also refuse what a fast-forward cannot write as the tree says (executable files).
+    /// Why an incoming entry at `path` is not taken into `main`, or nil when it may be (nearly always).
     /// `oursTree`: this deck's tree the entry would join (a folder where this deck has a card file of
     /// that name is not taken).
-    func quarantineReason(path: String, entry: TreeEntry, oursTree: ObjectID?, fastForward: Bool = false) -> String? {
+    func quarantineReason(path: String, oursTree: ObjectID?) -> String? {
         guard Deck.isSafeWorkingPath(path) else { return "a path that leads out of the deck or into .git" }
         // `cards/3f/<id>.json/…` where this deck has the card file `cards/3f/<id>.json`: a tree cannot hold
         // both, and the working tree's card file would have to give way. (Where it has none, the folder
@@ -28,18 +31,15 @@ extension Deck {
                 return "inside a folder where this deck's card file \(cardPath) is"
             }
         }
-        switch entry.kind {
-        case .blob: break
-        case .symlink: return "a symbolic link"
-        case .submodule: return "a submodule entry"
-        case .tree, .other: return "not a plain file"
-        }
-        if fastForward && entry.mode != 0o100644 { return "an executable file" }
-        guard let size = try? repository.objectSize(entry.id) else { return "its content is missing" }
-        if size > Deck.maximumIncomingFileSize {
-            return "\(size) bytes, more than the \(Deck.maximumIncomingFileSize) a deck takes in"
-        }
         return nil
+    }
+
+    /// Whether an entry of this kind is written into the working tree: files are; a symbolic link or a
+    /// submodule is kept in the trees and in the index (marked skip-worktree, so `git status` does not
+    /// call it deleted) but never checked out by `cards`: a link in the working tree is a way to make a
+    /// later write land outside the deck, and a submodule's checkout is the user's to ask git for.
+    static func checksOut(_ kind: TreeEntry.Kind) -> Bool {
+        kind == .blob
     }
 
     /// The entries between two trees that a fast-forward must not take, as "path: reason" lines.
@@ -51,9 +51,9 @@ extension Deck {
         }
         var lines: [String] = []
         for change in changes {
-            guard let entry = change.new else { continue }
+            guard change.new != nil else { continue }
             try refuseUnsafePath(change.path, theirsName: theirsName)
-            if let reason = quarantineReason(path: change.path, entry: entry, oursTree: old, fastForward: true) {
+            if let reason = quarantineReason(path: change.path, oursTree: old) {
                 lines.append("\(change.path): \(reason)")
             }
         }

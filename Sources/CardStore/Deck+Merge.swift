@@ -84,9 +84,11 @@ extension Deck {
     /// (ours first) built card by card and field by field (merge.md), the working tree and index
     /// brought along, then published by compare-and-swap. Only cards that changed on either side are read.
     /// `dryRun` decides everything and writes nothing.
-    public func merge(theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool) throws(StoreError)
-        -> MergeReport
-    {
+    /// Histories that share no commit are refused, as `git merge` refuses them, unless
+    /// `allowUnrelatedHistories` (two decks made apart and joined on purpose).
+    public func merge(
+        theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool, allowUnrelatedHistories: Bool = false
+    ) throws(StoreError) -> MergeReport {
         try refuseNewerFormat(
             at: theirs, holder: "\(theirsName) holds a deck", outcome: "nothing was merged: update cards, then merge")
         let ours = try headCommit()
@@ -129,6 +131,13 @@ extension Deck {
                 InvalidVersion(path: $0.path, reason: $0.reason, isOurs: false, commit: theirs)
             }
             return MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: versions)
+        }
+        if let ours, !allowUnrelatedHistories, try chooseMergeBase(ours, theirs) == nil {
+            throw StoreError(
+                .sync,
+                "\(theirsName) shares no history with this deck: it was rewritten (a force push) or is another "
+                    + "deck; nothing was changed. If you mean to join the two decks, run the command again with "
+                    + "--allow-unrelated-histories; if \(theirsName) was rewritten on purpose, make a fresh clone")
         }
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         let build = { (snapshot: DeckSnapshot) throws(StoreError) -> DeckChange? in
@@ -294,16 +303,18 @@ extension Deck {
         let (ahead, aheadBytes) = readVersionsAhead(wanted, packs: trees.reader(for: repository))
         var versions: [String: CardVersions] = [:]
         // Each file with the blob already stored for it, if any (`DeckChange.storedBlobs`).
-        var files: [(path: String, content: [UInt8]?, stored: ObjectID?)] = []
+        var files: [(path: String, content: [UInt8]?, stored: ObjectID?, mode: UInt32)] = []
+        // Files that are no cards, changed on both sides in ways that do not fit together: the merge stops.
+        var conflictedFiles: [String] = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         var rawPicks: [(path: String, entry: TreeEntry?, ours: TreeEntry?)] = []
         // Cards merged from a side's last valid version: its file is not the merge's result.
         var recoveredCards: Set<String> = []
         for (path, entries, card) in disagreeing {
-            // What a deck never takes in (a link, a submodule, a path into .git, a huge blob) stays out: ours is kept.
+            // A path into .git refuses the merge; a folder where this deck has a card file stays out.
             if entries.theirs != nil { try refuseUnsafePath(path, theirsName: theirsName) }
             if let incoming = entries.theirs, incoming.id != entries.base?.id || incoming.kind != entries.base?.kind,
-                let reason = quarantineReason(path: path, entry: incoming, oursTree: oursCommit.tree)
+                let reason = quarantineReason(path: path, oursTree: oursCommit.tree)
             {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
@@ -364,17 +375,28 @@ extension Deck {
                 cardVersions.theirsIsBase = entries.base != nil && entries.theirs == entries.base
                 versions[id] = cardVersions
             } else {
-                // Not a card: one side's change wins; both changed differently: the later tip's version.
+                // Not a card: merged as git merges it. One side's change wins; a file both sides changed
+                // is merged line by line, and changes that overlap stop the merge (`conflictedFiles`);
+                // deleted on one side and changed on the other, the changed version stays (nothing is lost:
+                // the deletion can be made again, an edit could not be got back from a merge that dropped it).
                 let pick: TreeEntry?
-                if entries.ours?.id == entries.base?.id && entries.ours?.kind == entries.base?.kind {
+                if Deck.sameEntry(entries.ours, entries.base) {
                     pick = entries.theirs
-                } else if entries.theirs?.id == entries.base?.id && entries.theirs?.kind == entries.base?.kind {
+                } else if Deck.sameEntry(entries.theirs, entries.base) {
                     pick = entries.ours
+                } else if let mine = entries.ours, let other = entries.theirs {
+                    if let merged = try mergeFileLines(path, base: entries.base, ours: mine, theirs: other) {
+                        files.append((path, merged.bytes, nil, merged.mode))
+                        report.otherFiles.append("\(path): changed on both sides, merged line by line")
+                    } else {
+                        conflictedFiles.append(path)
+                    }
+                    continue
                 } else {
-                    pick = theirsWins ? entries.theirs : entries.ours
+                    pick = entries.ours ?? entries.theirs
                     report.otherFiles.append(
-                        "\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")"
-                    )
+                        "\(path): deleted on \(entries.ours == nil ? "this deck" : theirsName) and changed on "
+                            + "\(entries.ours == nil ? theirsName : "this deck"): kept the changed version")
                 }
                 // A file under cards/ that is no card file (a wrong name; a folder where a card file belongs,
                 // when this deck has no card of that name) comes in as it is, and is named as an invalid card
@@ -390,6 +412,7 @@ extension Deck {
                 rawPicks.append((path, pick, entries.ours))
             }
         }
+        if !conflictedFiles.isEmpty { throw Deck.fileConflictError(conflictedFiles, theirsName: theirsName) }
         let result = DeckMerger.merge(versions, ours: oursSide, theirs: theirsSide, policy: policy)
         report.decisions = result.decisions
         var sideTaken: [String: CardDecision.Kind] = [:]
@@ -403,7 +426,7 @@ extension Deck {
             if card != nil, !recoveredCards.contains(id), let taken = sideTaken[id] {
                 if taken == .tookOurs { continue }
                 if let theirs = cardEntries[id]?.theirs, let bytes = aheadBytes[theirs.id] {
-                    files.append((path, bytes, theirs.id))
+                    files.append((path, bytes, theirs.id, TreeUpdate.fileMode))
                     continue
                 }
             }
@@ -426,21 +449,25 @@ extension Deck {
             if entries?.ours?.id == newID && (entries?.ours == nil) == (newBytes == nil) { continue }
             // Their version (or the base's) taken as it is: already stored, not written again.
             let stored = newID.flatMap { $0 == entries?.theirs?.id || $0 == entries?.base?.id ? $0 : nil }
-            files.append((path, newBytes, stored))
+            files.append((path, newBytes, stored, TreeUpdate.fileMode))
         }
         for (path, entry, ours) in rawPicks where entry?.id != ours?.id || entry?.kind != ours?.kind {
             guard let entry else {
-                files.append((path, nil, nil))
+                files.append((path, nil, nil, TreeUpdate.fileMode))
                 continue
             }
-            if let reason = quarantineReason(path: path, entry: entry, oursTree: oursCommit.tree) {
+            if let reason = quarantineReason(path: path, oursTree: oursCommit.tree) {
                 report.otherFiles.append("\(path): not taken from \(theirsName): \(reason)")
                 continue
             }
-            let bytes = try git("reading \(path)") { () throws(GitError) in
-                try repository.readBlob(entry.id, limit: Deck.maximumIncomingFileSize)
+            // A link or a submodule goes into the tree as it came, unread (a submodule's commit is not
+            // even in this repository); a file is read for the working tree.
+            guard Deck.checksOut(entry.kind) else {
+                files.append((path, [], entry.id, entry.mode))
+                continue
             }
-            files.append((path, bytes, entry.id))
+            let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+            files.append((path, bytes, entry.id, entry.mode))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         // Split at the first colon by bytes (a merge of 2,000 cards has 2,000 of these lines; searching
@@ -463,7 +490,10 @@ extension Deck {
         let message = CommitMessage(subject: "Merge \(theirsName) into main", body: body, trailers: trailers)
         var change = DeckChange(files: files.map { ($0.path, $0.content) }, message: message)
         change.trees = trees
-        for (position, file) in files.enumerated() { change.storedBlobs[position] = file.stored }
+        for (position, file) in files.enumerated() {
+            change.storedBlobs[position] = file.stored
+            if file.mode != TreeUpdate.fileMode { change.modes[position] = file.mode }
+        }
         // Thousands of small allocations (every version decoded, the walk's entries): freed on a thread of
         // their own, not on the caller's time (~3 ms of a 1000+1000 merge at 100,000 cards).
         Background.release(Leftovers((changes, disagreeing, cardEntries, ahead, versions, result.cards, sideTaken)))
@@ -551,6 +581,43 @@ extension Deck {
         } catch {
             return .invalid("\(error)")
         }
+    }
+
+    /// Whether two entries are the same object in the same mode (nil: both absent).
+    static func sameEntry(_ one: TreeEntry?, _ other: TreeEntry?) -> Bool {
+        one?.id == other?.id && one?.mode == other?.mode
+    }
+
+    /// A file (not a card) both sides changed, merged line by line against the base as `git merge` does;
+    /// nil when the changes overlap, or when it is no plain text file on all three sides (a link, a
+    /// submodule, a binary file or one too big to read): a conflict for a person to settle.
+    func mergeFileLines(_ path: String, base: TreeEntry?, ours: TreeEntry, theirs: TreeEntry) throws(StoreError)
+        -> (bytes: [UInt8], mode: UInt32)?
+    {
+        let sides = [base, ours, theirs].compactMap { $0 }
+        guard sides.allSatisfy({ $0.kind == .blob }) else { return nil }
+        for side in sides {
+            let size = try git("reading \(path)") { () throws(GitError) in try repository.objectSize(side.id) }
+            if size > Deck.maximumIncomingFileSize { return nil }
+        }
+        let merged = try git("merging \(path)") { () throws(GitError) in
+            try repository.mergeFile(
+                path: path, base: base.map { ($0.id, $0.mode) }, ours: (ours.id, ours.mode),
+                theirs: (theirs.id, theirs.mode))
+        }
+        return merged.merged.map { ($0, merged.mode) }
+    }
+
+    /// The refusal of a merge that files other than cards stop: what to run to settle them with git.
+    static func fileConflictError(_ paths: [String], theirsName: String) -> StoreError {
+        let list = paths.map { "  \($0)" }.joined(separator: "\n")
+        let quoted = paths.map(ShellWord.quoted).joined(separator: " ")
+        return StoreError(
+            .uncommittedChanges,
+            "not merging \(theirsName): these files (not cards) were changed on both sides in ways that do not "
+                + "fit together:\n\(list)\nNothing was changed. Settle them with git, which merges the cards "
+                + "through the cards merge driver: `git merge \(theirsName)`, edit the files, "
+                + "`git add \(quoted)`, `git commit`; then run `cards sync` again")
     }
 
     static func isCardEntry(_ entries: MergeEntries) -> Bool {

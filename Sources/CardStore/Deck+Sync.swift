@@ -17,6 +17,8 @@ public struct SyncOptions: Sendable {
     public var settings: RemoteSettings
     /// How many times to fetch again after the remote moved under a push.
     public var attempts: Int
+    /// Merge a remote's branch that shares no commit with this deck (refused otherwise, as git refuses it).
+    public var allowUnrelatedHistories = false
 
     /// Creates options.
     public init(
@@ -69,7 +71,7 @@ public struct SyncReport: Sendable {
     public var refusedPushes: Int = 0
     /// On a dry run: the push would be refused by the mass-delete guard (deleted, remote's cards).
     public var massDelete: (deleted: Int, of: Int)?
-    /// Incoming entries left out of `main` (links, submodules, huge blobs) and other notes from the merges.
+    /// Notes from the merges on files that are not cards (merged line by line, kept over a deletion, left out).
     public var otherFiles: [String] = []
     /// Card files that are not valid cards among those a fast-forward brought in or a push sent (a merge
     /// says its own in `merge`): `cards fsck` and `cards status` show them until they are fixed.
@@ -173,7 +175,8 @@ extension Deck {
             try checkPushable()
             report.action = .mergeAndPush(ours: ours, theirs: theirs)
             let merged = try merge(
-                theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun)
+                theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun,
+                allowUnrelatedHistories: options.allowUnrelatedHistories)
             report.merge = merged
             report.otherFiles += merged.otherFiles
             if options.dryRun {

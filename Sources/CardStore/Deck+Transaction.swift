@@ -18,6 +18,11 @@ public struct DeckChange {
     /// database (a merge taking one side's version): not written again. Each must be the blob id of
     /// that file's content.
     public var storedBlobs: [Int: ObjectID] = [:]
+    /// Git file modes of files in `files`, by position, that are no plain file (an executable, a symbolic
+    /// link, a submodule: a merge carrying another side's entry as it came); each such entry needs its
+    /// object in `storedBlobs`. Links and submodules go into the tree and the index, not the working
+    /// tree (`Deck.checksOut`).
+    public var modes: [Int: UInt32] = [:]
 
     /// Creates a change.
     public init(files: [(path: String, content: [UInt8]?)], message: CommitMessage) {
@@ -65,8 +70,12 @@ extension Deck {
             if let author { signed = author } else { signed = try signature() }
             author = signed
             if !isBare && !recordingHandEdits {
+                // An entry the working tree does not hold (a link, a submodule) has no hand edits to lose.
+                let checkedOut = change.files.enumerated().filter { position, _ in
+                    change.modes[position].map { Deck.checksOut(TreeEntry.kind(ofMode: $0)) } ?? true
+                }
                 try checkNoHandEdits(
-                    change.files.map { file in (file.path, { file.content.map(ObjectID.blobHash(of:)) }) },
+                    checkedOut.map { _, file in (file.path, { file.content.map(ObjectID.blobHash(of:)) }) },
                     snapshot: snapshot)
             }
             try checkSpace(forFileSizes: change.files.map { $0.content?.count })
@@ -86,7 +95,8 @@ extension Deck {
                         if let packer { return try packer.writeBlob(content) }
                         return try repository.writeBlob(content)
                     }
-                    updates.append(TreeUpdate(path: file.path, blob: blob))
+                    updates.append(
+                        TreeUpdate(path: file.path, blob: blob, mode: change.modes[position] ?? TreeUpdate.fileMode))
                 } else {
                     updates.append(TreeUpdate(path: file.path, blob: nil))
                 }
@@ -298,6 +308,11 @@ extension Deck {
             if present == file.incoming() { continue }
             // `cards commit` refuses a file that is not a valid card: then the way to keep the edit is to fix it.
             var keep = "run `cards commit` to keep them"
+            // `cards commit` commits card files only: a file that is no card is git's to commit.
+            if CardID.id(fromPath: file.path) == nil {
+                let quoted = ShellWord.quoted(file.path)
+                keep = "it is no card file, so commit it with git (`git add \(quoted) && git commit -m 'Edit \(file.path)'`)"
+            }
             if let bytes, let id = CardID.id(fromPath: file.path),
                 case .invalid(let reason) = Deck.version(bytes, id: id)
             {
@@ -382,6 +397,11 @@ extension Deck {
                     let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
                     try FileSystem.writeAtomically(bytes, to: full, durable: durable)
                 }
+                try Deck.setExecutable(full, entry.mode)
+                entries.append((path, entry.id))
+            } else if let entry {
+                // A link or a submodule: in the index, not checked out (`checksOut`); the working tree keeps
+                // what it has there.
                 entries.append((path, entry.id))
             } else {
                 if !skippingUnchanged || present != nil { try FileSystem.remove(full) }
@@ -404,7 +424,13 @@ extension Deck {
                 try index.reload(force: true)
                 for path in paths {
                     let entry = try repository.treeEntry(in: tree, path: path)
-                    if entry != nil { try index.add(path: path) } else { try index.remove(path: path) }
+                    if let entry, !Deck.checksOut(entry.kind) {
+                        try stage(entry, at: path, in: index)
+                    } else if entry != nil {
+                        try index.add(path: path)
+                    } else {
+                        try index.remove(path: path)
+                    }
                 }
                 try index.write()
                 return
@@ -448,10 +474,8 @@ extension Deck {
         try git("updating the index (`cards fsck --repair` makes it again from main)") { () throws(GitError) in
             let index = try Index.open(path: side)
             for path in paths {
-                if let entry = try repository.treeEntry(in: tree, path: path),
-                    entry.kind == .blob || entry.kind == .symlink
-                {
-                    try index.stage(path: path, id: entry.id, mode: entry.mode)
+                if let entry = try repository.treeEntry(in: tree, path: path), entry.kind != .tree {
+                    try stage(entry, at: path, in: index)
                 } else {
                     try index.remove(path: path)
                 }
@@ -464,6 +488,26 @@ extension Deck {
         }
         guard rename(side, indexPath) == 0 else {
             throw StoreError(.io, "cannot replace \(indexPath): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Stages a tree entry by its id, without its stat data; a link or a submodule the working tree does
+    /// not hold is marked skip-worktree, so that git keeps it and does not call it deleted.
+    func stage(_ entry: TreeEntry, at path: String, in index: Index) throws(GitError) {
+        var held = false
+        if let workingDirectory, !Deck.checksOut(entry.kind) {
+            var info = stat()
+            let kind = lstat("\(workingDirectory)/\(path)", &info) == 0 ? info.st_mode & S_IFMT : 0
+            held = entry.kind == .symlink ? kind == S_IFLNK : kind == S_IFDIR
+        }
+        try index.stage(path: path, id: entry.id, mode: entry.mode, skipWorktree: !Deck.checksOut(entry.kind) && !held)
+    }
+
+    /// Gives a file just written the executable bits its git mode asks for (git keeps only that bit).
+    static func setExecutable(_ path: String, _ mode: UInt32) throws(StoreError) {
+        guard mode == 0o100755 else { return }
+        guard chmod(path, 0o755) == 0 else {
+            throw StoreError(.io, "cannot make \(path) executable: \(String(cString: strerror(errno)))")
         }
     }
 

@@ -16,7 +16,10 @@ extension Deck {
     /// stat data, their files compared by content until a later commit fills it in); nil when it
     /// cannot pay.
     func prepareIndex(for updates: [TreeUpdate]) -> IndexPreparation? {
-        guard let workingDirectory, updates.count <= Deck.indexAheadFiles else { return nil }
+        // Entries of another mode (a link, an executable a merge carries) are staged through libgit2.
+        guard let workingDirectory, updates.count <= Deck.indexAheadFiles,
+            updates.allSatisfy({ $0.mode == TreeUpdate.fileMode })
+        else { return nil }
         let updates = updates.map { update in
             IndexUpdate(path: update.path, file: update.blob.map { ($0, FileStat.unknown) })
         }
@@ -57,10 +60,16 @@ extension Deck {
         for (position, key) in keys.enumerated() { last[key] = position }
         var writes: [(full: String, bytes: [UInt8])] = []
         var entries: [(path: String, blob: ObjectID?)] = []
+        var executables: [String] = []
         for (position, file) in files.enumerated() where last[keys[position]] == position {
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
-            if let content = file.content, let blob = updates[position].blob {
+            let mode = updates[position].mode
+            if file.content != nil, let blob = updates[position].blob, !Deck.checksOut(TreeEntry.kind(ofMode: mode)) {
+                // A link or a submodule a merge carries: into the index only (`checksOut`).
+                entries.append((file.path, blob))
+            } else if let content = file.content, let blob = updates[position].blob {
                 writes.append((full, content))
+                if mode == 0o100755 { executables.append(full) }
                 entries.append((file.path, blob))
             } else {
                 try FileSystem.remove(full)
@@ -72,6 +81,7 @@ extension Deck {
         } else {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
+        for path in executables { try Deck.setExecutable(path, 0o100755) }
         // The index written ahead, if it is still the index's successor; else patched now.
         if let indexAhead, indexAhead.install(holding: indexLock) { return }
         try updateIndexEntries(entries, tree: tree, flush: flush, indexLock: indexLock)

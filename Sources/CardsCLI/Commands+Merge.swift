@@ -8,13 +8,14 @@ extension Commands {
     static let mergeCommand = Command(
         spec: CommandSpec(
             name: "merge", abstract: "Merge another branch or ref into this deck, card by card and field by field.",
-            usage: "merge <ref> [--policy keep|delete] [--dry-run]",
+            usage: "merge <ref> [--policy keep|delete] [--dry-run] [--allow-unrelated-histories]",
             arguments: [("ref", "A branch, remote-tracking ref (origin/main) or commit.")],
             options: [
                 .value(
                     "--policy", "keep|delete",
                     "Deleted on one side, edited on the other: keep the card (default) or delete it."),
                 .flag("--dry-run", "Print the decisions and write nothing."),
+                .flag("--allow-unrelated-histories", "Merge a ref that shares no commit with this deck."),
             ],
             positionals: 1...1)
     ) { context, arguments in
@@ -41,7 +42,9 @@ extension Commands {
             throw CLIError(message: "'\(reference)' names no commit in this deck\(hint)")
         }
         let dryRun = arguments.has("--dry-run")
-        let report = try deck.merge(theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun)
+        let report = try deck.merge(
+            theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun,
+            allowUnrelatedHistories: arguments.has("--allow-unrelated-histories"))
         printMergeReport(report, name: reference, dryRun: dryRun, output: context.output)
         if !report.invalid.isEmpty && !dryRun { context.output.error(MergeText.invalidSummary(report.invalid.count)) }
         return report.invalid.isEmpty ? 0 : 1

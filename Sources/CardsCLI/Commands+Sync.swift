@@ -160,11 +160,14 @@ extension Commands {
     static let syncCommand = Command(
         spec: CommandSpec(
             name: "sync", abstract: "Make the deck and a remote equal: fetch, merge, push.",
-            usage: "sync [<remote>] [--dry-run] [--allow-mass-delete] [--policy keep|delete]",
+            usage: "sync [<remote>] [--dry-run] [--allow-mass-delete] [--allow-unrelated-histories] [--policy keep|delete]",
             arguments: [("remote", "The remote (default: the only one, else origin).")],
             options: [
                 .flag("--dry-run", "Fetch and show what would happen; change nothing else."),
                 .flag("--allow-mass-delete", "Push even when it deletes more than half of the remote's cards."),
+                .flag(
+                    "--allow-unrelated-histories",
+                    "Merge a remote's main that shares no commit with this deck (another deck, or a rewritten one)."),
                 .value(
                     "--policy", "keep|delete",
                     "A card deleted on one side and edited on the other: keep it (default) or delete it."),
@@ -187,9 +190,10 @@ extension Commands {
         }
         let deck = try context.openDeck()
         let progress = ProgressLine()
-        let options = SyncOptions(
+        var options = SyncOptions(
             remote: arguments.positionals.first, dryRun: arguments.has("--dry-run"),
             allowMassDelete: arguments.has("--allow-mass-delete"), policy: policy, settings: progress.settings())
+        options.allowUnrelatedHistories = arguments.has("--allow-unrelated-histories")
         let report: SyncReport
         do {
             report = try deck.sync(options)

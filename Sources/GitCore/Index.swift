@@ -44,10 +44,14 @@ public final class Index {
 
     /// Stages the object `id` with `mode` at `path` without reading the working tree: its stat data is
     /// left empty, so git compares that file by content.
-    public func stage(path: String, id: ObjectID, mode: UInt32) throws(GitError) {
+    /// `skipWorktree`: git's skip-worktree bit, for an entry the working tree does not hold on purpose (a
+    /// link or a submodule a deck keeps in its trees without checking it out): `git status` then does
+    /// not call it deleted.
+    public func stage(path: String, id: ObjectID, mode: UInt32, skipWorktree: Bool = false) throws(GitError) {
         var entry = git_index_entry()
         entry.mode = mode
         entry.id = id.raw
+        if skipWorktree { entry.flags_extended = UInt16(GIT_INDEX_ENTRY_SKIP_WORKTREE.rawValue) }
         let status = path.withCString { name in
             entry.path = name
             return git_index_add(pointer, &entry)

@@ -171,7 +171,7 @@ extension Repository {
             if let blob = update.blob {
                 item.action = GIT_TREE_UPDATE_UPSERT
                 item.id = blob.raw
-                item.filemode = GIT_FILEMODE_BLOB
+                item.filemode = git_filemode_t(rawValue: update.mode)
             } else {
                 item.action = GIT_TREE_UPDATE_REMOVE
             }

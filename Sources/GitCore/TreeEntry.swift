@@ -33,6 +33,17 @@ public struct TreeEntry: Hashable, Sendable {
         self.mode = mode
     }
 
+    /// The kind an entry of this git file mode is.
+    public static func kind(ofMode mode: UInt32) -> Kind {
+        switch mode {
+        case 0o100644, 0o100755: return .blob
+        case 0o120000: return .symlink
+        case 0o40000: return .tree
+        case 0o160000: return .submodule
+        default: return .other
+        }
+    }
+
     init(_ entry: OpaquePointer) {
         name = String(cString: git_tree_entry_name(entry))
         id = ObjectID(git_tree_entry_id(entry))
@@ -52,12 +63,19 @@ public struct TreeEntry: Hashable, Sendable {
 public struct TreeUpdate: Sendable, Hashable {
     /// The slash-separated path from the root tree.
     public var path: String
-    /// The blob to put there, or nil to remove the path.
+    /// The object to put there (a blob; a commit for a submodule), or nil to remove the path.
     public var blob: ObjectID?
+    /// The entry's git file mode: a plain file (`0o100644`) unless the entry came with another one (an
+    /// executable, a symbolic link, a submodule), which the tree keeps as it came.
+    public var mode: UInt32
+
+    /// A plain file's mode, the one card files have.
+    public static let fileMode: UInt32 = 0o100644
 
     /// Creates an update; `blob == nil` removes the path.
-    public init(path: String, blob: ObjectID?) {
+    public init(path: String, blob: ObjectID?, mode: UInt32 = TreeUpdate.fileMode) {
         self.path = path
         self.blob = blob
+        self.mode = mode
     }
 }

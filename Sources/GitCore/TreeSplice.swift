@@ -32,6 +32,8 @@ extension Repository {
     ) throws
         -> ObjectID
     {
+        // An entry of another mode (a link, a submodule, an executable a merge carries): libgit2 writes it.
+        if updates.contains(where: { $0.mode != RawTree.blobMode }) { throw RawTreeFallback() }
         // The last update of a path counts, as in `updatedTree`.
         var lastByPath: [String: ObjectID?] = [:]
         for update in updates { lastByPath[update.path] = .some(update.blob) }
