@@ -5,7 +5,7 @@ import GitCore
 /// user keeps in the repository is dropped from the trees this deck writes and pushes. Only a path git
 /// itself calls corrupt (into `.git`, out of the deck) is refused, and a folder that would replace one
 /// of this deck's card files is left out and named. Links and submodules are kept in the trees and the
-/// index but not checked out (`Deck.checksOut`).
+/// index but not checked out (`notCheckedOut`).
 extension Deck {
     /// Largest file read into memory to be checked, merged line by line or shown (a card is at most
     /// 16 KiB; this is for the rest): a larger one is carried by its object id, never read whole.
@@ -34,12 +34,30 @@ extension Deck {
         return nil
     }
 
-    /// Whether an entry of this kind is written into the working tree: files are; a symbolic link or a
-    /// submodule is kept in the trees and in the index (marked skip-worktree, so `git status` does not
-    /// call it deleted) but never checked out by `cards`: a link in the working tree is a way to make a
-    /// later write land outside the deck, and a submodule's checkout is the user's to ask git for.
-    static func checksOut(_ kind: TreeEntry.Kind) -> Bool {
-        kind == .blob
+    /// Why `cards` leaves an entry out of the working tree, or nil when it writes it there (a file).
+    /// Such an entry is kept in the trees and in the index, marked skip-worktree so that `git status`
+    /// does not call it deleted: a symbolic link in the working tree is a way to make a later write land
+    /// outside the deck, a submodule's checkout is the user's to ask git for, and a file larger than
+    /// `maximumIncomingFileSize` (or one a partial clone has not fetched) is not read whole into memory.
+    func notCheckedOut(_ entry: TreeEntry) -> String? {
+        switch entry.kind {
+        case .blob: break
+        case .symlink: return "a symbolic link"
+        case .submodule: return "a submodule"
+        case .tree, .other: return "an entry of mode \(String(entry.mode, radix: 8))"
+        }
+        guard let size = try? repository.objectSize(entry.id) else {
+            return "a file whose content this clone does not have (a partial clone)"
+        }
+        if size > Deck.maximumIncomingFileSize {
+            return "a file of \(size) bytes, more than the \(Deck.maximumIncomingFileSize) cards writes out"
+        }
+        return nil
+    }
+
+    /// The note a merge or fast-forward gives for an entry it carries without checking it out.
+    static func carriedNote(_ path: String, _ reason: String) -> String {
+        "\(path): \(reason), kept in the deck's trees but not checked out (`git status` shows it as skipped)"
     }
 
     /// The entries between two trees that a fast-forward must not take, as "path: reason" lines.

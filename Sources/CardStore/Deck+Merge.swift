@@ -126,11 +126,13 @@ extension Deck {
         }
         if behind && hostile.isEmpty {
             if dryRun { return MergeReport(kind: .fastForward, decisions: [], invalid: []) }
-            let (commit, invalid) = try fastForward(to: theirs, from: ours, theirsName: theirsName)
+            let (commit, invalid, carried) = try fastForward(to: theirs, from: ours, theirsName: theirsName)
             let versions = invalid.map {
                 InvalidVersion(path: $0.path, reason: $0.reason, isOurs: false, commit: theirs)
             }
-            return MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: versions)
+            var report = MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: versions)
+            report.otherFiles = carried
+            return report
         }
         if let ours, !allowUnrelatedHistories, try chooseMergeBase(ours, theirs) == nil {
             throw StoreError(
@@ -157,9 +159,10 @@ extension Deck {
 
     /// Moves `main` forward to `target` (a descendant of `current`, named `theirsName` in the reflog, as
     /// git names it), then the changed files.
-    /// Returns the files it brought in that are not valid cards.
+    /// Returns the files it brought in that are not valid cards, and the notes on entries it took into
+    /// the tree and index without checking them out.
     func fastForward(to target: ObjectID, from current: ObjectID?, theirsName: String) throws(StoreError) -> (
-        ObjectID, invalid: [CardProblem]
+        ObjectID, invalid: [CardProblem], carried: [String]
     ) {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
@@ -179,8 +182,16 @@ extension Deck {
             let snapshot = try snapshot()
             try checkNoHandEdits(incoming.map { change in (change.path, { change.new?.id }) }, snapshot: snapshot)
         }
-        let sizes = incoming.map { change in
-            change.new.map { (try? repository.objectSize($0.id)) ?? Deck.maximumIncomingFileSize }
+        // Only what is written out takes room in the working tree.
+        var carried: [String] = []
+        var sizes: [Int?] = []
+        for change in incoming {
+            guard let entry = change.new else { continue }
+            if let reason = notCheckedOut(entry) {
+                carried.append(Deck.carriedNote(change.path, reason))
+            } else {
+                sizes.append((try? repository.objectSize(entry.id)) ?? Deck.maximumIncomingFileSize)
+            }
         }
         try checkSpace(forFileSizes: sizes)
         let deadline = DeckLock.now() + lockTimeout
@@ -216,7 +227,7 @@ extension Deck {
         if !isBare { recordIndexFollows(target) }
         indexLock?.release()
         clearPending()
-        return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree))
+        return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree), carried)
     }
 
     /// Whether a path from a tree may be written into the working tree: no absolute paths, no `..`,
@@ -306,6 +317,8 @@ extension Deck {
         var files: [(path: String, content: [UInt8]?, stored: ObjectID?, mode: UInt32)] = []
         // Files that are no cards, changed on both sides in ways that do not fit together: the merge stops.
         var conflictedFiles: [String] = []
+        // Entries carried into the tree and the index only (`notCheckedOut`).
+        var outside: Set<String> = []
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         var rawPicks: [(path: String, entry: TreeEntry?, ours: TreeEntry?)] = []
         // Cards merged from a side's last valid version: its file is not the merge's result.
@@ -462,7 +475,9 @@ extension Deck {
             }
             // A link or a submodule goes into the tree as it came, unread (a submodule's commit is not
             // even in this repository); a file is read for the working tree.
-            guard Deck.checksOut(entry.kind) else {
+            if let reason = notCheckedOut(entry) {
+                report.otherFiles.append(Deck.carriedNote(path, reason))
+                outside.insert(path)
                 files.append((path, [], entry.id, entry.mode))
                 continue
             }
@@ -493,6 +508,7 @@ extension Deck {
         for (position, file) in files.enumerated() {
             change.storedBlobs[position] = file.stored
             if file.mode != TreeUpdate.fileMode { change.modes[position] = file.mode }
+            if outside.contains(file.path) { change.outsideWorkingTree.insert(position) }
         }
         // Thousands of small allocations (every version decoded, the walk's entries): freed on a thread of
         // their own, not on the caller's time (~3 ms of a 1000+1000 merge at 100,000 cards).

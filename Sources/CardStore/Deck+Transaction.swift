@@ -20,9 +20,11 @@ public struct DeckChange {
     public var storedBlobs: [Int: ObjectID] = [:]
     /// Git file modes of files in `files`, by position, that are no plain file (an executable, a symbolic
     /// link, a submodule: a merge carrying another side's entry as it came); each such entry needs its
-    /// object in `storedBlobs`. Links and submodules go into the tree and the index, not the working
-    /// tree (`Deck.checksOut`).
+    /// object in `storedBlobs`.
     public var modes: [Int: UInt32] = [:]
+    /// Files in `files`, by position, that go into the tree and the index but not the working tree
+    /// (`Deck.notCheckedOut`: a link, a submodule, a huge file); each needs its object in `storedBlobs`.
+    public var outsideWorkingTree: Set<Int> = []
 
     /// Creates a change.
     public init(files: [(path: String, content: [UInt8]?)], message: CommitMessage) {
@@ -72,7 +74,7 @@ extension Deck {
             if !isBare && !recordingHandEdits {
                 // An entry the working tree does not hold (a link, a submodule) has no hand edits to lose.
                 let checkedOut = change.files.enumerated().filter { position, _ in
-                    change.modes[position].map { Deck.checksOut(TreeEntry.kind(ofMode: $0)) } ?? true
+                    !change.outsideWorkingTree.contains(position)
                 }
                 try checkNoHandEdits(
                     checkedOut.map { _, file in (file.path, { file.content.map(ObjectID.blobHash(of:)) }) },
@@ -146,7 +148,7 @@ extension Deck {
                 do {
                     try updateWorkingTree(
                         change.files, updates: updates, tree: tree, flush: flushMode, indexAhead: indexAhead,
-                        indexLock: indexLock)
+                        indexLock: indexLock, outside: change.outsideWorkingTree)
                 } catch {
                     throw putBack(
                         paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: error)
@@ -392,7 +394,7 @@ extension Deck {
             // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
             let present =
                 skippingUnchanged ? Deck.workingBlobID(full) : nil
-            if let entry, entry.kind == .blob {
+            if let entry, notCheckedOut(entry) == nil {
                 if !skippingUnchanged || present != entry.id {
                     let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
                     try FileSystem.writeAtomically(bytes, to: full, durable: durable)
@@ -400,8 +402,8 @@ extension Deck {
                 try Deck.setExecutable(full, entry.mode)
                 entries.append((path, entry.id))
             } else if let entry {
-                // A link or a submodule: in the index, not checked out (`checksOut`); the working tree keeps
-                // what it has there.
+                // A link, a submodule, a huge file: in the index, not checked out (`notCheckedOut`); the
+                // working tree keeps what it has there.
                 entries.append((path, entry.id))
             } else {
                 if !skippingUnchanged || present != nil { try FileSystem.remove(full) }
@@ -424,7 +426,7 @@ extension Deck {
                 try index.reload(force: true)
                 for path in paths {
                     let entry = try repository.treeEntry(in: tree, path: path)
-                    if let entry, !Deck.checksOut(entry.kind) {
+                    if let entry, notCheckedOut(entry) != nil {
                         try stage(entry, at: path, in: index)
                     } else if entry != nil {
                         try index.add(path: path)
@@ -494,13 +496,14 @@ extension Deck {
     /// Stages a tree entry by its id, without its stat data; a link or a submodule the working tree does
     /// not hold is marked skip-worktree, so that git keeps it and does not call it deleted.
     func stage(_ entry: TreeEntry, at path: String, in index: Index) throws(GitError) {
-        var held = false
-        if let workingDirectory, !Deck.checksOut(entry.kind) {
+        var skipped = notCheckedOut(entry) != nil
+        if skipped, let workingDirectory, entry.kind != .blob {
+            // Checked out by git itself (a plain git clone): the working tree holds it, nothing to skip.
             var info = stat()
             let kind = lstat("\(workingDirectory)/\(path)", &info) == 0 ? info.st_mode & S_IFMT : 0
-            held = entry.kind == .symlink ? kind == S_IFLNK : kind == S_IFDIR
+            skipped = !(entry.kind == .symlink ? kind == S_IFLNK : kind == S_IFDIR)
         }
-        try index.stage(path: path, id: entry.id, mode: entry.mode, skipWorktree: !Deck.checksOut(entry.kind) && !held)
+        try index.stage(path: path, id: entry.id, mode: entry.mode, skipWorktree: skipped)
     }
 
     /// Gives a file just written the executable bits its git mode asks for (git keeps only that bit).

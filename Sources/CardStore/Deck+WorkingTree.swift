@@ -51,7 +51,7 @@ extension Deck {
     /// With `.ordered` the files are only written out: the caller's last fsync makes them durable.
     func updateWorkingTree(
         _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode,
-        indexAhead: IndexPreparation?, indexLock: IndexLock? = nil
+        indexAhead: IndexPreparation?, indexLock: IndexLock? = nil, outside: Set<Int> = []
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         // Keyed by bytes: two names that differ only in Unicode normalization are two files.
@@ -64,8 +64,8 @@ extension Deck {
         for (position, file) in files.enumerated() where last[keys[position]] == position {
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             let mode = updates[position].mode
-            if file.content != nil, let blob = updates[position].blob, !Deck.checksOut(TreeEntry.kind(ofMode: mode)) {
-                // A link or a submodule a merge carries: into the index only (`checksOut`).
+            if outside.contains(position), let blob = updates[position].blob {
+                // A link, a submodule, a huge file a merge carries: into the index only (`notCheckedOut`).
                 entries.append((file.path, blob))
             } else if let content = file.content, let blob = updates[position].blob {
                 writes.append((full, content))

@@ -67,6 +67,7 @@ extension Commands {
             output.print(
                 dryRun ? "Would fast-forward to \(name)." : "Fast-forwarded to \(name) (\(report.commit?.short ?? ""))."
             )
+            for line in report.otherFiles { output.print("  \(line)") }
         case .merged:
             let changed = SyncText.changedCards(report.decisions)
             let count = changed.count + report.changedWithoutDecision

@@ -162,7 +162,7 @@ struct MergeStoreTests {
         #expect(try snapshot.allCards().cards.allSatisfy { $0.conflicts.isEmpty })
     }
 
-    @Test("unrelated histories merge against an empty base: every card of both survives")
+    @Test("unrelated histories: refused as git refuses them; asked for, merged against an empty base, every card kept")
     func unrelated() throws {
         let scratch = try StoreScratch()
         let a = try Deck.create(at: scratch.path("a.git"), name: "A", bare: true)
@@ -170,7 +170,15 @@ struct MergeStoreTests {
         let b = try Deck.create(at: scratch.path("b.git"), name: "B", bare: true)
         try b.importCards(makeCards(4, prefix: "B", seed: 2), source: "b")
         let theirs = try fetch(scratch, into: scratch.path("a.git"), from: scratch.path("b.git"))
-        let report = try a.merge(theirs: theirs, theirsName: "b", policy: .keep, dryRun: false)
+        let before = try a.headCommit()
+        #expect {
+            try a.merge(theirs: theirs, theirsName: "b", policy: .keep, dryRun: false)
+        } throws: { error in
+            "\(error)".contains("shares no history") && "\(error)".contains("--allow-unrelated-histories")
+        }
+        #expect(try a.headCommit() == before)
+        let report = try a.merge(
+            theirs: theirs, theirsName: "b", policy: .keep, dryRun: false, allowUnrelatedHistories: true)
         #expect(report.kind == .merged)
         #expect(try a.snapshot().allCards().cards.count == 7)
     }

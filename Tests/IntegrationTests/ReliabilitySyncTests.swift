@@ -105,7 +105,7 @@ struct ReliabilitySyncTests {
             ["attempts": attempts, "failedCleanly": failures - hangs, "hangs": hangs, "connectionsCut": proxy.cuts])
     }
 
-    @Test("a remote whose tree holds links, a submodule and a 1 GB blob: synced without them, named")
+    @Test("a remote whose tree holds links, a submodule and a 1 GB blob: taken as they came, not checked out, named")
     func hostileRemoteTree() throws {
         let scratch = try Scratch.forSync()
         let transport =
@@ -121,23 +121,29 @@ struct ReliabilitySyncTests {
             !$0.key.hasPrefix("deck") && !$0.key.hasPrefix("server")
         }
         let (sync, peak) = try scratch.cardsPeakMemory(["sync"], in: deck)
-        #expect(sync.status == 0, "\(sync.stderr)")
+        // Equal, but the deck now holds card files that are no valid cards (a link, a submodule): exit 1.
+        #expect(sync.status == 1 && sync.stderr.contains("not a valid card"), "\(sync.stderr)")
         #expect((peak ?? 0) < 100 * 1024, "sync used \(peak ?? 0) KiB")
         for name in HostileTree.refusedPaths where !name.hasPrefix(".git") {
-            #expect(sync.stdout.contains(name) && sync.stdout.contains("not taken"), "\(name): \(sync.stdout)")
+            #expect(sync.stdout.contains(name), "\(name): \(sync.stdout)")
         }
-        // Taken in, then our version of main pushed back, in two rounds; nobody else pushed meanwhile.
-        #expect(!sync.stdout.contains("moved meanwhile"), "\(sync.stdout)")
+        #expect(sync.stdout.contains("not checked out"), "\(sync.stdout)")
+        // A fast-forward to the remote's main, whole: nothing of it is dropped or pushed back changed.
         let files = try scratch.git(["ls-tree", "-r", "main"], in: deck).stdout
         #expect(files.contains(good))
-        #expect(!files.contains("120000") && !files.contains("160000") && !files.contains("big.bin"))
-        #expect(try scratch.main(deck) == server.main(scratch))
+        #expect(files.contains("120000") && files.contains("160000") && files.contains("big.bin"))
+        #expect(try scratch.main(deck) == hostile && server.main(scratch) == hostile)
+        for name in HostileTree.refusedPaths where !name.hasPrefix(".git") {
+            var info = stat()
+            #expect(lstat(deck + "/" + name, &info) != 0, "\(name) was checked out")
+        }
         #expect(
             HostileInputTests.listing(scratch.root).filter { !$0.key.hasPrefix("deck") && !$0.key.hasPrefix("server") }
                 == outside)
         try scratch.expectClean(deck)
         let fsck = try scratch.cards(["fsck"], in: deck)
-        #expect(fsck.status == 0, "\(fsck.stderr)")
+        let said = fsck.stdout + fsck.stderr
+        #expect(fsck.status == 1 && said.contains("cards/link") && !said.contains("big.bin"), "\(said)")
         reportFigures("hostile-remote", ["inputs": HostileTree.refusedPaths.count - 1, "bigBlobMB": megabytes])
     }
 
