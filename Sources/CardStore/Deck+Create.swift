@@ -36,9 +36,14 @@ extension Deck {
     /// the merge-driver config and a first commit; then, with `source`, a second commit importing
     /// the cards of that folder (laid out like a deck, e.g. `sample-repo/`). Without `name` (nor a
     /// source's), the deck is named after its folder, less a `.git` ending.
-    public static func create(at path: String, name: String?, bare: Bool, from source: String? = nil) throws(StoreError)
-        -> Deck
-    {
+    ///
+    /// A folder already laid out as a deck (a `deck.json` or a `cards/` folder, say a deck's files copied
+    /// without their `.git`) becomes a deck of those files: its `deck.json` and valid card files are
+    /// taken as they are. Inside another git repository's working tree the new deck would be a
+    /// repository nested in it: refused unless `nested`.
+    public static func create(
+        at path: String, name: String?, bare: Bool, from source: String? = nil, nested: Bool = false
+    ) throws(StoreError) -> Deck {
         let absolute = FileSystem.absolute(path)
         if FileSystem.exists("\(absolute)/.git") || (bare && FileSystem.exists("\(absolute)/HEAD")) {
             throw StoreError(
@@ -46,12 +51,25 @@ extension Deck {
                 "\(path) is already a git repository; `cards init` makes a deck in a folder that is not one yet")
         }
         try refuseInsideDeck(absolute, shownAs: path, instead: "create the new deck in a folder")
+        if !nested, let (root, _) = enclosingRepository(of: absolute) {
+            throw StoreError(
+                .alreadyExists,
+                "\(path) is inside the git repository at \(root): a deck there would be a repository nested in "
+                    + "it, which that repository's git shows as an untracked folder; run `cards init --nested` to "
+                    + "make it anyway, or choose a folder outside \(root)")
+        }
+        let adopting =
+            !bare && source == nil && FileSystem.isDirectory(absolute)
+            && (FileSystem.exists("\(absolute)/\(Deck.metadataPath)")
+                || FileSystem.isDirectory("\(absolute)/\(Deck.cardsFolder)"))
         // Read and check the source first, so a bad source leaves nothing behind.
         var imported: [Card] = []
         var sourceName: String?
         if let source {
             (imported, sourceName) = try readDeckFolder(source)
         }
+        let existingMetadata = adopting ? try adoptedMetadata(absolute, shownAs: path, name: name) : nil
+        if let existingMetadata { sourceName = (try? JSONValue.parse(existingMetadata))?["name"]?.stringValue }
         let deckName = name ?? sourceName ?? Deck.defaultName(forFolder: absolute)
         guard Deck.isValidName(deckName) else {
             throw StoreError(.invalidInput, "--name must be 1 to 200 characters on one line")
@@ -69,7 +87,8 @@ extension Deck {
         if !existed { removeAbandonedClones(of: absolute, kind: "init") }
         do throws(StoreError) {
             let deck = try createRepository(
-                at: work, shownAs: path, bare: bare, name: deckName, imported: imported, source: source)
+                at: work, shownAs: path, bare: bare, name: deckName, imported: imported, source: source,
+                existingMetadata: existingMetadata)
             guard !existed else { return deck }
             guard rename(work, absolute) == 0 else {
                 throw StoreError(
@@ -88,26 +107,64 @@ extension Deck {
 
     private static func createRepository(
         at absolute: String, shownAs path: String, bare: Bool, name deckName: String, imported: [Card],
-        source: String?
+        source: String?, existingMetadata: [UInt8]?
     ) throws(StoreError) -> Deck {
         let repository = try git("creating a repository at \(path)") { () throws(GitError) in
             try Repository.create(at: absolute, bare: bare)
         }
         try git("configuring the merge driver") { () throws(GitError) in try Deck.configureGit(repository) }
         let deck = try Deck(repository: repository)
-        let metadata = JSONValue.object(["format": .number("1"), "name": .string(deckName)]).canonicalBytes()
-        try deck.commitChange { (_) throws(StoreError) in
+        let metadata =
+            existingMetadata
+            ?? JSONValue.object(["format": .number("1"), "name": .string(deckName)]).canonicalBytes()
+        // An adopted folder's own .gitattributes is kept, with the merge driver's line added when missing.
+        var attributes = Array((Deck.attributesLine + "\n").utf8)
+        let attributesPath = "\(absolute)/.gitattributes"
+        if existingMetadata != nil, FileSystem.exists(attributesPath) {
+            let present = try FileSystem.read(attributesPath, limit: Card.maximumFileSize)
+            let text = String(decoding: present, as: UTF8.self)
+            attributes =
+                text.split(separator: "\n").contains { $0 == Deck.attributesLine }
+                ? present
+                : present
+                    + Array(((text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + Deck.attributesLine + "\n").utf8)
+        }
+        try deck.commitChange(recordingHandEdits: existingMetadata != nil) { (_) throws(StoreError) in
             DeckChange(
-                files: [
-                    (Deck.metadataPath, metadata),
-                    (".gitattributes", Array((Deck.attributesLine + "\n").utf8)),
-                ],
+                files: [(Deck.metadataPath, metadata), (".gitattributes", attributes)],
                 message: CommitMessage(subject: "Create deck \"\(deckName)\"", trailers: [("Op", "init")]))
+        }
+        if existingMetadata != nil {
+            // The folder's card files, as `cards commit` takes hand edits: valid ones committed as they are,
+            // an invalid one named (and nothing made).
+            _ = try deck.commitHandEdits(
+                message: "Take the card files of \(FileSystem.basename(of: absolute))", refusal: "no deck was made",
+                retry: "cards init")
         }
         if !imported.isEmpty {
             try deck.importCards(imported, source: FileSystem.basename(of: Repository.trimmedSlash(source ?? "")))
         }
         return deck
+    }
+
+    /// The `deck.json` of a folder `cards init` adopts (a new one, named `name` or after the folder,
+    /// when it has none), refused when it is not a deck's.
+    private static func adoptedMetadata(_ folder: String, shownAs path: String, name: String?) throws(StoreError)
+        -> [UInt8]
+    {
+        let file = "\(folder)/\(Deck.metadataPath)"
+        guard FileSystem.exists(file) else {
+            let name = name ?? Deck.defaultName(forFolder: folder)
+            return JSONValue.object(["format": .number("1"), "name": .string(name)]).canonicalBytes()
+        }
+        let bytes = try FileSystem.read(file, limit: Card.maximumFileSize)
+        guard let value = try? JSONValue.parse(bytes), value["format"] != nil, value["name"]?.stringValue != nil else {
+            throw StoreError(
+                .invalidInput,
+                "\(path)/\(Deck.metadataPath) is not a deck's deck.json (an object with \"format\" and \"name\"); "
+                    + "fix or remove it, then run `cards init` again; nothing was made")
+        }
+        return bytes
     }
 
     /// Reads every card file of a folder laid out like a deck (`cards/**/<id>.json`, optional `deck.json`).

@@ -91,6 +91,7 @@ extension Deck {
     ) throws(StoreError) -> MergeReport {
         try refuseNewerFormat(
             at: theirs, holder: "\(theirsName) holds a deck", outcome: "nothing was merged: update cards, then merge")
+        try checkHistoryIsWhole(doing: "merging \(theirsName)")
         let ours = try headCommit()
         if let ours {
             if ours == theirs { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
@@ -291,7 +292,8 @@ extension Deck {
         // Each with its card id when it is a card (worked out once: both loops below ask).
         let disagreeing = changes.compactMap { change -> (path: String, entries: MergeEntries, card: String?)? in
             let entries = (base: change.entries[0], ours: change.entries[1], theirs: change.entries[2])
-            if entries.ours?.id == entries.theirs?.id && entries.ours?.kind == entries.theirs?.kind { return nil }
+            // The same object in the same mode (an executable bit is a change too, as to git).
+            if Deck.sameEntry(entries.ours, entries.theirs) { return nil }
             let card = CardID.id(fromPath: change.path).flatMap { Deck.isCardEntry(entries) ? $0 : nil }
             return (change.path, entries, card)
         }
@@ -401,10 +403,18 @@ extension Deck {
                     if let merged = try mergeFileLines(path, base: entries.base, ours: mine, theirs: other) {
                         files.append((path, merged.bytes, nil, merged.mode))
                         report.otherFiles.append("\(path): changed on both sides, merged line by line")
-                    } else {
-                        conflictedFiles.append(path)
+                        continue
                     }
-                    continue
+                    guard path == Deck.metadataPath else {
+                        conflictedFiles.append(path)
+                        continue
+                    }
+                    // The deck's own settings (its name): the later tip's, as a card field's conflict is
+                    // settled, named; the other version stays in its history.
+                    pick = theirsWins ? other : mine
+                    report.otherFiles.append(
+                        "\(path): changed on both sides, kept the version from \(theirsWins ? theirsName : "this deck")"
+                    )
                 } else {
                     pick = entries.ours ?? entries.theirs
                     report.otherFiles.append(
@@ -464,7 +474,7 @@ extension Deck {
             let stored = newID.flatMap { $0 == entries?.theirs?.id || $0 == entries?.base?.id ? $0 : nil }
             files.append((path, newBytes, stored, TreeUpdate.fileMode))
         }
-        for (path, entry, ours) in rawPicks where entry?.id != ours?.id || entry?.kind != ours?.kind {
+        for (path, entry, ours) in rawPicks where !Deck.sameEntry(entry, ours) {
             guard let entry else {
                 files.append((path, nil, nil, TreeUpdate.fileMode))
                 continue

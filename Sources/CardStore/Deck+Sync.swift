@@ -92,6 +92,7 @@ extension Deck {
         defer { withExtendedLifetime(syncLock) {} }
         // Before anything is fetched: git's own half-done merge is the first thing to settle.
         try checkNoUnfinishedGitOperation()
+        try checkHistoryIsWhole(doing: "syncing")
         let remote = try syncRemote(named: options.remote)
         // A push there would be refused (a repository on this machine with a working tree): said before
         // anything is merged into this deck for it, and by a dry run, which pushes nothing; only where a

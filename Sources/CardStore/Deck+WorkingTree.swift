@@ -221,7 +221,7 @@ extension Deck {
 
     /// Writes a file in place (a temp file of our own, renamed by the caller), without fsync.
     static func writeNewFile(_ bytes: [UInt8], to path: String) throws(StoreError) {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         let failure = FileSync.writeAll(fd, bytes)

@@ -59,6 +59,9 @@ public final class Deck {
         fsyncEnvironment = environment
         fsyncConfig = setting
         if durable { Libgit2.claimFsync() }
+        // A repository shared by a group: the files this deck makes there (its locks, reflogs, packs)
+        // must be writable by the group, as git's own are.
+        SharedRepository.apply((try? repository.configString("core.sharedRepository")) ?? nil)
     }
 
     deinit {

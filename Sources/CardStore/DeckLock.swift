@@ -11,7 +11,7 @@ final class DeckLock {
     /// `shared`: held beside other shared holders, never beside the one writer (a reader waiting out a
     /// write); a shared holder leaves the holder's record alone.
     init(path: String, timeout: Double, shared: Bool = false) throws(StoreError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             throw StoreError(.io, "cannot open the deck lock \(path): \(String(cString: strerror(errno)))")
         }

@@ -57,7 +57,7 @@ public enum FileSystem {
         let directory = parent(of: path)
         try makeDirectories(directory)
         let temp = temporaryPath(for: path, in: directory)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(temp): \(errorText())") }
         var failure = FileSync.writeAll(fd, bytes)
         if failure == 0 { failure = FileSync.flush(fd, flush) }
@@ -82,7 +82,7 @@ public enum FileSystem {
         if isDirectory(path) { return }
         let up = parent(of: path)
         if up != path && !up.isEmpty { try makeDirectories(up) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        if mkdir(path, 0o777) != 0 && errno != EEXIST {
             throw StoreError(.io, "cannot create the folder \(path): \(errorText())")
         }
     }

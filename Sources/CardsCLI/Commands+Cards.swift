@@ -4,7 +4,8 @@ import CardStore
 extension Commands {
     static let initCommand = Command(
         spec: CommandSpec(
-            name: "init", abstract: "Create a deck.", usage: "init [<dir>] [--name <name>] [--from <dir>] [--bare]",
+            name: "init", abstract: "Create a deck.",
+            usage: "init [<dir>] [--name <name>] [--from <dir>] [--bare] [--nested]",
             arguments: [
                 ("dir", "Where to create the deck (default: --deck, else $CARDS_DECK, else the current folder).")
             ],
@@ -12,15 +13,21 @@ extension Commands {
                 .value("--name", "name", "The deck's name (default: the source deck's name, else the folder's)."),
                 .value("--from", "dir", "Import the cards of a folder laid out like a deck, such as sample-repo/."),
                 .flag("--bare", "Create a deck with no working tree (for servers and very large decks)."),
+                .flag("--nested", "Create the deck inside another git repository's working tree all the same."),
             ],
-            positionals: 0...1)
+            positionals: 0...1,
+            discussion: """
+                A folder that already holds a deck's files (deck.json, cards/) becomes a deck of them: its
+                deck.json and valid card files are committed as they are.
+                """)
     ) { context, arguments in
         // `cards --deck DIR init` (or $CARDS_DECK) names the new deck's folder as every other command
         // names its deck; a folder given to init itself goes before the environment's default.
         let given = try context.newDeckFolder(given: arguments.positionals.first, for: "init")
         let path = given ?? context.deckFolder ?? "."
         let deck = try Deck.create(
-            at: path, name: arguments.value("--name"), bare: arguments.has("--bare"), from: arguments.value("--from"))
+            at: path, name: arguments.value("--name"), bare: arguments.has("--bare"), from: arguments.value("--from"),
+            nested: arguments.has("--nested"))
         let count = try deck.snapshot().allCards().cards.count
         context.output.print("Created deck in \(deck.location) with \(count) card\(count == 1 ? "" : "s").")
         return 0

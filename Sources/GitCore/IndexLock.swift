@@ -18,7 +18,7 @@ public final class IndexLock {
     /// Takes the lock of the index at `indexPath`: `.locked` when another process holds it.
     public init(indexPath: String) throws(GitError) {
         path = indexPath + ".lock"
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             if errno == EEXIST {
                 throw GitError(

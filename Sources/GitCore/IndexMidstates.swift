@@ -109,7 +109,7 @@ struct IndexMidstates: Equatable {
         // removed here, and a mix of two could only fail the file's CRC.
         let temporary = "\(target).tmp"
         unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
         guard fd >= 0 else { return }
         let failure = FileSync.writeAll(fd, encoded())
         close(fd)

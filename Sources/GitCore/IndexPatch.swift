@@ -180,7 +180,7 @@ public enum IndexPatch {
         if held == nil {
             fd = lock.descriptor
         } else {
-            fd = open(newPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            fd = open(newPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
             guard fd >= 0 else {
                 throw GitError(
                     code: .other(-1), message: "cannot create \(newPath): \(String(cString: strerror(errno)))",

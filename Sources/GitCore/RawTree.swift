@@ -377,9 +377,10 @@ struct RawTree: @unchecked Sendable {
         }
     }
 
-    /// Whether two entries point to the same object with the same kind (as the walk compares them).
+    /// Whether two entries point to the same object in the same mode (as git compares them: an
+    /// executable bit set or cleared is a change).
     static func sameTarget(_ left: RawTree, _ a: Entry, _ right: RawTree, _ b: Entry) -> Bool {
-        guard kind(a) == kind(b) else { return false }
+        guard a.mode == b.mode else { return false }
         guard let x = left.bytes.baseAddress, let y = right.bytes.baseAddress else { return false }
         return memcmp(x + a.idStart, y + b.idStart, 20) == 0
     }
@@ -405,11 +406,6 @@ struct RawTree: @unchecked Sendable {
         default: kind = .submodule
         }
         return TreeEntry(name: name(entry), id: id(entry), kind: kind, mode: entry.mode)
-    }
-
-    /// The mode as the walk compares it: an executable file counts as a file (as `TreeEntry.kind`).
-    static func kind(_ entry: Entry) -> UInt32 {
-        entry.mode == executableMode ? blobMode : entry.mode
     }
 }
 

@@ -193,9 +193,9 @@ private struct TreeCursor {
         }
     }
 
-    /// What `TreeEntry.kind` reports, without building the value.
+    /// The entry's mode as the walk compares it: exactly, as git does (an executable bit set or cleared
+    /// is a change).
     static func kind(_ entry: OpaquePointer) -> UInt32 {
-        let mode = git_tree_entry_filemode(entry).rawValue
-        return mode == GIT_FILEMODE_BLOB_EXECUTABLE.rawValue ? GIT_FILEMODE_BLOB.rawValue : mode
+        git_tree_entry_filemode(entry).rawValue
     }
 }

@@ -41,7 +41,6 @@ struct LibraryUseTests {
     @Test("docs/LIBRARY.md's samples, as written there (paths in a scratch folder)")
     func documentedSamples() throws {
         let scratch = try StoreScratch()
-        _ = try Deck.create(at: scratch.path("mine.git"), name: "Shared", bare: true)
         let deck = try Deck.create(at: scratch.path("my-deck"), name: "Mine", bare: false)
         let card = try deck.add(title: "Ada on Codeberg", indexURL: "https://codeberg.org/ada", color: "teal")
         try deck.edit(card.id, CardEdit(color: "purple"))
@@ -50,11 +49,16 @@ struct LibraryUseTests {
         try deck.delete([card.id])
         _ = try deck.undo()
         #expect(try deck.snapshot().card(id: card.id)?.color == "purple")
+        _ = try Repository.create(at: scratch.path("mine.git"), bare: true)
         _ = try deck.addRemote(name: "origin", url: scratch.path("mine.git"))
-        if try deck.fetch() != nil {
-            let report = try deck.merge(reference: "origin/main")
-            #expect(report.conflicts == 0)
-        }
+        _ = try deck.sync(SyncOptions())
+        let phone = try Deck.clone(from: scratch.path("mine.git"), to: scratch.path("phone-deck"))
+        _ = try phone.add(title: "Ada on Mastodon", indexURL: "https://mastodon.social/@ada", color: "purple")
+        _ = try phone.sync(SyncOptions())
+        #expect(try deck.fetch() != nil)
+        let report = try deck.merge(reference: "origin/main")
+        #expect(report.kind == .fastForward && report.conflicts == 0)
+        #expect(try deck.snapshot().allCards().cards.map(\.title).contains("Ada on Mastodon"))
 
         var gesture = SwipeGesture(configuration: .row, cardSize: SwipeSize(width: 300, height: 120), cardID: "a")
         _ = gesture.touchDown(SwipeSample(time: 0, translation: .zero, location: SwipeVector(x: 150, y: 60)))
