@@ -111,4 +111,24 @@ static inline int cgit2_thread_timer_start(timer_t *timer, int signo, double fir
     return 0;
 }
 
+/* GNU extensions the Glibc module does not show (it is built without _GNU_SOURCE), for running the
+   git executable (Sources/GitCore/GitProcess.swift): declared here as glibc (>= 2.34) defines them. */
+#include <spawn.h>
+#include <fcntl.h>
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int pipe2(int fds[2], int flags);
+
+static inline int cgit2_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}
+
+static inline int cgit2_spawn_closefrom(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+static inline int cgit2_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
 #endif

@@ -187,17 +187,26 @@ extension Commands {
         }
         let deck = try context.openDeck()
         let progress = ProgressLine()
-        let options = SyncOptions(
+        var options = SyncOptions(
             remote: arguments.positionals.first, dryRun: arguments.has("--dry-run"),
             allowMassDelete: arguments.has("--allow-mass-delete"), policy: policy, settings: progress.settings())
+        options.settings.isInterrupted = { Interruption.isInterrupted }
+        // Ctrl-C or SIGTERM stops the git it runs (see GitProcess), then this process dies of it.
+        Interruption.begin()
         let report: SyncReport
         do {
             report = try deck.sync(options)
         } catch {
             progress.finish()
+            // Said before the process dies of the signal it caught.
+            if Interruption.isInterrupted { context.output.error("Error: \(error)") }
+            Interruption.end(stopped: true)
             throw error
         }
         progress.finish()
+        Interruption.end(stopped: false)
+        // The server's own words (a post-receive hook's "CI started"), as git shows them.
+        for message in report.serverMessages { context.output.error("remote: \(message)") }
         for line in SyncText.lines(report) { context.output.print(line) }
         // Equal, but not sound: a card file that is not a valid card is in the deck now.
         let invalid = Set(report.invalidCards.map(\.path) + (report.merge?.invalid.map(\.path) ?? [])).count

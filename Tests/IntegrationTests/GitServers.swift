@@ -128,7 +128,10 @@ final class GitServer: @unchecked Sendable {
             let hostKey = try String(contentsOfFile: keys + "/hostkey.pub", encoding: .utf8)
                 .split(separator: " ").prefix(2).joined(separator: " ")
             try scratch.trust(line: "\(port == 22 ? "127.0.0.1" : "[127.0.0.1]:\(port)") \(hostKey)")
-            clientEnvironment = ["CARDS_SSH_KEY": keys + "/userkey"]
+            // libgit2 takes the key from CARDS_SSH_KEY; OpenSSH (under git) reads its config from the passwd
+            // home, not $HOME: the test's own is named with -F, never the real ~/.ssh.
+            try scratch.addSSHConfig("IdentityFile \(keys)/userkey")
+            clientEnvironment = ["CARDS_SSH_KEY": keys + "/userkey", "GIT_SSH_COMMAND": scratch.sshCommand]
             userKey = keys + "/userkey"
             hostPort = port
         }
@@ -377,6 +380,33 @@ struct ServerError: Error, CustomStringConvertible {
 }
 
 extension Scratch {
+    /// The test HOME's ssh config, which `sshCommand` has ssh read.
+    var sshConfig: String { home + "/.ssh/config" }
+
+    /// GIT_SSH_COMMAND for git's ssh: this test's config, known_hosts and keys, nothing of the real
+    /// ~/.ssh or /etc/ssh (ssh would read those from the passwd home whatever $HOME says).
+    var sshCommand: String { "ssh -F '\(sshConfig)'" }
+
+    /// Adds lines to the test HOME's ssh config, made at first with its known_hosts and no prompts.
+    func addSSHConfig(_ lines: String) throws {
+        let folder = home + "/.ssh"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var text = (try? String(contentsOfFile: sshConfig, encoding: .utf8)) ?? ""
+        if text.isEmpty {
+            text = """
+                Host *
+                  UserKnownHostsFile \(folder)/known_hosts
+                  GlobalKnownHostsFile /dev/null
+                  StrictHostKeyChecking yes
+                  BatchMode yes
+                  IdentitiesOnly yes
+
+                """
+        }
+        let indented = lines.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+        try (text + indented + "\n").write(toFile: sshConfig, atomically: true, encoding: .utf8)
+    }
+
     /// Adds a line to the test HOME's `~/.ssh/known_hosts`.
     func trust(line: String) throws {
         let folder = home + "/.ssh"

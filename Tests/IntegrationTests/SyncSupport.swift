@@ -1,6 +1,15 @@
 import Foundation
 import Testing
 
+/// Which client a test's `cards` moves objects with (CARDS_TRANSPORT): git, the default, or the
+/// libgit2 fallback.
+enum NetworkClient: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case git
+    case libgit2
+
+    var testDescription: String { "through \(rawValue)" }
+}
+
 /// Helpers for the sync tests: a scratch without an ssh agent, a server seeded with the sample
 /// deck, clones, and the checks every sync test makes.
 extension Scratch {
