@@ -70,7 +70,13 @@ enum GitReply {
 
     /// git's own complaint: its lines that are neither progress, the server's, nor advice.
     static func complaint(_ lines: [String]) -> [String] {
-        lines.compactMap { line in
+        // git's closing advice after any ssh or connection failure: true of every failure, so it says nothing.
+        let boilerplate: Set = [
+            "fatal: Could not read from remote repository.", "Please make sure you have the correct access rights",
+            "and the repository exists.",
+        ]
+        return lines.compactMap { line in
+            guard !boilerplate.contains(line.trimmingTrailingSpaces()) else { return nil }
             let text = line.trimmingTrailingSpaces()
             guard !text.isEmpty, !line.hasPrefix("remote:"), !line.hasPrefix("hint:"), !line.hasPrefix("To "),
                 !isProgress(line)

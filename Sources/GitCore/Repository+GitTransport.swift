@@ -116,7 +116,7 @@ extension Repository {
                     function: "git push", serverMessages: server, url: url)
             }
             throw GitError(
-                code: .pushRefused, message: "the server refused the push: \(reasons)", function: "git push",
+                code: .pushRefused, message: reasons, function: "git push",
                 serverMessages: server, url: url)
         }
         guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {

@@ -99,7 +99,7 @@ extension Repository {
                     function: "push_update_reference")
             }
             throw GitError(
-                code: .pushRefused, message: "the server refused the push: \(reasons)", function: "push_update_reference")
+                code: .pushRefused, message: reasons, function: "push_update_reference")
         }
         return PushResult()
     }

@@ -47,7 +47,7 @@ final class GitServer: @unchecked Sendable {
     /// Creates an empty bare repository `deck.git` under the scratch folder and serves it.
     init(
         _ transport: Transport, in scratch: Scratch, name: String = "server", httpLogin: String? = nil,
-        sshPort: Int? = nil
+        sshPort: Int? = nil, sshRSA: Bool = false
     ) throws {
         self.transport = transport
         let root = scratch.path(name)
@@ -89,16 +89,19 @@ final class GitServer: @unchecked Sendable {
             url = "ssh://\(NSUserName())@127.0.0.1:\(port)\(repository)"
             let keys = root + "/ssh"
             try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
-            for key in ["hostkey", "userkey"] {
+            // With `sshRSA`: an RSA host key offered and trusted first (beside the ed25519 one) and an RSA user
+            // key, which SHA-1-only clients (libssh2 in libgit2 1.5) cannot use against OpenSSH >= 8.8.
+            let kinds = [("hostkey-rsa", "rsa"), ("hostkey", "ed25519"), ("userkey", sshRSA ? "rsa" : "ed25519")]
+            for (key, type) in kinds where sshRSA || key != "hostkey-rsa" {
                 let made = try scratch.run(
-                    "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(keys)/\(key)"])
+                    "/usr/bin/ssh-keygen", ["-q", "-t", type, "-N", "", "-f", "\(keys)/\(key)"])
                 guard made.status == 0 else { throw ServerError("ssh-keygen failed: \(made.stderr)") }
             }
             try FileManager.default.copyItem(atPath: keys + "/userkey.pub", toPath: keys + "/authorized_keys")
             let config = """
                 Port \(port)
                 ListenAddress 127.0.0.1
-                HostKey \(keys)/hostkey
+                \(sshRSA ? "HostKey \(keys)/hostkey-rsa\n" : "")HostKey \(keys)/hostkey
                 AuthorizedKeysFile \(keys)/authorized_keys
                 PasswordAuthentication no
                 PermitRootLogin prohibit-password
@@ -125,9 +128,11 @@ final class GitServer: @unchecked Sendable {
             guard daemonPID != nil else { throw ServerError("sshd wrote no pid file; see \(log)") }
             try waitForPort(port)
             // The test's own HOME trusts this host key, and the client logs in with the user key.
-            let hostKey = try String(contentsOfFile: keys + "/hostkey.pub", encoding: .utf8)
-                .split(separator: " ").prefix(2).joined(separator: " ")
-            try scratch.trust(line: "\(port == 22 ? "127.0.0.1" : "[127.0.0.1]:\(port)") \(hostKey)")
+            for file in (sshRSA ? ["hostkey-rsa", "hostkey"] : ["hostkey"]) {
+                let hostKey = try String(contentsOfFile: keys + "/\(file).pub", encoding: .utf8)
+                    .split(separator: " ").prefix(2).joined(separator: " ")
+                try scratch.trust(line: "\(port == 22 ? "127.0.0.1" : "[127.0.0.1]:\(port)") \(hostKey)")
+            }
             // libgit2 takes the key from CARDS_SSH_KEY; OpenSSH (under git) reads its config from the passwd
             // home, not $HOME: the test's own is named with -F, never the real ~/.ssh.
             try scratch.addSSHConfig("IdentityFile \(keys)/userkey")
