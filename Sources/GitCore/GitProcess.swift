@@ -61,42 +61,21 @@ struct GitProcess {
             close(outputPipe[1])
             throw GitProcess.failure("pipe2")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // git may ask on a terminal (a passphrase, a password): then its standard input is ours; in a
-        // script it gets none, and GIT_TERMINAL_PROMPT=0 (see `childEnvironment`) says so.
-        if isatty(0) == 0 { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        // No descriptor of ours (a deck's lock, a pack being read) lives on in git or its ssh.
-        cgit2_spawn_closefrom(&actions, 3)
-        cgit2_spawn_chdir(&actions, directory)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // A test runner's thread, or our own catching of Ctrl-C, must not leave git deaf to signals.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGPIPE, SIGQUIT] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([git] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = childEnvironment().map { strdup($0) } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, git, &actions, &attributes, argv, envp)
+        // git may ask on a terminal (a passphrase, a password): then its standard input is ours; in a
+        // script it gets none, and GIT_TERMINAL_PROMPT=0 (see `childEnvironment`) says so.
+        let pid = cgit2_spawn_git(git, argv, envp, directory, isatty(0) == 0 ? 1 : 0, outputPipe[1], errorPipe[1])
+        let spawnError = errno
         close(outputPipe[1])
         close(errorPipe[1])
-        guard spawned == 0 else {
+        guard pid > 0 else {
             close(outputPipe[0])
             close(errorPipe[0])
             throw GitError(
-                code: .other(-1), message: "could not run \(git): \(String(cString: strerror(spawned)))",
-                function: "posix_spawn")
+                code: .other(-1), message: "could not run \(git): \(String(cString: strerror(spawnError)))",
+                function: "fork")
         }
         return watch(pid, output: outputPipe[0], error: errorPipe[0])
     }

@@ -104,6 +104,15 @@ extension Repository {
         // As libgit2's path does: a repository here with a working tree is refused before anything is sent.
         try checkPushable(configured ?? remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "")
         let url = RemoteURL(try displayURL(of: remote, push: true))?.redacted ?? remote
+        // A push killed on this machine left a ref lock in a remote on this disk, which nobody else ever
+        // will remove (receive-pack would refuse every push for it): gone first, as `pushLocal` does.
+        if let path = localRemotePath(configured ?? remote), let target = try? Repository.open(at: path) {
+            for spec in refspecs {
+                guard let destination = spec.split(separator: ":").last else { continue }
+                let lock = target.gitDirectory + destination + ".lock"
+                if access(lock, F_OK) == 0 { _ = LockFiles.clearIfAbandoned(lock, age: 2) }
+            }
+        }
         let outcome = try runGit(["push", "--porcelain", "--progress", "--", remote] + refspecs, settings: settings)
         let server = GitReply.serverMessages(outcome.errorLines)
         let rejected = GitReply.statuses(outcome.output).filter { $0.flag == "!" }
@@ -139,6 +148,11 @@ extension Repository {
         {
             process.environment["GIT_SSH_COMMAND"] = "ssh -i " + Repository.shellQuoted(key)
         }
+        // CARDS_HTTP_USER/CARDS_HTTP_TOKEN too: a helper after the user's own, reading them from the
+        // environment when git asks (never written into a command line or a config file).
+        if let token = RemoteSettings.environment("CARDS_HTTP_TOKEN"), !token.isEmpty {
+            process.arguments.insert(contentsOf: ["-c", "credential.helper=" + Repository.tokenHelper], at: 0)
+        }
         process.forwardProgress = settings.progress != nil
         process.isInterrupted = settings.isInterrupted
         return try process.run()
@@ -161,6 +175,12 @@ extension Repository {
         if push, let pushURL = git_remote_pushurl(handle) { return String(cString: pushURL) }
         return git_remote_url(handle).map { String(cString: $0) } ?? remote
     }
+
+    /// A git credential helper (run by git's shell) that answers `get` with CARDS_HTTP_USER, when set,
+    /// and CARDS_HTTP_TOKEN, as they are in its environment when git runs it.
+    static let tokenHelper =
+        #"!f() { test "$1" = get || return 0; test -z "$CARDS_HTTP_USER" || echo "username=$CARDS_HTTP_USER"; "#
+        + #"echo "password=$CARDS_HTTP_TOKEN"; }; f"#
 
     /// `text` as one word for a POSIX shell (GIT_SSH_COMMAND is run by one).
     static func shellQuoted(_ text: String) -> String {
