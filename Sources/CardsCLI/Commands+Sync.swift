@@ -16,8 +16,9 @@ extension Commands {
             discussion: """
                 The clone gets the remote as origin and the merge driver config, like `cards init`.
                 A remote that is empty or has no deck.json on main is refused, leaving nothing behind.
-                ssh: the ssh agent, then CARDS_SSH_KEY (else ~/.ssh/id_ed25519, id_rsa); host keys must be in
-                ~/.ssh/known_hosts. http(s): user and token from the URL or CARDS_HTTP_USER/CARDS_HTTP_TOKEN.
+                The transfer goes through git (your ssh config, credential helpers, proxies and http.* settings
+                apply), or libgit2 where no git is installed (`git config cards.transport git|libgit2`,
+                CARDS_TRANSPORT). One silent for 60 s (CARDS_NETWORK_TIMEOUT) is given up.
                 """)
     ) { context, arguments in
         let url = arguments.positionals[0]
@@ -173,7 +174,8 @@ extension Commands {
             discussion: """
                 Commits valid hand edits first (an invalid card file stops the sync before the network), fetches
                 the remote's main, then: nothing (up to date), fast-forward, push, or merge and push. A push the
-                remote refuses because it moved is retried after a new fetch, up to 5 times; never forced.
+                remote refuses because it moved is retried after a new fetch, up to 5 times; never forced. Any
+                other refusal (a hook, a protected branch) fails at once with the server's reason.
                 Exit 0 only when the deck and the remote are equal at the end (with --dry-run: when the plan
                 would go through).
                 """)
