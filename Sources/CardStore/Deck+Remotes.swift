@@ -135,7 +135,8 @@ extension StoreError {
     /// `listed`: the remote is one of a deck's (a clone has no deck yet, so no list to point to).
     static func remote(_ error: GitError, _ doing: String, _ remote: DeckRemote, listed: Bool = true) -> StoreError {
         if error.function == "interrupted" {
-            return StoreError(.interrupted, "interrupted while \(doing) \(remote.name); nothing of that transfer was kept")
+            return StoreError(
+                .interrupted, "interrupted while \(doing) \(remote.name); nothing of that transfer was kept")
         }
         // The URL the transfer really used (a push URL, say), when it is not the one configured.
         let shownURL = error.url.map { RemoteURL($0)?.redacted ?? $0 } ?? remote.displayURL

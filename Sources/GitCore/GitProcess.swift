@@ -184,7 +184,9 @@ struct GitProcess {
         var parents: [pid_t: pid_t] = [:]
         if let folder = opendir("/proc") {
             while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
                 guard let child = pid_t(name), let stat = GitProcess.readSmall("/proc/\(name)/stat") else { continue }
                 // "pid (command) state ppid ...": the command may hold spaces and parentheses.
                 guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { continue }
@@ -228,7 +230,8 @@ struct GitProcess {
     }
 
     static func failure(_ function: String) -> GitError {
-        GitError(code: .other(-1), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function)
+        GitError(
+            code: .other(-1), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function)
     }
 
     static func now() -> Double {

@@ -81,7 +81,9 @@ enum GitReply {
             guard !text.isEmpty, !line.hasPrefix("remote:"), !line.hasPrefix("hint:"), !line.hasPrefix("To "),
                 !isProgress(line)
             else { return nil }
-            for prefix in ["fatal: ", "error: "] where text.hasPrefix(prefix) { return String(text.dropFirst(prefix.count)) }
+            for prefix in ["fatal: ", "error: "] where text.hasPrefix(prefix) {
+                return String(text.dropFirst(prefix.count))
+            }
             return text
         }
     }

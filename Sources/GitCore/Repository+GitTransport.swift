@@ -50,7 +50,8 @@ extension Repository {
             guard let value, !value.isEmpty else { continue }
             guard let chosen = RemoteTransport(rawValue: value.lowercased()) else {
                 throw GitError(
-                    code: .other(-1), message: "\(source) is '\(value)': it must be git or libgit2", function: "transport")
+                    code: .other(-1), message: "\(source) is '\(value)': it must be git or libgit2",
+                    function: "transport")
             }
             return chosen
         }
@@ -102,7 +103,8 @@ extension Repository {
     {
         let configured = try remoteURL(remote)
         // As libgit2's path does: a repository here with a working tree is refused before anything is sent.
-        try checkPushable(configured ?? remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "")
+        try checkPushable(
+            configured ?? remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "")
         let url = RemoteURL(try displayURL(of: remote, push: true))?.redacted ?? remote
         // A push killed on this machine left a ref lock in a remote on this disk, which nobody else ever
         // will remove (receive-pack would refuse every push for it): gone first, as `pushLocal` does.

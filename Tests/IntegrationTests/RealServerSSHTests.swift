@@ -55,7 +55,9 @@ struct RealServerSSHTests {
           IdentityFile \(server.userKey)
 
         """.write(toFile: scratch.sshConfig, atomically: true, encoding: .utf8)
-        #expect(try scratch.git(["config", "--global", "core.sshCommand", scratch.sshCommand], in: scratch.root).status == 0)
+        #expect(
+            try scratch.git(["config", "--global", "core.sshCommand", scratch.sshCommand], in: scratch.root).status == 0
+        )
         try Self.cloneAndSyncBothWays(scratch, server, url: "deckhost:\(server.repository)")
     }
 
