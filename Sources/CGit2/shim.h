@@ -111,4 +111,46 @@ static inline int cgit2_thread_timer_start(timer_t *timer, int signo, double fir
     return 0;
 }
 
+/* Starts the git executable for a transfer (Sources/GitCore/GitProcess.swift): fork and exec here, in C,
+   because the child must ask to die with us (PR_SET_PDEATHSIG), which posix_spawn cannot: a `cards`
+   killed outright must not leave a `git fetch` writing into a deck or a clone that is being removed.
+   Between fork and exec only async-signal-safe calls. Signals are put back to their defaults and
+   unblocked (a test runner's thread, or our own catching of Ctrl-C, must not leave git deaf to them);
+   descriptors 3 and up are closed (a deck's lock must not live on in git or its ssh). Returns the
+   child's pid, or -1 with errno. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+extern int pipe2(int fds[2], int flags);
+extern void closefrom(int lowfd);
+
+static inline int cgit2_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
+static inline pid_t cgit2_spawn_git(const char *path, char *const argv[], char *const envp[], const char *folder,
+                                    int null_input, int output, int error) {
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGPIPE, SIGQUIT};
+    for (unsigned i = 0; i < sizeof caught / sizeof caught[0]; i++) signal(caught[i], SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (null_input) {
+        int fd = open("/dev/null", O_RDONLY);
+        if (fd < 0 || dup2(fd, 0) < 0) _exit(127);
+    }
+    if (dup2(output, 1) < 0 || dup2(error, 2) < 0) _exit(127);
+    closefrom(3);
+    if (chdir(folder) != 0) _exit(126);
+    execve(path, argv, envp);
+    _exit(127);
+}
+
 #endif

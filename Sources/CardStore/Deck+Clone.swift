@@ -43,13 +43,16 @@ extension Deck {
         defer { if fsync { Libgit2.releaseFsync() } }
         var repository: Repository
         do {
+            // Through git, a clone is a new repository and a fetch of main (`git fetch` into a ref of ours,
+            // then our compare-and-swap): git's `clone` would write the branch and check it out itself.
+            let throughGit = try Repository.defaultTransport(settings) == .git
             do {
                 // Into a folder that was there: made in place, marked as unfinished until it is whole.
                 repository =
-                    existed
-                    ? try cloneByFetchingMain(from: url, to: work, settings: settings, marking: true)
+                    existed || throughGit
+                    ? try cloneByFetchingMain(from: url, to: work, settings: settings, marking: existed)
                     : try Repository.clone(from: url, to: work, branch: "main", settings: settings)
-            } catch  where error.code == .notFound && !error.message.contains("main") && !existed {
+            } catch  where error.code == .notFound && !error.message.contains("main") && !existed && !throughGit {
                 // libgit2 1.5.1 cannot clone a remote whose HEAD names an unborn branch (a server made with
                 // `git init --bare` and a default branch of master, then filled with main): fetch main instead.
                 cleanUp()

@@ -134,15 +134,26 @@ extension StoreError {
     /// Turns a failure talking to a remote into a message that says what happened and what to try.
     /// `listed`: the remote is one of a deck's (a clone has no deck yet, so no list to point to).
     static func remote(_ error: GitError, _ doing: String, _ remote: DeckRemote, listed: Bool = true) -> StoreError {
-        let place = "\(remote.name) (\(remote.displayURL))"
+        if error.function == "interrupted" {
+            return StoreError(
+                .interrupted, "interrupted while \(doing) \(remote.name); nothing of that transfer was kept")
+        }
+        // The URL the transfer really used (a push URL, say), when it is not the one configured.
+        let shownURL = error.url.map { RemoteURL($0)?.redacted ?? $0 } ?? remote.displayURL
+        let place = "\(remote.name) (\(shownURL))"
         let listed = listed ? " (`cards remote list` shows the remotes)" : ""
+        // What the server said on its side, as git shows it.
+        let said = error.serverMessages.map { "\nremote: \($0)" }.joined()
         switch error.code {
-        case .authentication:
-            return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
-        case .certificate:
-            return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
+        case .authentication, .certificate, .remoteFailed, .timedOut:
+            return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)\(said)")
         case .nonFastForward:
-            return StoreError(.git(error.code), "\(doing) \(place) was refused: \(error.message)")
+            return StoreError(.git(error.code), "\(doing) \(place) was refused: \(error.message)\(said)")
+        case .pushRefused:
+            return StoreError(
+                .git(error.code),
+                "\(doing) \(place) was refused by the server: \(error.message); your deck keeps its commits, "
+                    + "and pushing again will meet the same refusal until the server allows it\(said)")
         case .user:
             return StoreError(.git(error.code), "\(doing) \(place) failed: \(error.message)")
         default:
@@ -163,12 +174,12 @@ extension StoreError {
                 return StoreError(
                     .sync,
                     "\(doing) \(place) failed: \(error.message)"
-                        + (isRepository ? "" : "; check that \(shown) is a git repository"))
+                        + (isRepository ? "" : "; check that \(shown) is a git repository") + said)
             }
             return StoreError(
                 .git(error.code),
                 "\(doing) \(place) failed: \(error.message); check the URL\(listed), that the server is "
-                    + "running and reachable, and try again")
+                    + "running and reachable, and try again\(said)")
         }
     }
 }

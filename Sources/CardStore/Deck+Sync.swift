@@ -69,6 +69,9 @@ public struct SyncReport: Sendable {
     public var rounds: Int = 0
     /// How many pushes the remote refused because another device pushed first.
     public var refusedPushes: Int = 0
+    /// What the server said on its side of the pushes (`remote:` lines, such as a post-receive hook's),
+    /// as it said them: for the caller to show (made safe for a terminal first).
+    public var serverMessages: [String] = []
     /// On a dry run: the push would be refused by the mass-delete guard (deleted, remote's cards).
     public var massDelete: (deleted: Int, of: Int)?
     /// Notes from the merges on files that are not cards (merged line by line, kept over a deletion, left out).
@@ -125,7 +128,7 @@ extension Deck {
                     try checkPushable()
                     return report
                 }
-                if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
+                if try push(remote, options.settings, into: &report) {
                     acted = true
                     if let done = try finished(report, ours, remote) { return done }
                 }
@@ -167,7 +170,7 @@ extension Deck {
                     throw massDeleteError(refused, remote)
                 }
                 if options.dryRun { return report }
-                if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
+                if try push(remote, options.settings, into: &report) {
                     acted = true
                     if let done = try finished(report, ours, remote) { return done }
                 }
@@ -194,7 +197,7 @@ extension Deck {
             }
             report.invalidCards = try invalidGoingOut(from: theirs, to: commit, besides: merged)
             acted = true
-            if try push(remote, options.settings, round: report.rounds, refused: &report.refusedPushes) {
+            if try push(remote, options.settings, into: &report, merged: true) {
                 if let done = try finished(report, commit, remote) { return done }
             }
         }
@@ -273,14 +276,15 @@ extension Deck {
         return theirs
     }
 
-    /// Pushes main; false when the remote moved meanwhile (fetch again; counted in `refused`), throws for
-    /// anything else.
+    /// Pushes main; false when the remote moved meanwhile (fetch again; counted in `refusedPushes`),
+    /// throws for anything else: a refusal of the server's own is final, said with its reason, and
+    /// `merged` says the merge made for this push stays in the deck.
     private func push(
-        _ remote: DeckRemote, _ settings: RemoteSettings, round: Int, refused: inout Int
+        _ remote: DeckRemote, _ settings: RemoteSettings, into report: inout SyncReport, merged: Bool = false
     ) throws(StoreError) -> Bool {
         // For tests only: widen the window between the first fetch and push so another device can
         // push first; a marker file tells the test the window is open.
-        if round == 1, let text = getenv("CARDS_TEST_DELAY_BEFORE_PUSH").map({ String(cString: $0) }),
+        if report.rounds == 1, let text = getenv("CARDS_TEST_DELAY_BEFORE_PUSH").map({ String(cString: $0) }),
             let seconds = Double(text)
         {
             try? FileSystem.writeAtomically(
@@ -288,13 +292,17 @@ extension Deck {
             usleep(UInt32(min(seconds, 10) * 1_000_000))
         }
         do {
-            try repository.push(to: remote.name, refspecs: ["\(Deck.branch):\(Deck.branch)"], settings: settings)
+            let pushed = try repository.push(
+                to: remote.name, refspecs: ["\(Deck.branch):\(Deck.branch)"], settings: settings)
+            report.serverMessages += pushed.serverMessages
             return true
         } catch  where error.code == .nonFastForward {
-            refused += 1
+            report.refusedPushes += 1
             return false
         } catch {
-            throw StoreError.remote(error, "pushing to", remote)
+            var failure = StoreError.remote(error, "pushing to", remote)
+            if merged { failure.message += "\n(the merge was made locally and is kept; `cards sync` pushes it later)" }
+            throw failure
         }
     }
 

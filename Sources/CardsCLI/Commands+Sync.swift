@@ -16,8 +16,9 @@ extension Commands {
             discussion: """
                 The clone gets the remote as origin and the merge driver config, like `cards init`.
                 A remote that is empty or has no deck.json on main is refused, leaving nothing behind.
-                ssh: the ssh agent, then CARDS_SSH_KEY (else ~/.ssh/id_ed25519, id_rsa); host keys must be in
-                ~/.ssh/known_hosts. http(s): user and token from the URL or CARDS_HTTP_USER/CARDS_HTTP_TOKEN.
+                The transfer goes through git (your ssh config, credential helpers, proxies and http.* settings
+                apply), or libgit2 where no git is installed (`git config cards.transport git|libgit2`,
+                CARDS_TRANSPORT). One silent for 60 s (CARDS_NETWORK_TIMEOUT) is given up.
                 """)
     ) { context, arguments in
         let url = arguments.positionals[0]
@@ -176,7 +177,8 @@ extension Commands {
             discussion: """
                 Commits valid hand edits first (an invalid card file stops the sync before the network), fetches
                 the remote's main, then: nothing (up to date), fast-forward, push, or merge and push. A push the
-                remote refuses because it moved is retried after a new fetch, up to 5 times; never forced.
+                remote refuses because it moved is retried after a new fetch, up to 5 times; never forced. Any
+                other refusal (a hook, a protected branch) fails at once with the server's reason.
                 Exit 0 only when the deck and the remote are equal at the end (with --dry-run: when the plan
                 would go through).
                 """)
@@ -194,14 +196,23 @@ extension Commands {
             remote: arguments.positionals.first, dryRun: arguments.has("--dry-run"),
             allowMassDelete: arguments.has("--allow-mass-delete"), policy: policy, settings: progress.settings())
         options.allowUnrelatedHistories = arguments.has("--allow-unrelated-histories")
+        options.settings.isInterrupted = { Interruption.isInterrupted }
+        // Ctrl-C or SIGTERM stops the git it runs (see GitProcess), then this process dies of it.
+        Interruption.begin()
         let report: SyncReport
         do {
             report = try deck.sync(options)
         } catch {
             progress.finish()
+            // Said before the process dies of the signal it caught.
+            if Interruption.isInterrupted { context.output.error("Error: \(error)") }
+            Interruption.end(stopped: true)
             throw error
         }
         progress.finish()
+        Interruption.end(stopped: false)
+        // The server's own words (a post-receive hook's "CI started"), as git shows them.
+        for message in report.serverMessages { context.output.error("remote: \(message)") }
         for line in SyncText.lines(report) { context.output.print(line) }
         // Equal, but not sound: a card file that is not a valid card is in the deck now.
         let invalid = Set(report.invalidCards.map(\.path) + (report.merge?.invalid.map(\.path) ?? [])).count

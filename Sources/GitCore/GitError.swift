@@ -12,8 +12,16 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
         case referenceChanged
         /// A lock file is held by another writer (`GIT_ELOCKED`).
         case locked
-        /// The remote has commits we do not (`GIT_ENONFASTFORWARD`).
+        /// The remote has commits we do not (`GIT_ENONFASTFORWARD`): fetch, merge, push again.
         case nonFastForward
+        /// The server refused a push for a reason of its own (a hook, a branch rule, permissions):
+        /// pushing again would meet the same refusal. Its words are in `message` and `serverMessages`.
+        case pushRefused
+        /// The server answered, with an error (a missing repository, an HTTP error status, a refused
+        /// login shell): not a problem of reaching it. Its words are in `message` and `serverMessages`.
+        case remoteFailed
+        /// The transfer gave up after the remote said nothing for too long, or took too long.
+        case timedOut
         /// Authentication failed (`GIT_EAUTH`).
         case authentication
         /// The server's certificate or host key was refused (`GIT_ECERTIFICATE`).
@@ -36,13 +44,22 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
     public var function: String
     /// libgit2's error class (`GIT_ERROR_*`), when one was reported.
     public var errorClass: Int32
+    /// What the server said on its side (`remote:` lines), as it said them, without the prefix.
+    public var serverMessages: [String]
+    /// The URL the transfer used, when it is not the remote's fetch URL (a push URL, say).
+    public var url: String?
 
     /// Creates an error; used by the wrapper and by tests.
-    public init(code: Code, message: String, function: String, errorClass: Int32 = 0) {
+    public init(
+        code: Code, message: String, function: String, errorClass: Int32 = 0, serverMessages: [String] = [],
+        url: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.function = function
         self.errorClass = errorClass
+        self.serverMessages = serverMessages
+        self.url = url
     }
 
     /// One line: the message, then the failing call in parentheses.

@@ -36,9 +36,14 @@ public struct RemoteSettings: Sendable {
     public var httpToken: String?
     /// The known_hosts file that ssh host keys are checked against (`$HOME/.ssh/known_hosts`).
     public var knownHostsPath: String?
-    /// Gives up once this many seconds have passed since a transfer began, also while it waits on a server
-    /// that sends nothing (`StallTimer`); nil waits as long as it takes. At most a day is used.
+    /// Through git: gives up once git has said nothing (no progress, no byte) for this many seconds,
+    /// 60 when nil. Through libgit2: once this many seconds have passed since a transfer began, also
+    /// while it waits on a server that sends nothing (`StallTimer`); nil waits as long as it takes.
+    /// At most a day is used (`CARDS_NETWORK_TIMEOUT`).
     public var timeout: Double?
+    /// `git` or `libgit2` (`CARDS_TRANSPORT`); nil: git config `cards.transport`, else git where it is
+    /// installed. See `Repository.transport(_:)`.
+    public var transport: String?
     /// Called as objects move; nil shows nothing.
     public var progress: (@Sendable (TransferProgress) -> Void)?
     /// Asked as data moves: true stops the transfer, which then fails as interrupted (a signal the
@@ -64,7 +69,7 @@ public struct RemoteSettings: Sendable {
 
     /// The settings `cards` runs with: agent when `SSH_AUTH_SOCK` is set; `CARDS_SSH_KEY`, else
     /// `~/.ssh/id_ed25519` and `~/.ssh/id_rsa` that exist; `CARDS_HTTP_USER`/`CARDS_HTTP_TOKEN`;
-    /// `$HOME/.ssh/known_hosts`; `CARDS_NETWORK_TIMEOUT` seconds when set.
+    /// `$HOME/.ssh/known_hosts`; `CARDS_NETWORK_TIMEOUT` seconds when set; `CARDS_TRANSPORT`.
     public static func fromEnvironment() -> RemoteSettings {
         var settings = RemoteSettings()
         settings.useSSHAgent = !(environment("SSH_AUTH_SOCK") ?? "").isEmpty
@@ -78,6 +83,7 @@ public struct RemoteSettings: Sendable {
         settings.httpUser = environment("CARDS_HTTP_USER")
         settings.httpToken = environment("CARDS_HTTP_TOKEN")
         if let home { settings.knownHostsPath = "\(home)/.ssh/known_hosts" }
+        settings.transport = environment("CARDS_TRANSPORT")
         // A day at most: "inf" or 1e300 would not fit the timer (nor a whole number of seconds to say).
         if let text = environment("CARDS_NETWORK_TIMEOUT"), let seconds = Double(text), seconds.isFinite, seconds > 0 {
             settings.timeout = min(seconds, 86_400)

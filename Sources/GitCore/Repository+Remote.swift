@@ -14,9 +14,13 @@ public struct FetchResult: Sendable {
 extension Repository {
     /// Fetches from a configured remote (by name) or a URL with explicit refspecs such as
     /// `refs/heads/main:refs/remotes/origin/main`: downloads what is missing and moves the
-    /// remote-tracking refs the refspecs name. Writes no FETCH_HEAD and no tags.
+    /// remote-tracking refs the refspecs name. Writes no FETCH_HEAD and no tags. Through the git
+    /// executable or libgit2, as `transport(_:)` chooses.
     public func fetch(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> FetchResult
     {
+        if try transport(settings) == .git {
+            return try fetchThroughGit(from: remote, refspecs: refspecs, settings: settings)
+        }
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
         if let path = localRemotePath(url),
@@ -48,18 +52,24 @@ extension Repository {
     }
 
     /// Pushes with explicit refspecs such as `refs/heads/main:refs/heads/main`; never forced.
-    /// A refusal because the remote moved comes back as `.nonFastForward`, whether libgit2 saw it
-    /// (`GIT_ENONFASTFORWARD`) or only the server did (a status in `push_update_reference`).
-    public func push(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) {
+    /// A refusal because the remote moved comes back as `.nonFastForward`, whether the client saw it
+    /// (`GIT_ENONFASTFORWARD`, `[rejected] (fetch first)`) or only the server did; any other refusal
+    /// of the server (a hook, a branch rule, permissions) as `.pushRefused`, with its reason and
+    /// `remote:` lines. Through the git executable or libgit2, as `transport(_:)` chooses.
+    @discardableResult
+    public func push(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> PushResult {
         if let forced = refspecs.first(where: { $0.hasPrefix("+") }) {
             throw GitError(code: .other(-1), message: "refusing a forced push (\(forced))", function: "push")
+        }
+        if try transport(settings) == .git {
+            return try pushThroughGit(to: remote, refspecs: refspecs, settings: settings)
         }
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
         if let path = localRemotePath(url) {
             // libgit2's local transport does not compare-and-swap the ref: push by hand (see pushLocal).
             try pushLocal(path: path, url: url, refspecs: refspecs)
-            return
+            return PushResult()
         }
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_push_options()
@@ -77,10 +87,21 @@ extension Repository {
         try state.rethrow(result, "git_remote_push")
         if !state.rejected.isEmpty {
             let reasons = state.rejected.map { "\($0.reference): \($0.status)" }.joined(separator: "; ")
+            // Only a server that lost a race (its compare-and-swap failed) or found us behind asks for a new
+            // fetch; a hook, a rule or a permission would refuse the next attempt as it did this one.
+            let moved = state.rejected.allSatisfy { rejected in
+                ["non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "failed to lock"]
+                    .contains { rejected.status.contains($0) }
+            }
+            if moved {
+                throw GitError(
+                    code: .nonFastForward, message: "the remote moved since the fetch (\(reasons))",
+                    function: "push_update_reference")
+            }
             throw GitError(
-                code: .nonFastForward, message: "the remote refused the push (\(reasons))",
-                function: "push_update_reference")
+                code: .pushRefused, message: reasons, function: "push_update_reference")
         }
+        return PushResult()
     }
 
     /// The configured remotes, by name, with their URLs.

@@ -404,6 +404,9 @@ final class Bench {
         let oursServer = "\(folder)/server.git"
         let oursOther = "\(folder)/device-b"
         shareThroughServer(ours, server: oursServer, secondDevice: oursOther)
+        // The same exchange through libgit2's transport, from a copy made before anything changed.
+        let oursLibgit2 = "\(folder)/ours-libgit2"
+        Measure.must("cp", ["-a", ours, oursLibgit2])
         let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
         try Deck.open(at: oursOther, searchUpward: false).importCards(edited(all[0..<changed], "Device B"), source: "")
         git(oursOther, ["push", "-q", "origin", "main"])
@@ -413,6 +416,15 @@ final class Bench {
         let oursTime: Double? = result.status == 0 ? result.milliseconds : nil
         let oursPeak: Int? = result.peakKilobytes
         let oursNote = result.status == 0 ? "one run" : "cards sync failed (exit \(result.status))"
+        shareThroughServer(oursLibgit2, server: "\(folder)/server-libgit2.git", secondDevice: "\(folder)/device-c")
+        try Deck.open(at: "\(folder)/device-c", searchUpward: false).importCards(
+            edited(all[0..<changed], "Device B"), source: "")
+        git("\(folder)/device-c", ["push", "-q", "origin", "main"])
+        try Deck.open(at: oursLibgit2, searchUpward: false).importCards(
+            edited(all[changed..<2 * changed], "Device A"), source: "")
+        setenv("CARDS_TRANSPORT", "libgit2", 1)
+        let throughLibgit2 = cards(["--deck", oursLibgit2, "sync"], peakOwn: true).run
+        unsetenv("CARDS_TRANSPORT")
         // git: the same exchange between two clones of a bare server, over file://.
         let server = "\(folder)/git-server.git"
         let other = "\(folder)/git-b"
@@ -439,7 +451,14 @@ final class Bench {
         record(
             Row(
                 operation: "sync, \(changed) changed each way (process)", cards: size, ours: oursTime, git: gitTime,
-                peak: oursPeak, note: "git: git fetch && git merge && git push; \(oursNote)"))
+                peak: oursPeak, note: "git: git fetch && git merge && git push; \(oursNote); cards.transport=git"))
+        record(
+            Row(
+                operation: "sync, \(changed) changed each way, libgit2 transport (process)", cards: size,
+                ours: throughLibgit2.status == 0 ? throughLibgit2.milliseconds : nil, git: gitTime,
+                peak: throughLibgit2.peakKilobytes,
+                note: "the same through cards.transport=libgit2"
+                    + (throughLibgit2.status == 0 ? "" : "; failed (exit \(throughLibgit2.status))")))
     }
 }
 

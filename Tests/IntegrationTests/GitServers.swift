@@ -47,7 +47,7 @@ final class GitServer: @unchecked Sendable {
     /// Creates an empty bare repository `deck.git` under the scratch folder and serves it.
     init(
         _ transport: Transport, in scratch: Scratch, name: String = "server", httpLogin: String? = nil,
-        sshPort: Int? = nil
+        sshPort: Int? = nil, sshRSA: Bool = false
     ) throws {
         self.transport = transport
         let root = scratch.path(name)
@@ -89,16 +89,19 @@ final class GitServer: @unchecked Sendable {
             url = "ssh://\(NSUserName())@127.0.0.1:\(port)\(repository)"
             let keys = root + "/ssh"
             try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
-            for key in ["hostkey", "userkey"] {
+            // With `sshRSA`: an RSA host key offered and trusted first (beside the ed25519 one) and an RSA user
+            // key, which SHA-1-only clients (libssh2 in libgit2 1.5) cannot use against OpenSSH >= 8.8.
+            let kinds = [("hostkey-rsa", "rsa"), ("hostkey", "ed25519"), ("userkey", sshRSA ? "rsa" : "ed25519")]
+            for (key, type) in kinds where sshRSA || key != "hostkey-rsa" {
                 let made = try scratch.run(
-                    "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(keys)/\(key)"])
+                    "/usr/bin/ssh-keygen", ["-q", "-t", type, "-N", "", "-f", "\(keys)/\(key)"])
                 guard made.status == 0 else { throw ServerError("ssh-keygen failed: \(made.stderr)") }
             }
             try FileManager.default.copyItem(atPath: keys + "/userkey.pub", toPath: keys + "/authorized_keys")
             let config = """
                 Port \(port)
                 ListenAddress 127.0.0.1
-                HostKey \(keys)/hostkey
+                \(sshRSA ? "HostKey \(keys)/hostkey-rsa\n" : "")HostKey \(keys)/hostkey
                 AuthorizedKeysFile \(keys)/authorized_keys
                 PasswordAuthentication no
                 PermitRootLogin prohibit-password
@@ -125,10 +128,15 @@ final class GitServer: @unchecked Sendable {
             guard daemonPID != nil else { throw ServerError("sshd wrote no pid file; see \(log)") }
             try waitForPort(port)
             // The test's own HOME trusts this host key, and the client logs in with the user key.
-            let hostKey = try String(contentsOfFile: keys + "/hostkey.pub", encoding: .utf8)
-                .split(separator: " ").prefix(2).joined(separator: " ")
-            try scratch.trust(line: "\(port == 22 ? "127.0.0.1" : "[127.0.0.1]:\(port)") \(hostKey)")
-            clientEnvironment = ["CARDS_SSH_KEY": keys + "/userkey"]
+            for file in (sshRSA ? ["hostkey-rsa", "hostkey"] : ["hostkey"]) {
+                let hostKey = try String(contentsOfFile: keys + "/\(file).pub", encoding: .utf8)
+                    .split(separator: " ").prefix(2).joined(separator: " ")
+                try scratch.trust(line: "\(port == 22 ? "127.0.0.1" : "[127.0.0.1]:\(port)") \(hostKey)")
+            }
+            // libgit2 takes the key from CARDS_SSH_KEY; OpenSSH (under git) reads its config from the passwd
+            // home, not $HOME: the test's own is named with -F, never the real ~/.ssh.
+            try scratch.addSSHConfig("IdentityFile \(keys)/userkey")
+            clientEnvironment = ["CARDS_SSH_KEY": keys + "/userkey", "GIT_SSH_COMMAND": scratch.sshCommand]
             userKey = keys + "/userkey"
             hostPort = port
         }
@@ -377,6 +385,33 @@ struct ServerError: Error, CustomStringConvertible {
 }
 
 extension Scratch {
+    /// The test HOME's ssh config, which `sshCommand` has ssh read.
+    var sshConfig: String { home + "/.ssh/config" }
+
+    /// GIT_SSH_COMMAND for git's ssh: this test's config, known_hosts and keys, nothing of the real
+    /// ~/.ssh or /etc/ssh (ssh would read those from the passwd home whatever $HOME says).
+    var sshCommand: String { "ssh -F '\(sshConfig)'" }
+
+    /// Adds lines to the test HOME's ssh config, made at first with its known_hosts and no prompts.
+    func addSSHConfig(_ lines: String) throws {
+        let folder = home + "/.ssh"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var text = (try? String(contentsOfFile: sshConfig, encoding: .utf8)) ?? ""
+        if text.isEmpty {
+            text = """
+                Host *
+                  UserKnownHostsFile \(folder)/known_hosts
+                  GlobalKnownHostsFile /dev/null
+                  StrictHostKeyChecking yes
+                  BatchMode yes
+                  IdentitiesOnly yes
+
+                """
+        }
+        let indented = lines.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+        try (text + indented + "\n").write(toFile: sshConfig, atomically: true, encoding: .utf8)
+    }
+
     /// Adds a line to the test HOME's `~/.ssh/known_hosts`.
     func trust(line: String) throws {
         let folder = home + "/.ssh"

@@ -242,6 +242,9 @@ struct SyncOutcomeTests {
     @Test("ssh with a wrong key fails once (no loop), exit 1, deck unchanged")
     func wrongSSHKey() throws {
         let scratch = try Scratch.forSync()
+        // libgit2's own credentials and host-key checks (CARDS_SSH_KEY, $HOME/.ssh/known_hosts, CARDS_HTTP_*);
+        // through git, OpenSSH's and git's (RealServerSSHTests, RealServerHTTPTests).
+        scratch.environment["CARDS_TRANSPORT"] = "libgit2"
         let server = try scratch.server(.ssh)
         let deck = try scratch.clone(server, "deck")
         try scratch.addCard(deck, "Waiting to be pushed")
@@ -271,6 +274,9 @@ struct SyncOutcomeTests {
     @Test("an unknown or changed ssh host key is refused, naming the host and how to add it")
     func unknownHostKey() throws {
         let scratch = try Scratch.forSync()
+        // libgit2's own credentials and host-key checks (CARDS_SSH_KEY, $HOME/.ssh/known_hosts, CARDS_HTTP_*);
+        // through git, OpenSSH's and git's (RealServerSSHTests, RealServerHTTPTests).
+        scratch.environment["CARDS_TRANSPORT"] = "libgit2"
         let server = try scratch.server(.ssh)
         let deck = try scratch.clone(server, "deck")
         let port = try #require(server.url.split(separator: ":").last?.split(separator: "/").first)
@@ -309,6 +315,9 @@ struct SyncOutcomeTests {
     @Test("http login: missing or wrong token fails once with a clear message; the right one works")
     func httpLogin() throws {
         let scratch = try Scratch.forSync()
+        // libgit2's own credentials and host-key checks (CARDS_SSH_KEY, $HOME/.ssh/known_hosts, CARDS_HTTP_*);
+        // through git, OpenSSH's and git's (RealServerSSHTests, RealServerHTTPTests).
+        scratch.environment["CARDS_TRANSPORT"] = "libgit2"
         let server = try scratch.server(.http, httpLogin: "alice:s3cret")
         let none = try scratch.cards(["clone", server.url, scratch.path("n")])
         #expect(none.status == 1 && none.stderr.contains("set CARDS_HTTP_USER and CARDS_HTTP_TOKEN"), "\(none.stderr)")

@@ -1,6 +1,15 @@
 import Foundation
 import Testing
 
+/// Which client a test's `cards` moves objects with (CARDS_TRANSPORT): git, the default, or the
+/// libgit2 fallback.
+enum NetworkClient: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case git
+    case libgit2
+
+    var testDescription: String { "through \(rawValue)" }
+}
+
 /// Helpers for the sync tests: a scratch without an ssh agent, a server seeded with the sample
 /// deck, clones, and the checks every sync test makes.
 extension Scratch {
@@ -15,12 +24,13 @@ extension Scratch {
     /// with `seed`, its repository gets the sample deck (pushed by the git CLI, by path).
     func server(
         _ transport: Transport, seed: Bool = true, name: String = "server", httpLogin: String? = nil,
-        sshPort: Int? = nil
+        sshPort: Int? = nil, sshRSA: Bool = false
     ) throws -> GitServer {
         if let missing = transport.missingProgram {
             try Test.cancel("\(missing) is not installed; `./dev test` installs git, python3 and openssh-server")
         }
-        let server = try GitServer(transport, in: self, name: name, httpLogin: httpLogin, sshPort: sshPort)
+        let server = try GitServer(
+            transport, in: self, name: name, httpLogin: httpLogin, sshPort: sshPort, sshRSA: sshRSA)
         for (key, value) in server.clientEnvironment { environment[key] = value }
         if seed {
             let deck = try sampleDeck(name + "-seed")

@@ -5,9 +5,12 @@ import Testing
 /// server on 127.0.0.1 started (and stopped) by the test.
 @Suite("Sync over every transport")
 struct SyncTransportTests {
-    @Test("two clones change in turn, sync, and end equal to the remote", arguments: Transport.allCases)
-    func twoDevicesConverge(_ transport: Transport) throws {
+    @Test(
+        "two clones change in turn, sync, and end equal to the remote", arguments: Transport.allCases,
+        NetworkClient.allCases)
+    func twoDevicesConverge(_ transport: Transport, _ client: NetworkClient) throws {
         let scratch = try Scratch.forSync()
+        scratch.environment["CARDS_TRANSPORT"] = client.rawValue
         let server = try scratch.server(transport)
         let a = try scratch.clone(server, "a")
         let b = try scratch.clone(server, "b")
@@ -70,9 +73,11 @@ struct SyncTransportTests {
 /// Where the ssh login comes from (agent, CARDS_SSH_KEY), and the scp-like URL form.
 @Suite("Sync over ssh: agent, key file, scp-like URLs")
 struct SyncSSHTests {
-    @Test("the ssh agent is tried first, then CARDS_SSH_KEY; each once")
+    @Test("the ssh agent is tried first, then CARDS_SSH_KEY; each once (libgit2's ssh)")
     func agentThenKeyFile() throws {
         let scratch = try Scratch.forSync()
+        // The order and the messages are libgit2's; through git, OpenSSH's own (RealServerSSHTests).
+        scratch.environment["CARDS_TRANSPORT"] = "libgit2"
         let server = try scratch.server(.ssh)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ssh-agent") else {
             try Test.cancel("ssh-agent is not installed (package openssh-client)")

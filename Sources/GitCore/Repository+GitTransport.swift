@@ -1,0 +1,191 @@
+import CGit2
+import Glibc
+
+/// What a push brought back besides success.
+public struct PushResult: Sendable {
+    /// The server's own lines (`remote: …` without the prefix), such as a post-receive hook's
+    /// "CI started": for the user to see. Empty through libgit2, which keeps none.
+    public var serverMessages: [String] = []
+
+    /// Creates a result.
+    public init(serverMessages: [String] = []) {
+        self.serverMessages = serverMessages
+    }
+}
+
+/// Which client moves objects to and from remotes.
+public enum RemoteTransport: String, Sendable {
+    /// The `git` executable: the user's own git, ssh and their configuration (the default where git is installed).
+    case git
+    /// libgit2's built-in transport (the fallback where no git is installed).
+    case libgit2
+}
+
+extension Repository {
+    /// The transport for this repository: `settings.transport` (CARDS_TRANSPORT), else git config
+    /// `cards.transport`, else git when a `git` executable is installed, libgit2 when not.
+    public func transport(_ settings: RemoteSettings) throws(GitError) -> RemoteTransport {
+        try Repository.transport(settings, configured: try? configString("cards.transport"))
+    }
+
+    /// The same for a repository not made yet (a clone): the user's global and system git config.
+    public static func defaultTransport(_ settings: RemoteSettings) throws(GitError) -> RemoteTransport {
+        Libgit2.ensureInitialized()
+        var configured: String?
+        var config: OpaquePointer?
+        if git_config_open_default(&config) == 0 {
+            defer { git_config_free(config) }
+            var buffer = git_buf()
+            if git_config_get_string_buf(&buffer, config, "cards.transport") == 0 {
+                configured = buffer.ptr.map { String(cString: $0) }
+            }
+            git_buf_dispose(&buffer)
+        }
+        git_error_clear()
+        return try transport(settings, configured: configured)
+    }
+
+    private static func transport(_ settings: RemoteSettings, configured: String?) throws(GitError) -> RemoteTransport {
+        for (value, source) in [(settings.transport, "CARDS_TRANSPORT"), (configured, "git config cards.transport")] {
+            guard let value, !value.isEmpty else { continue }
+            guard let chosen = RemoteTransport(rawValue: value.lowercased()) else {
+                throw GitError(
+                    code: .other(-1), message: "\(source) is '\(value)': it must be git or libgit2",
+                    function: "transport")
+            }
+            return chosen
+        }
+        return GitProcess.executable == nil ? .libgit2 : .git
+    }
+
+    /// `fetch` through the git executable: each `refs/heads/X:DEST` is fetched into a temporary ref of
+    /// ours (git never writes a branch or tracking ref here), read back, then DEST moved by us.
+    func fetchThroughGit(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError)
+        -> FetchResult
+    {
+        var pairs: [(source: String, destination: String, temporary: String)] = []
+        for (index, spec) in refspecs.enumerated() {
+            let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
+                .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, parts[0].hasPrefix("refs/heads/"), !parts[1].isEmpty, !spec.contains("*") else {
+                throw GitError(code: .other(-1), message: "unsupported fetch refspec '\(spec)'", function: "fetch")
+            }
+            pairs.append((parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
+        }
+        defer { for pair in pairs { try? deleteReference(pair.temporary) } }
+        let arguments =
+            ["fetch", "--no-tags", "--no-write-fetch-head", "--no-prune", "--no-recurse-submodules", "--progress"]
+            + ["--", remote] + pairs.map { "+\($0.source):\($0.temporary)" }
+        let outcome = try runGit(arguments, settings: settings)
+        let url = RemoteURL(try displayURL(of: remote, push: false))?.redacted ?? remote
+        guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
+            // The remote has no such branch (an empty repository): not a failure, an answer.
+            if !outcome.stalled && !outcome.interrupted
+                && GitReply.complaint(outcome.errorLines).contains(where: { $0.hasPrefix("couldn't find remote ref") })
+            {
+                return FetchResult(heads: [:], receivedObjects: 0, receivedBytes: 0)
+            }
+            throw GitReply.failure(outcome, url: url, pushing: false, timeout: stallTimeout(settings))
+        }
+        var heads: [String: ObjectID] = [:]
+        for pair in pairs {
+            guard let id = try referenceTarget(pair.temporary) else { continue }
+            heads[pair.source] = id
+            try setReference(pair.destination, to: id, logMessage: "cards: fetch \(remote)")
+        }
+        return FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
+    }
+
+    /// `push` through the git executable: `git push --porcelain`, never forced, its per-ref status read
+    /// to tell the remote having moved (`.nonFastForward`) from any other refusal (`.pushRefused`).
+    func pushThroughGit(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError)
+        -> PushResult
+    {
+        let configured = try remoteURL(remote)
+        // As libgit2's path does: a repository here with a working tree is refused before anything is sent.
+        try checkPushable(
+            configured ?? remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "")
+        let url = RemoteURL(try displayURL(of: remote, push: true))?.redacted ?? remote
+        // A push killed on this machine left a ref lock in a remote on this disk, which nobody else ever
+        // will remove (receive-pack would refuse every push for it): gone first, as `pushLocal` does.
+        if let path = localRemotePath(configured ?? remote), let target = try? Repository.open(at: path) {
+            for spec in refspecs {
+                guard let destination = spec.split(separator: ":").last else { continue }
+                let lock = target.gitDirectory + destination + ".lock"
+                if access(lock, F_OK) == 0 { _ = LockFiles.clearIfAbandoned(lock, age: 2) }
+            }
+        }
+        let outcome = try runGit(["push", "--porcelain", "--progress", "--", remote] + refspecs, settings: settings)
+        let server = GitReply.serverMessages(outcome.errorLines)
+        let rejected = GitReply.statuses(outcome.output).filter { $0.flag == "!" }
+        if !rejected.isEmpty && !outcome.stalled && !outcome.interrupted {
+            let reasons = rejected.map { "\($0.reference) \($0.summary) (\($0.reason ?? "no reason given"))" }
+                .joined(separator: "; ")
+            if rejected.allSatisfy(\.remoteMoved) {
+                throw GitError(
+                    code: .nonFastForward, message: "the remote moved since the fetch (\(reasons))",
+                    function: "git push", serverMessages: server, url: url)
+            }
+            throw GitError(
+                code: .pushRefused, message: reasons, function: "git push",
+                serverMessages: server, url: url)
+        }
+        guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
+            throw GitReply.failure(outcome, url: url, pushing: true, timeout: stallTimeout(settings))
+        }
+        return PushResult(serverMessages: server)
+    }
+
+    /// Runs git on this repository for a transfer: in its top folder (where a relative remote path
+    /// counts from), with no automatic gc or maintenance of ours (cards packs its own objects).
+    private func runGit(_ arguments: [String], settings: RemoteSettings) throws(GitError) -> GitProcess.Outcome {
+        var process = GitProcess(
+            arguments: ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "--git-dir=\(gitDirectory)"] + arguments,
+            directory: workingDirectory ?? gitDirectory, stallTimeout: stallTimeout(settings))
+        process.environment = ["GIT_DIR": nil, "GIT_WORK_TREE": nil, "GIT_INDEX_FILE": nil]
+        // CARDS_SSH_KEY keeps meaning what it meant for libgit2, unless git was told how to run ssh.
+        if let key = RemoteSettings.environment("CARDS_SSH_KEY"), !key.isEmpty,
+            RemoteSettings.environment("GIT_SSH_COMMAND") == nil, RemoteSettings.environment("GIT_SSH") == nil,
+            (try? configString("core.sshCommand")) == nil
+        {
+            process.environment["GIT_SSH_COMMAND"] = "ssh -i " + Repository.shellQuoted(key)
+        }
+        // CARDS_HTTP_USER/CARDS_HTTP_TOKEN too: a helper after the user's own, reading them from the
+        // environment when git asks (never written into a command line or a config file).
+        if let token = RemoteSettings.environment("CARDS_HTTP_TOKEN"), !token.isEmpty {
+            process.arguments.insert(contentsOf: ["-c", "credential.helper=" + Repository.tokenHelper], at: 0)
+        }
+        process.forwardProgress = settings.progress != nil
+        process.isInterrupted = settings.isInterrupted
+        return try process.run()
+    }
+
+    /// Seconds of silence after which a transfer through git is given up.
+    func stallTimeout(_ settings: RemoteSettings) -> Double {
+        settings.timeout.flatMap { $0.isFinite && $0 > 0 ? min($0, 86_400) : nil } ?? GitProcess.defaultStallTimeout
+    }
+
+    /// The URL git will use for `remote` (its push URL when pushing and one is set), with libgit2's
+    /// reading of `url.*.insteadOf`; `remote` itself when it is a URL.
+    func displayURL(of remote: String, push: Bool) throws(GitError) -> String {
+        var handle: OpaquePointer?
+        guard git_remote_lookup(&handle, pointer, remote) == 0, let handle else {
+            git_error_clear()
+            return remote
+        }
+        defer { git_remote_free(handle) }
+        if push, let pushURL = git_remote_pushurl(handle) { return String(cString: pushURL) }
+        return git_remote_url(handle).map { String(cString: $0) } ?? remote
+    }
+
+    /// A git credential helper (run by git's shell) that answers `get` with CARDS_HTTP_USER, when set,
+    /// and CARDS_HTTP_TOKEN, as they are in its environment when git runs it.
+    static let tokenHelper =
+        #"!f() { test "$1" = get || return 0; test -z "$CARDS_HTTP_USER" || echo "username=$CARDS_HTTP_USER"; "#
+        + #"echo "password=$CARDS_HTTP_TOKEN"; }; f"#
+
+    /// `text` as one word for a POSIX shell (GIT_SSH_COMMAND is run by one).
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+}
