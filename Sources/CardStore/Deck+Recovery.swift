@@ -159,6 +159,8 @@ extension Deck {
 
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
     func recoverInterruptedWrite() throws(StoreError) {
+        // Before anything is written: a split index could not follow the write, which would stop half done.
+        try checkIndexNotSplit()
         _ = packMarker.removeOrphans()
         removeStalePackTemporaries()
         guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite(holdingLock: true) else {
@@ -262,32 +264,6 @@ extension Deck {
     /// followed (its flag is there, its writer gone): the next write, or `cards fsck --repair`, finishes it.
     public var hasInterruptedWrite: Bool {
         (FileSystem.exists(pendingPath) && interruptedWrite() != nil) || isIndexLeftBehind
-    }
-
-    /// Refuses to take the working tree for hand edits when the index is still as `main`'s parent had
-    /// it: a write was interrupted before it brought them along and its flag was lost (a crash), and
-    /// every card it added would look deleted by hand.
-    func checkIndexFollowsMain(_ main: DeckSnapshot) throws(StoreError) {
-        // With a record, `recoverLostFlag` has decided already: an index changed since is the user's.
-        guard let head = main.commit, !hasIndexRecord else { return }
-        let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
-        guard !parents.isEmpty else { return }
-        // From disk, as `checkIndex` reads it: the repository's index object is as it was first read.
-        let indexTree = try git("reading the index") { () throws(GitError) in
-            let index = try repository.index()
-            try index.reload(force: true)
-            return try index.writeTree()
-        }
-        for parent in parents {
-            let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
-            if tree == indexTree && tree != main.tree {
-                throw StoreError(
-                    .uncommittedChanges,
-                    "the working tree and index are behind \(Deck.branch) (a `cards` command was interrupted before it "
-                        + "brought them up to date): `cards fsck --repair` finishes that, keeping hand edits; then try again (card "
-                        + "files removed with `git rm` are deleted with `cards delete` instead)")
-            }
-        }
     }
 
     /// Removes a git lock file (`refs/heads/main.lock`, `index.lock`) left by a dead `cards` writer:
