@@ -46,6 +46,26 @@ extension Deck {
     /// How many commits of `main`'s history are searched for an older version of a file.
     static let pathHistoryDepth = 2_000
 
+    /// For the flag of a write about to bring the working tree and index along (`markPending`): the
+    /// commit they may be behind back to on the paths it does not touch, or nil when they follow main.
+    /// The index untouched since the last write of ours (its checksum as recorded) keeps that write's
+    /// answer at no cost; else it is told again (`workingTreeBases`: the index read whole, once per git
+    /// command that rewrote it). The oldest candidate: a base too old only makes more files behind.
+    func baseBeforeWrite() -> ObjectID? {
+        guard let head = try? headCommit() else { return nil }
+        if let record = indexRecord(), indexChecksum() == record.checksum,
+            record.commit == head || (try? repository.isDescendant(head, of: record.commit)) == true
+        {
+            let base = record.base ?? record.commit
+            return base == head ? nil : base
+        }
+        guard let bases = try? workingTreeBases(head: head, indexTree: indexTreeOnDisk()) else { return nil }
+        let older = bases.bases.map(\.commit).filter { $0 != head }
+        return older.first { candidate in
+            older.allSatisfy { $0 == candidate || (try? repository.isDescendant($0, of: candidate)) == true }
+        } ?? older.first
+    }
+
     /// The index's tree as the file on disk holds it (the repository's index object is as it was first
     /// read); nil when it cannot be read.
     func indexTreeOnDisk() -> ObjectID? {
@@ -65,7 +85,7 @@ extension Deck {
     /// record alone counts. With neither, the commit nearest the index is the guess; ties go to the
     /// older one, which can only make more files behind (brought forward, never deleted).
     func workingTreeBases(head: ObjectID, indexTree: ObjectID?) throws(StoreError) -> WorkingTreeBases {
-        let recorded = indexRecordedCommit()
+        let recorded = recordedWorkingBase()
         var exact: (commit: ObjectID, tree: ObjectID)?
         var nearby: [(commit: ObjectID, tree: ObjectID)] = []
         if let indexTree {
