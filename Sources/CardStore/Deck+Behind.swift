@@ -104,6 +104,14 @@ extension Deck {
                 throw Deck.historyError(error)
             }
         }
+        // main made from this very index by `git commit` (its reflog says so): the index follows it, and
+        // the files that differ are the user's, as git takes them. (The index made main's by `git reset`
+        // after main moved, with the files left older, is not this: then both bases count.)
+        if let exact, exact.commit == head, exact.commit != recorded,
+            (try? repository.reflogTargets(Deck.branch, where: { $0.hasPrefix("commit") }))??.contains(head) == true
+        {
+            return WorkingTreeBases(bases: [exact], head: head)
+        }
         var bases: [(commit: ObjectID, tree: ObjectID)] = []
         if let recorded {
             let tree = try git("reading \(recorded.short)") { () throws(GitError) in
@@ -210,7 +218,11 @@ extension Deck {
             let verdict = try verdict(
                 path: candidate.edit.path, working: candidate.working, main: try main.blobID(at: candidate.edit.path),
                 bases: bases)
-            if verdict != .edited { behind.append((candidate.edit, verdict)) }
+            // A new file as a base had it (main deleted the card since) is behind only for certain: taken for
+            // an edit, it would bring a card back, never delete one; and a file kept out of a `git commit`
+            // made by hand (`git rm --cached`) is one too.
+            if verdict == .edited || (candidate.edit.change == .new && verdict == .unsure) { continue }
+            behind.append((candidate.edit, verdict))
         }
         return behind
     }

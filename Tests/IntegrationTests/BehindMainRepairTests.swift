@@ -189,7 +189,7 @@ struct BehindMainRepairTests {
         }
         for step in 0..<Self.steps {
             let present = try scratch.cardIDs(deck).sorted()
-            switch Int.random(in: 0..<12, using: &random) {
+            switch Int.random(in: 0..<13, using: &random) {
             case 0:
                 let result = try scratch.cards(["add", "--title", "Here \(step)", "--url", "https://h.example"], in: deck)
                 note("add \(result.status)")
@@ -221,7 +221,7 @@ struct BehindMainRepairTests {
                 }
                 let synced = try scratch.cards(["sync"], in: other)
                 note("other+sync \(synced.status)")
-            case 5:
+            case 5, 6:
                 // main fast-forwarded by plain git, the working tree and index left as they are.
                 try scratch.gitChecked(["fetch", "-q", "origin"], in: deck)
                 let ahead = try scratch.git(["merge-base", "--is-ancestor", "main", "origin/main"], in: deck)
@@ -229,17 +229,17 @@ struct BehindMainRepairTests {
                     try scratch.gitChecked(["update-ref", "refs/heads/main", "refs/remotes/origin/main"], in: deck)
                 }
                 note("update-ref \(ahead.status)")
-            case 6:
+            case 7:
                 try scratch.gitChecked(["status", "--short"], in: deck)
                 note("git status")
-            case 7:
+            case 8:
                 try scratch.gitChecked(["diff", "--stat"], in: deck)
                 note("git diff")
-            case 8:
+            case 9:
                 let parent = try scratch.git(["rev-parse", "-q", "--verify", "main~1"], in: deck)
                 if parent.status == 0 { try scratch.gitChecked(["reset", "-q", "--soft", "main~1"], in: deck) }
                 note("reset --soft \(parent.status)")
-            case 9:
+            case 10:
                 let repair = try scratch.cards(["fsck", "--repair"], in: deck)
                 note("repair \(repair.status)")
                 if repair.stdout.contains("up to date with main") { tally.repairsBroughtForward += 1 }
