@@ -85,6 +85,12 @@ extension Deck {
     /// record alone counts. With neither, the commit nearest the index is the guess; ties go to the
     /// older one, which can only make more files behind (brought forward, never deleted).
     func workingTreeBases(head: ObjectID, indexTree: ObjectID?) throws(StoreError) -> WorkingTreeBases {
+        // main moved back past what the last write of ours brought the working tree to (`git reset
+        // --soft`): the working tree is ahead of main, its differences the user's staged state; none behind.
+        if let record = indexRecord(), (try? repository.isDescendant(record.base ?? record.commit, of: head)) == true {
+            let tree = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).tree }
+            return WorkingTreeBases(bases: [(head, tree)], head: head)
+        }
         let recorded = recordedWorkingBase()
         var exact: (commit: ObjectID, tree: ObjectID)?
         var nearby: [(commit: ObjectID, tree: ObjectID)] = []
@@ -134,7 +140,7 @@ extension Deck {
                     () throws(GitError) in
                     try TreeDiff.changes(in: repository, from: candidate.tree, to: indexTree).count
                 }
-                if best == nil || distance <= best!.distance { best = (candidate, distance) }
+                if distance <= best?.distance ?? Int.max { best = (candidate, distance) }
             }
             if let best { bases.append(best.base) }
         }
@@ -241,7 +247,8 @@ extension Deck {
                 + "not edited by hand (main moved without them: a git command such as `git update-ref`, or a "
                 + "`cards` command that was interrupted), so committing them would delete or take back what main "
                 + "has:\(shown)\(more)\n`cards fsck --repair` finishes that, bringing them up to date and keeping "
-                + "hand edits; then try again (card files removed with `git rm` are deleted with `cards delete` instead)")
+                + "hand edits; then try again (card files removed with `git rm` are deleted with `cards delete` "
+                + "instead)")
     }
 
     /// `fsck`'s pass over the files that differ from `main` after the index check: those behind `main`
@@ -263,7 +270,7 @@ extension Deck {
                 // The index check may have kept it for an edit against the index's entry: it is not one.
                 report.repaired.removeAll { $0 == "kept the hand edit in \(edit.path)" }
                 report.repaired.append("brought \(edit.path) up to date with main (behind it, not edited: \(why))")
-            } else if !report.problems.contains(where: { $0.hasPrefix("\(edit.path): the index and working tree are behind") }) {
+            } else if !report.problems.contains(where: { $0.hasPrefix("\(edit.path): the index and working tree") }) {
                 report.problems.append(
                     "\(edit.path): the working tree is behind main here (\(why)); `cards fsck --repair` "
                         + "brings it up to date")

@@ -191,7 +191,8 @@ struct BehindMainRepairTests {
             let present = try scratch.cardIDs(deck).sorted()
             switch Int.random(in: 0..<13, using: &random) {
             case 0:
-                let result = try scratch.cards(["add", "--title", "Here \(step)", "--url", "https://h.example"], in: deck)
+                let result = try scratch.cards(
+                    ["add", "--title", "Here \(step)", "--url", "https://h.example"], in: deck)
                 note("add \(result.status)")
             case 1:
                 guard let pick = present.randomElement(using: &random) else { continue }
