@@ -55,18 +55,38 @@ extension Deck {
         let flagged = interruptedWrite(holdingLock: true)
         let interrupted = flagged.map { Deck.followingPaths($0.files) }
         if !isBare, let tree = snapshot.tree {
+            // libgit2 reads no split index: made plain first (by repair), else nothing below can be checked.
+            if repair {
+                try unsplitIndex(&report)
+            } else if isSplitIndex {
+                report.problems.append(
+                    "\(gitDirectory)/index: a split index (`git update-index --split-index`), which cards cannot read; "
+                        + "`cards fsck --repair` (or `\(Deck.unsplitCommand)`) makes it a plain index again")
+                return report
+            }
+            if isSplitIndex { return report }
             if repair, let flagged { try putBackUnpublished(flagged.files, main: tree) }
+            // What the working tree was last brought to, told before the index check rewrites the index.
+            let bases = try workingTreeBases(head: head, indexTree: indexTreeOnDisk())
             // A damaged index (said above) leaves no way to tell hand edits.
-            let readable = try checkIndex(tree: tree, &report, repair: repair, interrupted: interrupted)
+            let readable = try checkIndex(
+                tree: tree, &report, repair: repair, interrupted: interrupted, bases: bases)
             if repair { clearPending() }
             guard readable else { return report }
-            for edit in try handEdits(against: snapshot, checkingIndex: false) {
+            let edits = try bringForward(
+                try handEdits(against: snapshot, checkingIndex: false), main: snapshot, bases: bases, &report,
+                repair: repair)
+            for edit in edits {
                 if let problem = edit.problem {
                     report.problems.append("\(edit.path) (hand edit, not committed): \(problem)")
                 } else {
                     report.handEdits += 1
+                    let kept = "kept the hand edit in \(edit.path)"
+                    if repair && bases.canBeBehind && !report.repaired.contains(kept) { report.repaired.append(kept) }
                 }
             }
+            // The working tree and index follow main now, but for hand edits: the next check starts from here.
+            if repair { recordIndexFollows(head) }
         } else if repair {
             clearPending()
         }
@@ -205,7 +225,8 @@ extension Deck {
     /// nil when there is no flag.
     @discardableResult
     func checkIndex(
-        tree: ObjectID, _ report: inout CheckReport, repair: Bool, interrupted: [String]? = nil
+        tree: ObjectID, _ report: inout CheckReport, repair: Bool, interrupted: [String]? = nil,
+        bases: WorkingTreeBases? = nil
     ) throws(StoreError) -> Bool {
         let path = "\(gitDirectory)/index"
         var opened: (index: Index, tree: ObjectID)?
@@ -250,7 +271,7 @@ extension Deck {
         // stopped before the index followed) or holds a change staged by hand (`git add`, `git rm
         // --cached`), which must be kept: behind is an entry as a commit the index followed had it.
         var (changes, stale, staged) = try indexBehind(
-            differences, index: indexTree, main: tree, interrupted: interrupted)
+            differences, index: indexTree, main: tree, interrupted: interrupted, bases: bases)
         // An entry as main's parent had it, its file already main's: the index alone fell behind (`git commit`
         // reads the index before it takes the lock and writes what it read back even when its commit then
         // fails, over the index a write of ours had just brought along). Any other such entry is the user's.
@@ -263,7 +284,7 @@ extension Deck {
         guard repair, let workingDirectory else {
             for change in changes {
                 report.problems.append(
-                    "\(change.path): the index and working tree are behind \(Deck.branch) (an interrupted command); "
+                    "\(change.path): the index and working tree are behind main (it moved without them: a command interrupted, or git); "
                         + "`cards fsck --repair` brings them up to date")
             }
             return true
@@ -290,7 +311,7 @@ extension Deck {
                 } else {
                     try FileSystem.remove(full)
                 }
-                report.repaired.append("brought \(change.path) up to date with \(Deck.branch)")
+                report.repaired.append("brought \(change.path) up to date with main (behind it, not edited)")
             } else {
                 // Already as main has it: refresh its stat data (a deleted file has none to refresh).
                 if present == change.new?.id, present != nil { current.append(change.path) }
@@ -323,7 +344,8 @@ extension Deck {
     /// a flag such an entry is `stale`: behind if its file is main's already, else the user's. Anything
     /// else was staged by hand (`git add`, `git rm --cached`) and is kept.
     func indexBehind(
-        _ differences: [PathChange], index indexTree: ObjectID, main: ObjectID, interrupted: [String]?
+        _ differences: [PathChange], index indexTree: ObjectID, main: ObjectID, interrupted: [String]?,
+        bases: WorkingTreeBases? = nil
     ) throws(StoreError) -> (behind: [PathChange], stale: [PathChange], staged: [PathChange]) {
         var behindPaths = Set(interrupted ?? [])
         var parentTrees: [ObjectID] = []
@@ -352,6 +374,19 @@ extension Deck {
         var staged: [PathChange] = []
         for change in differences {
             if behindPaths.contains(change.path) {
+                behind.append(change)
+                continue
+            }
+            // As a base of the working tree had it, and main changed it since: behind, whatever file the
+            // index is (a `git status` rewrites it); the file then decides whether it is brought along.
+            var asBase = false
+            for base in bases?.bases ?? [] where !asBase && base.commit != bases?.head {
+                let entry = try git("reading \(change.path)") { () throws(GitError) in
+                    try repository.treeEntry(in: base.tree, path: change.path)
+                }
+                asBase = entry?.id == change.old?.id && entry?.kind == change.old?.kind && entry?.id != change.new?.id
+            }
+            if asBase {
                 behind.append(change)
                 continue
             }

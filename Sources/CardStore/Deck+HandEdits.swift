@@ -69,6 +69,7 @@ extension Deck {
                     "a file in \(workingDirectory) cannot be read (\(error.message)); let yourself read it, then try again"
                 )
             }
+            if isSplitIndex { try checkIndexNotSplit() }
             // Most often the index is damaged or missing, which `fsck --repair` makes again.
             throw StoreError(
                 .git(error.code),
@@ -120,10 +121,9 @@ extension Deck {
                 edits.append(HandEdit(path: entry.path, change: change, problem: "\(error)"))
             }
         }
-        // Cards missing from the working tree: hand deletions, or a write's files not there yet.
-        if checkingIndex && edits.contains(where: { $0.change == .deleted && $0.path != Deck.metadataPath }) {
-            try checkIndexFollowsMain(main)
-        }
+        // Files as an older commit had them, main having moved on without them, are not hand edits:
+        // committing them would delete or take back main's newer cards.
+        if checkingIndex { try refuseBehind(edits, main: main) }
         return edits.sorted { $0.path < $1.path }
     }
 

@@ -29,7 +29,9 @@ extension Deck {
         // A bare deck has no files or index to bring along: its flag names only the writer, which is what
         // proves a main.lock left behind to be ours (the paths of a 2,000-card merge took ~1.5 ms to write).
         let lines = isBare ? [] : files.map { "\(mark)\($0.blob?.hex ?? "-")\t\($0.path)" }
-        let text = (["pid \(getpid())"] + lines).joined(separator: "\n") + "\n"
+        // The commit the working tree may be behind back to, for the record this write leaves.
+        let base = isBare ? nil : baseBeforeWrite().map { ["\(Deck.pendingBasePrefix)\($0.hex)"] }
+        let text = (["pid \(getpid())"] + (base ?? []) + lines).joined(separator: "\n") + "\n"
         try FileSystem.writeAtomically(Array(text.utf8), to: pendingPath, durable: false)
     }
 
@@ -77,6 +79,7 @@ extension Deck {
             return (0, [], since)
         }
         lines.removeFirst()
+        lines.removeAll { $0.hasPrefix(Deck.pendingBasePrefix) }
         if pid == getpid() || (!holdingLock && LockFiles.isAlive(pid)) { return nil }
         return (pid, lines.map(Deck.pendingPath).filter { Deck.isSafeWorkingPath($0.path) }, since)
     }
@@ -159,6 +162,8 @@ extension Deck {
 
     /// Under the deck lock, before a write: completes a write that a killed command left half done.
     func recoverInterruptedWrite() throws(StoreError) {
+        // Before anything is written: a split index could not follow the write, which would stop half done.
+        try checkIndexNotSplit()
         _ = packMarker.removeOrphans()
         removeStalePackTemporaries()
         guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite(holdingLock: true) else {
@@ -185,17 +190,32 @@ extension Deck {
     }
 
     /// Where the last write records the index it left and the commit of main it follows
-    /// (`<index checksum> <commit>`).
+    /// (`<index checksum> <commit>`), and, when the working tree may be behind that commit on paths the
+    /// write did not touch, the commit it may be behind back to (`<index checksum> <commit> <base>`).
     var indexRecordPath: String { "\(gitDirectory)/cards-index-tree" }
 
+    /// The flag line that names the base of the write in progress (see `baseBeforeWrite`).
+    static let pendingBasePrefix = "base "
+
     /// After a write brought the index along to `commit`: which index that was (its checksum, its last 20
-    /// bytes). Not flushed: lost or stale, it only means the check below cannot tell.
+    /// bytes), and the base its flag names, if any: a write brings along only the paths it changes, so
+    /// a working tree behind main before it stays behind on the others. Not flushed: lost or stale, it
+    /// only means the check below cannot tell.
     func recordIndexFollows(_ commit: ObjectID) {
         guard let checksum = indexChecksum() else {
             try? FileSystem.remove(indexRecordPath)
             return
         }
-        try? FileSystem.writeAtomically(Array("\(checksum) \(commit.hex)\n".utf8), to: indexRecordPath, durable: false)
+        var base: ObjectID?
+        if let bytes = try? FileSystem.read(pendingPath, limit: 1 << 24) {
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(2)
+            if let line = lines.first(where: { $0.hasPrefix(Deck.pendingBasePrefix) }) {
+                base = ObjectID(hex: String(line.dropFirst(Deck.pendingBasePrefix.count)))
+            }
+        }
+        let tail = base.map { $0 == commit ? "" : " \($0.hex)" } ?? ""
+        try? FileSystem.writeAtomically(
+            Array("\(checksum) \(commit.hex)\(tail)\n".utf8), to: indexRecordPath, durable: false)
     }
 
     /// The index file's own checksum, in hex; nil when there is no index, or when it has none (git's
@@ -228,7 +248,7 @@ extension Deck {
     /// Whether the index is still the one the last write left, and main has moved on from the commit it
     /// followed (see `recoverLostFlag`).
     var isIndexLeftBehind: Bool {
-        guard let (checksum, recorded) = indexRecord(), indexChecksum() == checksum, let head = try? headCommit(),
+        guard let (checksum, recorded, _) = indexRecord(), indexChecksum() == checksum, let head = try? headCommit(),
             head != recorded
         else { return false }
         return (try? repository.isDescendant(head, of: recorded)) == true
@@ -239,55 +259,40 @@ extension Deck {
 
     /// Whether the index is still the very file the last write left (its checksum as recorded).
     var isIndexAsRecorded: Bool {
-        guard let (checksum, _) = indexRecord() else { return false }
+        guard let (checksum, _, _) = indexRecord() else { return false }
         return indexChecksum() == checksum
     }
 
     /// The commit of main the last write left the index following, when main is it or descends from it:
     /// the index may be behind main since, on the paths that changed after it.
     func indexRecordedCommit() -> ObjectID? {
-        guard let (_, recorded) = indexRecord(), let head = try? headCommit() else { return nil }
+        guard let (_, recorded, _) = indexRecord(), let head = try? headCommit() else { return nil }
         return head == recorded || (try? repository.isDescendant(head, of: recorded)) == true ? recorded : nil
     }
 
-    /// What `recordIndexFollows` wrote: the index's checksum and the commit of main it followed.
-    private func indexRecord() -> (checksum: String, commit: ObjectID)? {
+    /// The commit the working tree may be behind back to, as the last write recorded it (its base, else
+    /// the commit it followed), when main is it or descends from it.
+    func recordedWorkingBase() -> ObjectID? {
+        guard let record = indexRecord(), let head = try? headCommit() else { return nil }
+        let base = record.base ?? record.commit
+        return head == base || (try? repository.isDescendant(head, of: base)) == true ? base : nil
+    }
+
+    /// What `recordIndexFollows` wrote: the index's checksum, the commit of main it followed, and the
+    /// base the working tree may be behind back to (nil: none, it followed that commit whole).
+    func indexRecord() -> (checksum: String, commit: ObjectID, base: ObjectID?)? {
         guard !isBare, let bytes = try? FileSystem.read(indexRecordPath, limit: 200) else { return nil }
         let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard parts.count == 2, let recorded = ObjectID(hex: String(parts[1])) else { return nil }
-        return (String(parts[0]), recorded)
+        guard parts.count == 2 || parts.count == 3, let recorded = ObjectID(hex: String(parts[1])) else { return nil }
+        let base = parts.count == 3 ? ObjectID(hex: String(parts[2])) : nil
+        if parts.count == 3 && base == nil { return nil }
+        return (String(parts[0]), recorded, base)
     }
 
     /// Whether a `cards` write was interrupted after `main` moved and before the working tree and index
     /// followed (its flag is there, its writer gone): the next write, or `cards fsck --repair`, finishes it.
     public var hasInterruptedWrite: Bool {
         (FileSystem.exists(pendingPath) && interruptedWrite() != nil) || isIndexLeftBehind
-    }
-
-    /// Refuses to take the working tree for hand edits when the index is still as `main`'s parent had
-    /// it: a write was interrupted before it brought them along and its flag was lost (a crash), and
-    /// every card it added would look deleted by hand.
-    func checkIndexFollowsMain(_ main: DeckSnapshot) throws(StoreError) {
-        // With a record, `recoverLostFlag` has decided already: an index changed since is the user's.
-        guard let head = main.commit, !hasIndexRecord else { return }
-        let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents }
-        guard !parents.isEmpty else { return }
-        // From disk, as `checkIndex` reads it: the repository's index object is as it was first read.
-        let indexTree = try git("reading the index") { () throws(GitError) in
-            let index = try repository.index()
-            try index.reload(force: true)
-            return try index.writeTree()
-        }
-        for parent in parents {
-            let tree = try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
-            if tree == indexTree && tree != main.tree {
-                throw StoreError(
-                    .uncommittedChanges,
-                    "the working tree and index are behind \(Deck.branch) (a `cards` command was interrupted before it "
-                        + "brought them up to date): `cards fsck --repair` finishes that, keeping hand edits; then try again (card "
-                        + "files removed with `git rm` are deleted with `cards delete` instead)")
-            }
-        }
     }
 
     /// Removes a git lock file (`refs/heads/main.lock`, `index.lock`) left by a dead `cards` writer:
