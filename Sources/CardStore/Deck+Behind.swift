@@ -114,7 +114,7 @@ extension Deck {
         // the files that differ are the user's, as git takes them. (The index made main's by `git reset`
         // after main moved, with the files left older, is not this: then both bases count.)
         if let exact, exact.commit == head, exact.commit != recorded,
-            (try? repository.reflogTargets(Deck.branch, where: { $0.hasPrefix("commit") }))??.contains(head) == true
+            (try? repository.reflogTargets(branch, where: { $0.hasPrefix("commit") }))??.contains(head) == true
         {
             return WorkingTreeBases(bases: [exact], head: head)
         }

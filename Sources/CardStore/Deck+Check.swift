@@ -24,7 +24,7 @@ extension Deck {
         defer { withExtendedLifetime(lock) {} }
         checkLeftovers(&report, repair: repair)
         guard let head = try headCommit() else {
-            report.problems.append("\(Deck.branch) has no commit: this deck was never initialised")
+            report.problems.append("\(branch) has no commit: this deck was never initialised")
             return report
         }
         do {
@@ -39,7 +39,7 @@ extension Deck {
                 report.problems.append("\(Deck.metadataPath): \(Deck.deckDescriptionProblem)")
             }
         } else {
-            report.problems.append("\(Deck.metadataPath): missing from \(Deck.branch)")
+            report.problems.append("\(Deck.metadataPath): missing from \(branch)")
         }
         for problem in try snapshot.allCards().problems {
             report.problems.append(problem.description)

@@ -52,19 +52,21 @@ extension Deck {
                     existed || throughGit
                     ? try cloneByFetchingMain(from: url, to: work, settings: settings, marking: existed)
                     : try Repository.clone(from: url, to: work, branch: "main", settings: settings)
-            } catch  where error.code == .notFound && !error.message.contains("main") && !existed && !throughGit {
+            } catch  where error.code == .notFound && !existed && !throughGit {
                 // libgit2 1.5.1 cannot clone a remote whose HEAD names an unborn branch (a server made with
-                // `git init --bare` and a default branch of master, then filled with main): fetch main instead.
+                // `git init --bare` and a default branch of master, then filled with main), nor takes a
+                // remote whose branch is not main: fetch main, else the branch its HEAD names.
                 cleanUp()
                 repository = try cloneByFetchingMain(from: url, to: work, settings: settings)
             }
         } catch {
             cleanUp()
             if settings.isInterrupted?() == true { throw interrupted() }
-            if error.code == .notFound && error.message.contains("main") {
+            if error.code == .notFound && error.message.contains("has no branch") {
                 throw StoreError(
                     .notADeck,
-                    "\(remote.displayURL) has no branch main: it is empty or not a deck; nothing was cloned. To fill an "
+                    "\(remote.displayURL) has no branch main, nor one its HEAD names: it is empty or not a deck; "
+                        + "nothing was cloned. To fill an "
                         + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`"
                 )
             }
@@ -72,7 +74,7 @@ extension Deck {
         }
         let head: ObjectID?
         do {
-            head = try repository.referenceTarget(Deck.branch)
+            head = try repository.referenceTarget(Deck.branch(of: repository))
             try Deck.configureGit(repository)
         } catch {
             cleanUp()
@@ -161,12 +163,22 @@ extension Deck {
         return paths.compactMap(LockFiles.modificationTime).max() ?? 0
     }
 
+    /// Fetches the remote's `branch` into its tracking ref (`origin/NAME`): its tip, or nil when it has none.
+    private static func fetchForClone(_ repository: Repository, _ branch: String, settings: RemoteSettings)
+        throws(GitError) -> ObjectID?
+    {
+        let tracking = "refs/remotes/origin/" + branch.dropFirst("refs/heads/".count)
+        _ = try repository.fetch(from: "origin", refspecs: ["\(branch):\(tracking)"], settings: settings)
+        return try repository.referenceTarget(tracking)
+    }
+
     static func interrupted() -> StoreError {
         StoreError(.interrupted, "interrupted; nothing was cloned")
     }
 
-    /// A clone made by hand: a new repository on `main`, the remote `origin`, a fetch of its `main`,
-    /// and `main` checked out from it, as `git clone -b main` would leave it.
+    /// A clone made by hand: a new repository, the remote `origin`, a fetch of its `main` (else of the
+    /// branch its HEAD names, `master` say, as `git clone` takes it, recorded as `cards.branch`), and that
+    /// branch checked out from it with its upstream set, as `git clone` would leave it.
     static func cloneByFetchingMain(
         from url: String, to path: String, settings: RemoteSettings, marking: Bool = false
     ) throws(GitError) -> Repository {
@@ -191,14 +203,23 @@ extension Deck {
         }
         let repository = try Repository.create(at: path, bare: false)
         try repository.addRemote(name: "origin", url: url)
-        let tracking = "refs/remotes/origin/main"
-        _ = try repository.fetch(from: "origin", refspecs: ["\(Deck.branch):\(tracking)"], settings: settings)
-        guard let tip = try repository.referenceTarget(tracking) else {
+        var branch = Deck.defaultBranch
+        var tip = try fetchForClone(repository, branch, settings: settings)
+        if tip == nil, let head = try repository.remoteHeadBranch("origin", settings: settings), head != branch {
+            branch = head
+            tip = try fetchForClone(repository, branch, settings: settings)
+        }
+        guard let tip else {
             throw GitError(code: .notFound, message: "the remote has no branch main", function: "fetch")
         }
-        try repository.setReference(Deck.branch, to: tip, logMessage: "clone: from \(url)")
-        try repository.setConfig("branch.main.remote", "origin")
-        try repository.setConfig("branch.main.merge", Deck.branch)
+        try repository.setReference(branch, to: tip, logMessage: "clone: from \(url)")
+        let name = String(branch.dropFirst("refs/heads/".count))
+        if branch != Deck.defaultBranch {
+            try repository.setHead(branch)
+            try repository.setConfig(Deck.branchSetting, name)
+        }
+        try repository.setConfig("branch.\(name).remote", "origin")
+        try repository.setConfig("branch.\(name).merge", branch)
         try repository.checkoutHead()
         return repository
     }
@@ -244,7 +265,8 @@ extension Deck {
         }
         var names: [String] = []
         if let repository = try? Repository.open(at: absolute),
-            let tip = (try? repository.referenceTarget("refs/remotes/origin/main")) ?? nil,
+            let tip = (try? repository.referenceTarget(
+                "refs/remotes/origin/" + Deck.branch(of: repository).dropFirst("refs/heads/".count))) ?? nil,
             let tree = try? repository.commit(tip).tree,
             let root = try? repository.treeEntries(tree)
         {

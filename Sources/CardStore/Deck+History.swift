@@ -292,7 +292,7 @@ extension Deck {
         let logged =
             isBare
             ? nil
-            : (try? repository.reflogTargets(Deck.branch) {
+            : (try? repository.reflogTargets(branch) {
                 $0.hasPrefix(Deck.ownCommitLogPrefix) && $0 != "cards: fast-forward"
             }) ?? nil
         if knownDeviceID == nil { knownDeviceID = device }

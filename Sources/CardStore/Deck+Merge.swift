@@ -211,7 +211,7 @@ extension Deck {
         while true {
             do {
                 try repository.updateReference(
-                    Deck.branch, to: target, expected: current, logMessage: "merge \(theirsName): Fast-forward")
+                    branch, to: target, expected: current, logMessage: "merge \(theirsName): Fast-forward")
                 break
             } catch  where error.code == .locked && DeckLock.now() < deadline {
                 if !clearStaleGitLock("refs/heads/main.lock") { Deck.pause(milliseconds: 10) }

@@ -9,6 +9,9 @@ public struct DeckRemote: Sendable, Hashable {
     /// The folder it names when it is on this machine (a relative `url` resolved from the deck's
     /// folder, as git resolves it), else nil.
     public var localPath: String?
+    /// The remote's branch the deck syncs with (a full ref name): the deck branch's upstream there
+    /// (`branch.NAME.merge`), else the branch of the deck's own name.
+    public var branch = Deck.defaultBranch
 
     /// Creates a remote record; `localPath` defaults to `url`'s path when it is an absolute local one.
     public init(name: String, url: String, localPath: String? = nil) {
@@ -24,8 +27,11 @@ public struct DeckRemote: Sendable, Hashable {
     /// The URL with any password hidden, for messages.
     public var displayURL: String { RemoteURL(url)?.redacted ?? url }
 
+    /// `branch` as git names it on this side: `origin/main`.
+    public var trackingName: String { "\(name)/" + branch.dropFirst("refs/heads/".count) }
+
     /// The remote-tracking ref our fetch moves.
-    public var trackingReference: String { "refs/remotes/\(name)/main" }
+    public var trackingReference: String { "refs/remotes/" + trackingName }
 }
 
 extension Deck {
@@ -88,11 +94,11 @@ extension Deck {
         guard let remote = try? syncRemote(named: nil) else { return }
         let names = Set(try remotes().map(\.name))
         try git("setting main's upstream") { () throws(GitError) in
-            let current = try repository.configString("branch.main.remote")
+            let current = try repository.configString("branch.\(branchName).remote")
             let missing = current.map { !names.contains($0) } ?? true
             guard missing || (added == "origin" && remote.name == "origin") else { return }
-            try repository.setConfig("branch.main.remote", remote.name)
-            try repository.setConfig("branch.main.merge", Deck.branch)
+            try repository.setConfig("branch.\(branchName).remote", remote.name)
+            try repository.setConfig("branch.\(branchName).merge", branch)
         }
     }
 
@@ -108,6 +114,19 @@ extension Deck {
 
     /// The remote `cards sync` uses: the one named, else the only remote, else `origin`.
     public func syncRemote(named name: String?) throws(StoreError) -> DeckRemote {
+        var remote = try chosenRemote(named: name)
+        // The branch there: the upstream git has for this deck's branch when it is on that remote.
+        let upstreamRemote = (try? repository.configString("branch.\(branchName).remote")) ?? nil
+        let upstream = (try? repository.configString("branch.\(branchName).merge")) ?? nil
+        if upstreamRemote == remote.name, let upstream, upstream.hasPrefix("refs/heads/") {
+            remote.branch = upstream
+        } else {
+            remote.branch = branch
+        }
+        return remote
+    }
+
+    private func chosenRemote(named name: String?) throws(StoreError) -> DeckRemote {
         let all = try remotes()
         if let name {
             if let found = all.first(where: { $0.name == name }) { return found }

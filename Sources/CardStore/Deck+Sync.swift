@@ -50,6 +50,8 @@ public struct SyncReport: Sendable {
 
     /// The remote synced with.
     public var remote: DeckRemote
+    /// The deck's branch, as people name it (`main`, or `master` for a deck cloned from one).
+    public var branchName = "main"
     /// Whether nothing was changed on purpose.
     public var dryRun: Bool
     /// Hand edits committed before the sync (or, on a dry run, that would be).
@@ -103,12 +105,13 @@ extension Deck {
         // meets the same refusal in `push` itself.
         func checkPushable() throws(StoreError) {
             do {
-                try repository.checkPushable(remote.url, branch: Deck.branch)
+                try repository.checkPushable(remote.url, branch: remote.branch)
             } catch {
                 throw StoreError.remote(error, "pushing to", remote)
             }
         }
         var report = SyncReport(remote: remote, dryRun: options.dryRun)
+        report.branchName = branchName
         try commitHandEditsBeforeSync(options, remote: remote, into: &report)
         // Set once a step changed the deck or the remote; a later round that finds them equal keeps its report.
         var acted = false
@@ -145,7 +148,7 @@ extension Deck {
                 (report.changedCards, report.invalidCards) = try changedCards(from: ours, to: theirs)
                 if options.dryRun { return report }
                 let merged = try merge(
-                    theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: false)
+                    theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: false)
                 report.otherFiles += merged.otherFiles
                 if merged.kind == .merged { report.merge = merged }
                 acted = true
@@ -179,7 +182,7 @@ extension Deck {
             try checkPushable()
             report.action = .mergeAndPush(ours: ours, theirs: theirs)
             let merged = try merge(
-                theirs: theirs, theirsName: "\(remote.name)/main", policy: options.policy, dryRun: options.dryRun,
+                theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: options.dryRun,
                 allowUnrelatedHistories: options.allowUnrelatedHistories)
             report.merge = merged
             report.otherFiles += merged.otherFiles
@@ -190,7 +193,7 @@ extension Deck {
                 return report
             }
             guard let commit = merged.commit else {
-                throw StoreError(.sync, "the merge of \(remote.name)/main made no commit; run `cards sync` again")
+                throw StoreError(.sync, "the merge of \(remote.trackingName) made no commit; run `cards sync` again")
             }
             if let refused = try massDeletion(from: theirs, to: commit, options) {
                 throw massDeleteError(refused, remote, merged: true)
@@ -256,11 +259,11 @@ extension Deck {
         let fetched: FetchResult
         do {
             fetched = try repository.fetch(
-                from: remote.name, refspecs: ["\(Deck.branch):\(remote.trackingReference)"], settings: settings)
+                from: remote.name, refspecs: ["\(remote.branch):\(remote.trackingReference)"], settings: settings)
         } catch {
             throw StoreError.remote(error, "fetching from", remote)
         }
-        guard let theirs = fetched.heads[Deck.branch] else {
+        guard let theirs = fetched.heads[remote.branch] else {
             // No main there (any more): a tracking ref would only mislead `git status`.
             try? repository.deleteReference(remote.trackingReference)
             return nil
@@ -293,7 +296,7 @@ extension Deck {
         }
         do {
             let pushed = try repository.push(
-                to: remote.name, refspecs: ["\(Deck.branch):\(Deck.branch)"], settings: settings)
+                to: remote.name, refspecs: ["\(branch):\(remote.branch)"], settings: settings)
             report.serverMessages += pushed.serverMessages
             return true
         } catch  where error.code == .nonFastForward {
@@ -307,8 +310,8 @@ extension Deck {
     }
 
     private func checkRemoteIsDeck(_ theirs: ObjectID, _ remote: DeckRemote) throws(StoreError) {
-        let tree = try git("reading \(remote.name)/main") { () throws(GitError) in try repository.commit(theirs).tree }
-        let entry = try git("reading \(remote.name)/main") { () throws(GitError) in
+        let tree = try git("reading \(remote.trackingName)") { () throws(GitError) in try repository.commit(theirs).tree }
+        let entry = try git("reading \(remote.trackingName)") { () throws(GitError) in
             try repository.treeEntry(in: tree, path: Deck.metadataPath)
         }
         guard let entry else {

@@ -161,12 +161,12 @@ extension Deck {
                 var done = false
                 if flushMode != .none {
                     done = try repository.updateReferenceWrittenOut(
-                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message, committer: signed,
+                        branch, to: commit, expected: snapshot.commit, logMessage: message, committer: signed,
                         flushEach: flushMode == .strict)
                 }
                 if !done {
                     try repository.updateReference(
-                        Deck.branch, to: commit, expected: snapshot.commit, logMessage: message)
+                        branch, to: commit, expected: snapshot.commit, logMessage: message)
                 }
             } catch {
                 // main did not move: the working tree and index go back to it before anything else.
@@ -254,9 +254,9 @@ extension Deck {
     /// edits there, and another working tree on main (a linked worktree of this deck, bare or not)
     /// would take the new cards written here for cards deleted by hand.
     func otherCheckout() -> String? {
-        let other = repository.otherWorktrees(checkingOut: Deck.branch).first
-        let head = isBare ? Deck.branch : repository.headReferenceName()
-        if head == Deck.branch {
+        let other = repository.otherWorktrees(checkingOut: branch).first
+        let head = isBare ? branch : repository.headReferenceName()
+        if head == branch {
             guard let other else { return nil }
             let runThere = isBare ? "run cards there (`cards --deck \(other.folder) …`), or " : ""
             let remove = other.linked ? " or remove it (`git worktree remove \(other.folder)`)" : ""

@@ -94,7 +94,7 @@ extension Deck {
         guard flushMode == .ordered else { return }
         // A linked worktree keeps its index in its own git folder, the branch in the common one.
         let common = Repository.trimmedSlash(repository.commonDirectory)
-        let last = "\(common)/\(Deck.branch)"
+        let last = "\(common)/\(branch)"
         let failure = FileSync.flush(path: last)
         if failure != 0 {
             throw StoreError(

@@ -6,8 +6,14 @@ import Glibc
 /// `cards/`. Every change is one commit written at object level and published by compare-and-swap
 /// of `refs/heads/main`; then the working tree and index follow (non-bare decks).
 public final class Deck {
-    /// The branch every deck lives on.
-    public static let branch = "refs/heads/main"
+    /// The branch a deck lives on unless its repository says otherwise (`branch`).
+    public static let defaultBranch = "refs/heads/main"
+    /// The branch this deck lives on (a full ref name): `cards.branch` when set (a clone of a remote
+    /// whose branch is `master`, `trunk`, … sets it), else `main` when it exists, else the branch HEAD
+    /// names (a repository made by git with another default branch), else `main`.
+    public let branch: String
+    /// `branch` without its `refs/heads/`, as people and git's messages name it.
+    public var branchName: String { String(branch.dropFirst("refs/heads/".count)) }
     /// The deck metadata file at the root of the tree.
     public static let metadataPath = "deck.json"
     /// The folder that holds the card files.
@@ -51,6 +57,7 @@ public final class Deck {
 
     init(repository: Repository) throws(StoreError) {
         self.repository = repository
+        branch = Deck.branch(of: repository)
         workingDirectory = repository.workingDirectory.map(Repository.trimmedSlash)
         gitDirectory = Repository.trimmedSlash(repository.gitDirectory)
         let setting = (try? repository.configString("cards.fsync")) ?? nil
@@ -67,6 +74,23 @@ public final class Deck {
     deinit {
         if durable { Libgit2.releaseFsync() }
     }
+
+    /// The branch a deck in `repository` lives on (see `branch`).
+    static func branch(of repository: Repository) -> String {
+        if let configured = (try? repository.localConfigString(Deck.branchSetting)) ?? nil, !configured.isEmpty {
+            return configured.hasPrefix("refs/heads/") ? configured : "refs/heads/" + configured
+        }
+        if ((try? repository.referenceTarget(Deck.defaultBranch)) ?? nil) != nil { return Deck.defaultBranch }
+        if let head = repository.headReferenceName(), head.hasPrefix("refs/heads/"),
+            ((try? repository.referenceTarget(head)) ?? nil) != nil
+        {
+            return head
+        }
+        return Deck.defaultBranch
+    }
+
+    /// The git config key naming a deck's branch when it is not `main`.
+    static let branchSetting = "cards.branch"
 
     /// Whether writes are to be made durable: unless `CARDS_FSYNC` or `cards.fsync` turns it off.
     static func wantsFsync(environment: String?, config: String?) -> Bool {
@@ -149,7 +173,7 @@ public final class Deck {
         guard let repository = try? Repository.discover(from: existing) else { return nil }
         let root = Repository.trimmedSlash(repository.workingDirectory ?? repository.gitDirectory)
         // Read directly, not through a `Deck`: opening one sets process-wide flush settings.
-        guard let head = try? repository.referenceTarget(Deck.branch), let tree = try? repository.commit(head).tree,
+        guard let head = try? repository.referenceTarget(Deck.branch(of: repository)), let tree = try? repository.commit(head).tree,
             (try? repository.treeEntry(in: tree, path: Deck.metadataPath)) != nil
         else { return (root, false) }
         return (root, true)
@@ -181,7 +205,7 @@ public final class Deck {
             } catch {
                 throw StoreError(
                     .git(error.code),
-                    "\(Deck.branch) points to \(head.short), which cannot be read as a commit (\(error.message))"
+                    "\(branch) points to \(head.short), which cannot be read as a commit (\(error.message))"
                         + (mainRecoveryAdvice(damaged: true, current: head) ?? StoreError.damageHint(error)))
             }
             let entry = try git("reading the deck's tree") { () throws(GitError) in
@@ -196,7 +220,7 @@ public final class Deck {
         }
         // No main at all, though its reflog says where it was (removed by hand): not "not a deck".
         if head == nil, let advice = mainRecoveryAdvice() {
-            throw StoreError(.notADeck, "\(location) has no branch main (\(Deck.branch) is missing)\(advice)")
+            throw StoreError(.notADeck, "\(location) has no branch main (\(branch) is missing)\(advice)")
         }
         throw StoreError(
             .notADeck,
@@ -240,12 +264,12 @@ public final class Deck {
     /// The commit `main` points to, or nil when the deck has no commit yet.
     public func headCommit() throws(StoreError) -> ObjectID? {
         do {
-            return try repository.referenceTarget(Deck.branch)
+            return try repository.referenceTarget(branch)
         } catch {
             // Not the objects' fault (StoreError.git's hint): the file of the branch itself.
             throw StoreError(
                 .git(error.code),
-                "\(Deck.branch) cannot be read (\(error.message))"
+                "\(branch) cannot be read (\(error.message))"
                     + (mainRecoveryAdvice(damaged: true)
                         ?? "; `git reflog` or `git fsck --lost-found` may show what it was"))
         }
@@ -256,14 +280,14 @@ public final class Deck {
     /// with a working tree keeps one); nil otherwise.
     func mainRecoveryAdvice(damaged: Bool = false, current: ObjectID? = nil) -> String? {
         // Where it is already (its commit damaged, not the branch): the branch is not what to mend.
-        guard let latest = repository.reflogLatest(Deck.branch), latest != current, repository.hasObject(latest) else {
+        guard let latest = repository.reflogLatest(branch), latest != current, repository.hasObject(latest) else {
             return nil
         }
         // Commands that name the deck, so that they work wherever they are pasted.
         let command =
             damaged
-            ? "echo \(latest.hex) > \(ShellWord.quoted(repository.commonDirectory + Deck.branch))"
-            : "git -C \(ShellWord.quoted(gitDirectory)) update-ref \(Deck.branch) \(latest.hex)"
+            ? "echo \(latest.hex) > \(ShellWord.quoted(repository.commonDirectory + branch))"
+            : "git -C \(ShellWord.quoted(gitDirectory)) update-ref \(branch) \(latest.hex)"
         return "; its reflog says it was at \(latest.short): put it back with `\(command)`, then "
             + "`cards --deck \(ShellWord.quoted(location)) fsck`"
     }

@@ -77,7 +77,7 @@ extension Commands {
             return
         }
         do {
-            try deck.repository.checkPushable(remote.url, branch: Deck.branch)
+            try deck.repository.checkPushable(remote.url, branch: remote.branch)
         } catch {
             context.output.error(
                 "note: \(error.message); `cards sync` can take changes from it but not send this deck's")
@@ -242,27 +242,27 @@ enum SyncText {
             lines.append("Up to date with \(name) (\(report.head?.short ?? "?")).")
         case .fastForward(let from, let to):
             lines.append(
-                "\(would ? "Would fast-forward" : "Fast-forwarded") main \(from.short)..\(to.short) from \(name)/main "
+                "\(would ? "Would fast-forward" : "Fast-forwarded") \(report.branchName) \(from.short)..\(to.short) from \(report.remote.trackingName) "
                     + "(\(cards(report.changedCards)) changed).")
         case .push(let from, let to):
             if let from {
                 lines.append(
-                    "\(would ? "Would push" : "Pushed") main \(from.short)..\(to.short) to \(name) (\(cards(report.changedCards)) changed)."
+                    "\(would ? "Would push" : "Pushed") \(report.branchName) \(from.short)..\(to.short) to \(name) (\(cards(report.changedCards)) changed)."
                 )
             } else {
                 lines.append(
-                    "\(would ? "Would push" : "Pushed") main \(to.short) to the empty remote \(name) (\(cards(report.changedCards)))."
+                    "\(would ? "Would push" : "Pushed") \(report.branchName) \(to.short) to the empty remote \(name) (\(cards(report.changedCards)))."
                 )
             }
         case .mergeAndPush(let ours, let theirs):
             let decisions = changedCards(report.merge?.decisions ?? [])
             let changed = decisions.count + (report.merge?.changedWithoutDecision ?? 0)
             lines.append(
-                "\(would ? "Would merge" : "Merged") \(name)/main \(theirs.short) into main \(ours.short) (\(cards(changed))"
+                "\(would ? "Would merge" : "Merged") \(report.remote.trackingName) \(theirs.short) into \(report.branchName) \(ours.short) (\(cards(changed))"
                     + "\(report.merge.map(MergeText.invalidCount) ?? "")):")
             for decision in decisions { lines.append("  \(decision.summary)") }
             if let merge = report.merge {
-                lines += MergeText.invalidLines(merge, theirsName: "\(name)/main").map { "  " + $0 }
+                lines += MergeText.invalidLines(merge, theirsName: "\(report.remote.trackingName)").map { "  " + $0 }
             }
             // Under the merge they belong to, not after the push.
             for note in report.otherFiles { lines.append("  \(note)") }

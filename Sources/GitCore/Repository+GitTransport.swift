@@ -138,7 +138,7 @@ extension Repository {
 
     /// Runs git on this repository for a transfer: in its top folder (where a relative remote path
     /// counts from), with no automatic gc or maintenance of ours (cards packs its own objects).
-    private func runGit(_ arguments: [String], settings: RemoteSettings) throws(GitError) -> GitProcess.Outcome {
+    func runGit(_ arguments: [String], settings: RemoteSettings) throws(GitError) -> GitProcess.Outcome {
         var process = GitProcess(
             arguments: ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "--git-dir=\(gitDirectory)"] + arguments,
             directory: workingDirectory ?? gitDirectory, stallTimeout: stallTimeout(settings))

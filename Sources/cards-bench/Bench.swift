@@ -310,7 +310,7 @@ final class Bench {
             }
             try deck.importCards(editsA, source: "")
             guard let sideA = try deck.headCommit() else { fail("no side A") }
-            try deck.repository.updateReference(Deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
+            try deck.repository.updateReference(deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
             try deck.importCards(editsB, source: "")
             guard let sideB = try deck.headCommit() else { fail("no side B") }
             // Named, so a kept deck can replay the merge: `git merge-tree --write-tree side-a-100 side-b-100`.
@@ -322,7 +322,7 @@ final class Bench {
             var unflushedSamples: [Double] = []
             for run in 0..<repeats {
                 let current = try deck.headCommit()
-                try deck.repository.updateReference(Deck.branch, to: sideA, expected: current, logMessage: "bench")
+                try deck.repository.updateReference(deck.branch, to: sideA, expected: current, logMessage: "bench")
                 // A deck opened for each run: libgit2's object cache starts cold, as in a `cards merge`
                 // process (and as for git merge-tree); the page cache is warm for both.
                 do {
@@ -344,7 +344,7 @@ final class Bench {
                 // The same merge with nothing flushed (`CARDS_FSYNC=0`), as git merge-tree writes its
                 // loose trees (git flushes no loose object by default, and merge-tree moves no ref).
                 let merged = try deck.headCommit()
-                try deck.repository.updateReference(Deck.branch, to: sideA, expected: merged, logMessage: "bench")
+                try deck.repository.updateReference(deck.branch, to: sideA, expected: merged, logMessage: "bench")
                 setenv("CARDS_FSYNC", "0", 1)
                 let unflushed = try Deck.open(at: bare, searchUpward: false)
                 unsetenv("CARDS_FSYNC")
@@ -359,12 +359,12 @@ final class Bench {
             // Peak memory from a `cards merge` process of the same two commits: the in-process figure
             // would be this benchmark's own high-water mark (it holds decks of its own).
             let beforeProcess = try deck.headCommit()
-            try deck.repository.updateReference(Deck.branch, to: sideA, expected: beforeProcess, logMessage: "bench")
+            try deck.repository.updateReference(deck.branch, to: sideA, expected: beforeProcess, logMessage: "bench")
             let process = cards(["--deck", bare, "merge", "side-b-\(changed)"], peakOwn: true).run
             if process.status != 0 { fail("cards merge side-b-\(changed) failed on \(bare)") }
             let peak = process.peakKilobytes
             let current = try deck.headCommit()
-            try deck.repository.updateReference(Deck.branch, to: base, expected: current, logMessage: "bench: reset")
+            try deck.repository.updateReference(deck.branch, to: base, expected: current, logMessage: "bench: reset")
             record(
                 Row(
                     operation: "merge, \(changed) changed each side (in-process)", cards: size,

@@ -450,7 +450,7 @@ struct RawTreeTests {
         var tips: [ObjectID] = []
         for side in 0..<2 {
             try deck.repository.updateReference(
-                Deck.branch, to: base, expected: try deck.headCommit(), logMessage: "test: back to the base")
+                Deck.defaultBranch, to: base, expected: try deck.headCommit(), logMessage: "test: back to the base")
             // Each side edits, adds and deletes cards of its own: nothing for the merge to decide.
             let half = cardCount / 2
             let mine = cards[(side * half)..<(side * half + half)]
@@ -474,7 +474,7 @@ struct RawTreeTests {
             tips.append(tip)
         }
         try deck.repository.updateReference(
-            Deck.branch, to: tips[0], expected: try deck.headCommit(), logMessage: "test: side 0")
+            Deck.defaultBranch, to: tips[0], expected: try deck.headCommit(), logMessage: "test: side 0")
         let report = try deck.merge(theirs: tips[1], theirsName: "side 1", policy: .keep, dryRun: false)
         guard let merged = report.commit else {
             Issue.record("seed \(seed): no merge commit (\(report.kind))")

@@ -206,6 +206,49 @@ struct WholeRepositoryTests {
     }
 
     @Test(
+        "a remote whose branch is master: cloned on master, synced there both ways, no main made beside it",
+        arguments: ["git", "libgit2"])
+    func masterBranchRemote(transport: String) throws {
+        let scratch = try Scratch()
+        scratch.environment["CARDS_TRANSPORT"] = transport
+        let seed = scratch.path("seed")
+        try scratch.gitChecked(["init", "-q", "-b", "master", seed], in: scratch.root)
+        try FileManager.default.removeItem(atPath: seed + "/.git/hooks")
+        for item in try FileManager.default.contentsOfDirectory(atPath: Binaries.sampleRepo) {
+            try FileManager.default.copyItem(atPath: Binaries.sampleRepo + "/" + item, toPath: seed + "/" + item)
+        }
+        try scratch.gitChecked(["add", "-A"], in: seed)
+        try scratch.gitChecked(["commit", "-qm", "A deck on master"], in: seed)
+        let remote = scratch.path("remote.git")
+        try scratch.gitChecked(["clone", "-q", "--bare", seed, remote], in: scratch.root)
+        let deck = scratch.path("deck")
+        let clone = try scratch.cards(["clone", remote, deck])
+        #expect(clone.status == 0 && clone.stdout.contains("16 cards"), "\(clone.stdout)\(clone.stderr)")
+        #expect(try scratch.git(["symbolic-ref", "HEAD"], in: deck).stdout == "refs/heads/master\n")
+        try scratch.addCard(deck, "Made on master")
+        let sync = try scratch.sync(deck)
+        #expect(sync.status == 0 && sync.stdout.contains("Pushed master"), "\(sync.stdout)\(sync.stderr)")
+        // A plain git user of the same remote changes master too; the deck takes it.
+        let plain = scratch.path("plain")
+        try scratch.gitChecked(["clone", "-q", remote, plain], in: scratch.root)
+        try write("notes\n", to: plain + "/NOTES.md")
+        try scratch.gitChecked(["add", "NOTES.md"], in: plain)
+        try scratch.gitChecked(["commit", "-qm", "notes"], in: plain)
+        try scratch.gitChecked(["push", "-q", "origin", "master"], in: plain)
+        try scratch.addCard(deck, "Second on master")
+        let merged = try scratch.sync(deck)
+        #expect(merged.status == 0 && merged.stdout.contains("origin/master"), "\(merged.stdout)\(merged.stderr)")
+        let branches = try scratch.git(["branch", "--format=%(refname:short)"], in: remote).stdout
+        #expect(branches == "master\n", "\(branches)")
+        let listed = try scratch.git(["log", "--format=%s", "master"], in: remote).stdout
+        #expect(listed.contains("Made on master") && listed.contains("Second on master"), "\(listed)")
+        // History, undo and fsck work on master as on main.
+        #expect(try scratch.cards(["undo"], in: deck).status == 0)
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+        try scratch.expectClean(deck)
+    }
+
+    @Test(
         "property: a plain git device beside two cards devices; nothing any of them made is lost",
         arguments: TestSeeds.list("CARDS_WHOLE_REPO_SEEDS", count: 3, from: 2300))
     func plainGitBesideCards(seed: UInt64) throws {
