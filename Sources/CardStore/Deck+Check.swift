@@ -10,6 +10,8 @@ public struct CheckReport: Sendable {
     public var repaired: [String] = []
     /// Hand edits seen (not problems: `cards commit` records them).
     public var handEdits = 0
+    /// What was not checked, on purpose, and why (a shallow or partial clone's history): not problems.
+    public var notes: [String] = []
 }
 
 extension Deck {
@@ -27,10 +29,15 @@ extension Deck {
             report.problems.append("\(branch) has no commit: this deck was never initialised")
             return report
         }
-        do {
-            try checkObjects(from: head, &report)
-        } catch {
-            report.problems.append(Deck.historyError(error).message)
+        if let missing = partialHistory() {
+            // What git left out of the clone on purpose is no damage: the history is not walked.
+            report.notes.append("the history was not checked: \(missing)")
+        } else {
+            do {
+                try checkObjects(from: head, &report)
+            } catch {
+                report.problems.append(Deck.historyError(error).message)
+            }
         }
         let snapshot = try snapshot(at: head)
         if let blob = try snapshot.blobID(at: Deck.metadataPath) {

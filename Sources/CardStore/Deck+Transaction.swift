@@ -260,19 +260,19 @@ extension Deck {
             guard let other else { return nil }
             let runThere = isBare ? "run cards there (`cards --deck \(other.folder) …`), or " : ""
             let remove = other.linked ? " or remove it (`git worktree remove \(other.folder)`)" : ""
-            return "main is\(isBare ? "" : " also") checked out in the worktree at \(other.folder); cards writes main "
+            return "\(branchName) is\(isBare ? "" : " also") checked out in the worktree at \(other.folder); cards writes \(branchName) "
                 + "from one working tree only: \(runThere)detach that one (`git -C \(other.folder) switch --detach`)\(remove)"
         }
         // HEAD that cannot be read for want of a file descriptor is not detached.
         if head == nil, let limit = StoreError.openFileLimitReached() { return "cannot read HEAD" + limit }
         let checkedOut = head.map { "branch \($0.dropFirst("refs/heads/".count)) is checked out" } ?? "HEAD is detached"
-        let problem = "\(checkedOut) in \(location), but cards works on main"
+        let problem = "\(checkedOut) in \(location), but cards works on \(branchName)"
         // git will not check out a branch twice: then the deck is the worktree that has it.
         if let other {
             return "\(problem), which is checked out in the worktree at \(other.folder); run cards there "
                 + "(`cards --deck \(other.folder) …`)"
         }
-        return "\(problem); switch back with `git switch main` (or `git checkout main`)"
+        return "\(problem); switch back with `git switch \(branchName)` (or `git checkout \(branchName)`)"
     }
 
     /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made

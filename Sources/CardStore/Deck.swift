@@ -137,7 +137,7 @@ public final class Deck {
             return StoreError(
                 .notADeck,
                 "\(path) is not a deck (it is inside the git repository at \(root), which is not one); create "
-                    + "one with `cards init \(ShellWord.quoted(path))`")
+                    + "one there, nested in that repository, with `cards init --nested \(ShellWord.quoted(path))`")
         }
         let there = searchedUpward ? "there or above it" : "there"
         // "." is where the command ran: named, so that the message says which folder that was.

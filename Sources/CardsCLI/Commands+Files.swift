@@ -161,6 +161,7 @@ extension Commands {
         let deck = try context.openDeck()
         let report = try deck.check(repair: arguments.has("--repair"))
         for line in report.repaired { context.output.print("repaired: \(line)") }
+        for line in report.notes { context.output.print("note: \(line)") }
         for problem in report.problems { context.output.error("problem: \(problem)") }
         if report.problems.isEmpty {
             let edits =

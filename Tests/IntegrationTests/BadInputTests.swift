@@ -256,8 +256,12 @@ struct BadInputTests {
         try FileManager.default.createDirectory(atPath: scratch.path("repo/sub"), withIntermediateDirectories: true)
         let inRepo = try scratch.cards(["--deck", scratch.path("repo/sub"), "list"])
         #expect(inRepo.status == 1 && inRepo.stderr.contains("inside the git repository at"), "\(inRepo.stderr)")
-        // ... where a deck may be made, as the message says (a deck in a dotfiles repository, say).
-        #expect(try scratch.cards(["init", scratch.path("repo/sub")]).status == 0)
+        // ... where a deck may be made, as the message says (a deck in a dotfiles repository, say), when
+        // asked for: a repository nested in another is not made by accident.
+        #expect(inRepo.stderr.contains("cards init --nested"), "\(inRepo.stderr)")
+        let unasked = try scratch.cards(["init", scratch.path("repo/sub")])
+        #expect(unasked.status == 1 && unasked.stderr.contains("--nested"), "\(unasked.stderr)")
+        #expect(try scratch.cards(["init", "--nested", scratch.path("repo/sub")]).status == 0)
         #expect(try scratch.cards(["--deck", scratch.path("repo/sub"), "list"]).status == 0)
         let missing = try scratch.cards(["--deck", scratch.path("nowhere"), "list"])
         #expect(missing.status == 1 && missing.stderr.contains("does not exist"), "\(missing.stderr)")

@@ -203,7 +203,7 @@ struct SyncOutcomeTests {
             "clone", try scratch.server(.file, seed: false, name: "empty2").url, scratch.path("e"),
         ])
         #expect(
-            emptyClone.status == 1 && emptyClone.stderr.contains("has no branch main: it is empty or not a deck"),
+            emptyClone.status == 1 && emptyClone.stderr.contains("has no branch main, nor one its HEAD names: it is empty or not a deck"),
             "\(emptyClone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("e")))
         // origin removed: the remote left, the one `cards sync` now uses, is main's upstream.

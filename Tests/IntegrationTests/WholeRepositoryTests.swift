@@ -170,6 +170,9 @@ struct WholeRepositoryTests {
         #expect(try scratch.sync(clones[0]).status == 0)
         try scratch.addCard(shallow, "On the shallow clone")
         let before = try scratch.main(remote)
+        // fsck says what it did not check, and finds no damage in what git left out on purpose.
+        let fsckShallow = try scratch.cards(["fsck"], in: shallow)
+        #expect(fsckShallow.status == 0 && fsckShallow.stdout.contains("shallow clone"), "\(fsckShallow.stdout)")
         let refused = try scratch.sync(shallow)
         #expect(refused.status == 1 && refused.stderr.contains("git fetch --unshallow"), "\(refused.stderr)")
         #expect(try scratch.main(remote) == before)
@@ -181,6 +184,8 @@ struct WholeRepositoryTests {
         let partial = scratch.path("partial")
         try scratch.gitChecked(["clone", "-q", "--filter=blob:none", "file://" + remote, partial], in: scratch.root)
         #expect(try scratch.cards(["list"], in: partial).stdout.contains("On the shallow clone"))
+        let fsckPartial = try scratch.cards(["fsck"], in: partial)
+        #expect(fsckPartial.status == 0 && fsckPartial.stdout.contains("partial clone"), "\(fsckPartial.stdout)")
         let told = try scratch.sync(partial)
         #expect(
             told.status == 1 && told.stderr.contains("partial clone") && told.stderr.contains("cards clone"),
