@@ -140,6 +140,32 @@ struct SilentServerTests {
     }
 }
 
+extension SilentServerTests {
+    @Test(
+        "SIGTERM or Ctrl-C during a sync stops the git it runs, and the deck stays as it was",
+        arguments: [SIGTERM, SIGINT])
+    func interrupted(_ signal: Int32) throws {
+        let scratch = try Scratch.forSync()
+        let silent = try SilentServer(in: scratch)
+        let url = "http://127.0.0.1:\(silent.port)/deck.git"
+        let deck = try scratch.sampleDeck()
+        #expect(try scratch.cards(["remote", "add", "origin", url], in: deck).status == 0)
+        let before = try scratch.fingerprint(deck)
+        let child = try scratch.startCards(["sync"], in: deck)
+        // git is running (and waiting on the silent server) before the signal comes.
+        let deadline = Date().addingTimeInterval(10)
+        while SilentServer.processes(mentioning: "127.0.0.1:\(silent.port)").isEmpty && Date() < deadline {
+            usleep(20_000)
+        }
+        child.signal(signal)
+        let result = child.wait(timeout: 10)
+        #expect(result.ending == .signalled(signal), "\(result.ending) \(result.stderr)")
+        #expect(result.stderr.contains("interrupted"), "\(result.stderr)")
+        #expect(SilentServer.processes(mentioning: "127.0.0.1:\(silent.port)").isEmpty)
+        #expect(try scratch.fingerprint(deck) == before)
+    }
+}
+
 /// A TCP listener on 127.0.0.1 that accepts connections and never answers; stopped by its pid.
 final class SilentServer: @unchecked Sendable {
     let port: Int
