@@ -46,10 +46,7 @@ struct ServerRefusalTests {
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("refused by the server"), "\(result.stderr)")
         #expect(result.stderr.contains("pre-receive hook declined"), "\(result.stderr)")
-        if client == .git {
-            // libgit2 keeps no `remote:` line; git shows the hook's own words.
-            #expect(result.stderr.contains("remote: deck is frozen: ask the owner"), "\(result.stderr)")
-        }
+        #expect(result.stderr.contains("remote: deck is frozen: ask the owner"), "\(result.stderr)")
         #expect(!result.stderr.contains("another device"), "\(result.stderr)")
         #expect(!result.stderr.contains("check the URL"), "\(result.stderr)")
         #expect(Self.runs(count) == 1, "the hook ran \(Self.runs(count)) times")
@@ -78,9 +75,14 @@ struct ServerRefusalTests {
         #expect(parents.split(separator: " ").count == 3, "\(parents)")
     }
 
-    @Test("a post-receive hook's message is shown on a successful push", arguments: [Transport.path, .ssh, .http])
-    func postReceiveMessage(_ transport: Transport) throws {
+    @Test(
+        "a post-receive hook's message is shown on a successful push",
+        arguments: [
+            (Transport.path, NetworkClient.git), (.ssh, .git), (.http, .git), (.ssh, .libgit2), (.http, .libgit2),
+        ])
+    func postReceiveMessage(_ transport: Transport, _ client: NetworkClient) throws {
         let scratch = try Scratch.forSync()
+        scratch.environment["CARDS_TRANSPORT"] = client.rawValue
         let server = try scratch.server(transport)
         let deck = try scratch.clone(server, "a")
         let hook = server.repository + "/hooks/post-receive"
