@@ -17,6 +17,15 @@ final class RemoteCallbackState {
     var offeredPassword = false
     /// Refs the server refused in a push, with its reason.
     var rejected: [(reference: String, status: String)] = []
+    /// What the server sent on its side band (progress and hooks' messages), as bytes.
+    var sideband: [UInt8] = []
+
+    /// The server's messages in `sideband`, progress left out (as `GitReply.serverMessages` reads git's).
+    var serverMessages: [String] {
+        var splitter = LineSplitter()
+        let lines = splitter.feed(sideband[...]).map(\.text) + (splitter.rest.map { [$0] } ?? [])
+        return GitReply.serverMessages(lines.map { "remote: " + $0 })
+    }
 
     /// Made just before libgit2 connects: runs the network set-up a process may have deferred
     /// (`Libgit2.deferNetworkSetUp`), so every fetch, push and clone over a connection has it.
@@ -124,9 +133,14 @@ final class RemoteCallbackState {
             }
             return state.checkDeadline()
         }
-        callbacks.sideband_progress = { _, _, payload in
+        callbacks.sideband_progress = { text, length, payload in
             guard let payload else { return 0 }
-            return Unmanaged<RemoteCallbackState>.fromOpaque(payload).takeUnretainedValue().checkDeadline()
+            let state = Unmanaged<RemoteCallbackState>.fromOpaque(payload).takeUnretainedValue()
+            // The server's own words (a hook's), kept as git shows them: a bounded amount.
+            if let text, length > 0, state.sideband.count < 65_536 {
+                state.sideband += UnsafeRawBufferPointer(start: text, count: Int(length))
+            }
+            return state.checkDeadline()
         }
         callbacks.push_transfer_progress = { current, total, bytes, payload in
             guard let payload else { return 0 }

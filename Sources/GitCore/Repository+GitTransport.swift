@@ -4,7 +4,7 @@ import Glibc
 /// What a push brought back besides success.
 public struct PushResult: Sendable {
     /// The server's own lines (`remote: …` without the prefix), such as a post-receive hook's
-    /// "CI started": for the user to see. Empty through libgit2, which keeps none.
+    /// "CI started": for the user to see (through libgit2, what its side band brought).
     public var serverMessages: [String] = []
 
     /// Creates a result.

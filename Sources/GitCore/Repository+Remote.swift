@@ -99,9 +99,10 @@ extension Repository {
                     function: "push_update_reference")
             }
             throw GitError(
-                code: .pushRefused, message: reasons, function: "push_update_reference")
+                code: .pushRefused, message: reasons, function: "push_update_reference",
+                serverMessages: state.serverMessages)
         }
-        return PushResult()
+        return PushResult(serverMessages: state.serverMessages)
     }
 
     /// The configured remotes, by name, with their URLs.

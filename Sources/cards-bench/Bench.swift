@@ -403,10 +403,10 @@ final class Bench {
         let changed = min(100, size / 4)
         let oursServer = "\(folder)/server.git"
         let oursOther = "\(folder)/device-b"
-        shareThroughServer(ours, server: oursServer, secondDevice: oursOther)
         // The same exchange through libgit2's transport, from a copy made before anything changed.
         let oursLibgit2 = "\(folder)/ours-libgit2"
         Measure.must("cp", ["-a", ours, oursLibgit2])
+        shareThroughServer(ours, server: oursServer, secondDevice: oursOther)
         let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
         try Deck.open(at: oursOther, searchUpward: false).importCards(edited(all[0..<changed], "Device B"), source: "")
         git(oursOther, ["push", "-q", "origin", "main"])

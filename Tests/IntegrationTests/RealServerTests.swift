@@ -46,10 +46,7 @@ struct ServerRefusalTests {
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("refused by the server"), "\(result.stderr)")
         #expect(result.stderr.contains("pre-receive hook declined"), "\(result.stderr)")
-        if client == .git {
-            // libgit2 keeps no `remote:` line; git shows the hook's own words.
-            #expect(result.stderr.contains("remote: deck is frozen: ask the owner"), "\(result.stderr)")
-        }
+        #expect(result.stderr.contains("remote: deck is frozen: ask the owner"), "\(result.stderr)")
         #expect(!result.stderr.contains("another device"), "\(result.stderr)")
         #expect(!result.stderr.contains("check the URL"), "\(result.stderr)")
         #expect(Self.runs(count) == 1, "the hook ran \(Self.runs(count)) times")
@@ -78,9 +75,14 @@ struct ServerRefusalTests {
         #expect(parents.split(separator: " ").count == 3, "\(parents)")
     }
 
-    @Test("a post-receive hook's message is shown on a successful push", arguments: [Transport.path, .ssh, .http])
-    func postReceiveMessage(_ transport: Transport) throws {
+    @Test(
+        "a post-receive hook's message is shown on a successful push",
+        arguments: [
+            (Transport.path, NetworkClient.git), (.ssh, .git), (.http, .git), (.ssh, .libgit2), (.http, .libgit2),
+        ])
+    func postReceiveMessage(_ transport: Transport, _ client: NetworkClient) throws {
         let scratch = try Scratch.forSync()
+        scratch.environment["CARDS_TRANSPORT"] = client.rawValue
         let server = try scratch.server(transport)
         let deck = try scratch.clone(server, "a")
         let hook = server.repository + "/hooks/post-receive"
@@ -137,6 +139,32 @@ struct SilentServerTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("clone")))
         // Nothing of git (its http helper) is left talking to the server.
         #expect(SilentServer.processes(mentioning: "127.0.0.1:\(silent.port)").isEmpty)
+    }
+}
+
+extension SilentServerTests {
+    @Test(
+        "SIGTERM or Ctrl-C during a sync stops the git it runs, and the deck stays as it was",
+        arguments: [SIGTERM, SIGINT])
+    func interrupted(_ signal: Int32) throws {
+        let scratch = try Scratch.forSync()
+        let silent = try SilentServer(in: scratch)
+        let url = "http://127.0.0.1:\(silent.port)/deck.git"
+        let deck = try scratch.sampleDeck()
+        #expect(try scratch.cards(["remote", "add", "origin", url], in: deck).status == 0)
+        let before = try scratch.fingerprint(deck)
+        let child = try scratch.startCards(["sync"], in: deck)
+        // git is running (and waiting on the silent server) before the signal comes.
+        let deadline = Date().addingTimeInterval(10)
+        while SilentServer.processes(mentioning: "127.0.0.1:\(silent.port)").isEmpty && Date() < deadline {
+            usleep(20_000)
+        }
+        child.signal(signal)
+        let result = child.wait(timeout: 10)
+        #expect(result.ending == .signalled(signal), "\(result.ending) \(result.stderr)")
+        #expect(result.stderr.contains("interrupted"), "\(result.stderr)")
+        #expect(SilentServer.processes(mentioning: "127.0.0.1:\(silent.port)").isEmpty)
+        #expect(try scratch.fingerprint(deck) == before)
     }
 }
 

@@ -1,0 +1,109 @@
+import Testing
+
+@testable import GitCore
+
+/// How what `git push --porcelain` and `git fetch` print is read (GitReply): which refusal is the
+/// remote having moved, which is the server's own, and what the user is told.
+@Suite("Reading git's replies")
+struct GitReplyTests {
+    static func outcome(_ lines: [String], status: Int32 = 128) -> GitProcess.Outcome {
+        GitProcess.Outcome(status: status, output: [], errorLines: lines, stalled: false, interrupted: false)
+    }
+
+    @Test(
+        "a porcelain status line: flag, ref, summary, reason; only a moved remote is retried",
+        arguments: [
+            ("!\trefs/heads/main:refs/heads/main\t[rejected] (fetch first)", "[rejected]", "fetch first", true),
+            (
+                "!\trefs/heads/main:refs/heads/main\t[rejected] (non-fast-forward)", "[rejected]", "non-fast-forward",
+                true
+            ),
+            (
+                "!\trefs/heads/main:refs/heads/main\t[remote rejected] (pre-receive hook declined)",
+                "[remote rejected]", "pre-receive hook declined", false
+            ),
+            (
+                "!\trefs/heads/main:refs/heads/main\t[remote rejected] (protected branch hook declined)",
+                "[remote rejected]", "protected branch hook declined", false
+            ),
+            (
+                "!\trefs/heads/main:refs/heads/main\t[remote rejected] (failed to update ref)", "[remote rejected]",
+                "failed to update ref", true
+            ),
+            (
+                "!\trefs/heads/main:refs/heads/main\t[remote failure] (remote failed to report status)",
+                "[remote failure]",
+                "remote failed to report status", false
+            ),
+        ])
+    func statusLine(_ line: String, _ summary: String, _ reason: String, _ moved: Bool) {
+        let statuses = GitReply.statuses(Array("To /srv/deck.git\n\(line)\nDone\n".utf8))
+        #expect(statuses.count == 1)
+        #expect(statuses.first?.flag == "!")
+        #expect(statuses.first?.reference == "refs/heads/main")
+        #expect(statuses.first?.summary == summary)
+        #expect(statuses.first?.reason == reason)
+        #expect(statuses.first?.remoteMoved == moved)
+    }
+
+    @Test("a pushed ref's line is no refusal")
+    func pushedLine() {
+        let statuses = GitReply.statuses(Array(" \trefs/heads/main:refs/heads/main\tabc1234..def5678\nDone\n".utf8))
+        #expect(statuses.map(\.flag) == [" "])
+        #expect(statuses.first?.remoteMoved == false)
+    }
+
+    @Test("the server's lines are kept without prefix and padding; progress is not")
+    func serverMessages() {
+        let lines = [
+            "remote: Counting objects: 100% (3/3), done.", "remote: deck is frozen        ", "remote: ",
+            "Writing objects: 100% (3/3), 300 bytes | 300.00 KiB/s, done.", "To /srv/deck.git",
+            "remote: CI started for main",
+        ]
+        #expect(GitReply.serverMessages(lines) == ["deck is frozen", "CI started for main"])
+        #expect(GitReply.isProgress("Receiving objects:  45% (9/20)"))
+        #expect(!GitReply.isProgress("remote: deck is frozen"))
+    }
+
+    @Test(
+        "a failure is told in the user's terms, with what to do",
+        arguments: [
+            ("root@127.0.0.1: Permission denied (publickey).", GitError.Code.authentication, "ssh-add"),
+            ("Host key verification failed.", .certificate, "known_hosts"),
+            (
+                "fatal: could not read Username for 'https://example.org': terminal prompts disabled",
+                .authentication, "credential.helper"
+            ),
+            (
+                "fatal: unable to access 'https://127.0.0.1/x/': SSL certificate problem: unable to get local issuer "
+                    + "certificate", .certificate, "http.sslCAInfo"
+            ),
+            ("fatal: unable to access 'https://h/x/': The requested URL returned error: 500", .remoteFailed, "500"),
+        ])
+    func failures(_ line: String, _ code: GitError.Code, _ advice: String) {
+        let error = GitReply.failure(
+            Self.outcome([line, "fatal: Could not read from remote repository."]), url: "ssh://h/x", pushing: false,
+            timeout: 60)
+        #expect(error.code == code)
+        #expect(error.message.contains(advice), "\(error.message)")
+        #expect(!error.message.contains("Could not read from remote repository"), "\(error.message)")
+    }
+
+    @Test("a stalled run names the URL and the timeout; an interrupted one says so")
+    func stalledAndInterrupted() {
+        var stalled = Self.outcome([], status: 143)
+        stalled.stalled = true
+        let error = GitReply.failure(stalled, url: "git://h/deck.git", pushing: true, timeout: 5)
+        #expect(error.code == .timedOut)
+        #expect(error.message.contains("gave up after 5 s without a word from git://h/deck.git"), "\(error.message)")
+        #expect(error.message.contains("CARDS_NETWORK_TIMEOUT"))
+        var interrupted = Self.outcome([], status: 143)
+        interrupted.interrupted = true
+        #expect(GitReply.failure(interrupted, url: "x", pushing: false, timeout: 5).function == "interrupted")
+    }
+
+    @Test("a word for a shell stays one word, quotes and all")
+    func shellQuoting() {
+        #expect(Repository.shellQuoted("/home/a b/it's") == "'/home/a b/it'\\''s'")
+    }
+}
