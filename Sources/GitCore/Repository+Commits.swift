@@ -114,6 +114,12 @@ extension Repository {
     public func walkHistory(
         from start: ObjectID, firstParentOnly: Bool = false, _ body: (Commit) throws -> Bool
     ) throws {
+        // A shallow clone's history stops at the commits `shallow` lists, whose parents it lacks: libgit2
+        // 1.5 knows no shallow history and fails on them, so such a history is walked by hand, as far as
+        // git has it.
+        if access(commonDirectory + "shallow", F_OK) == 0 {
+            return try walkShallowHistory(from: start, firstParentOnly: firstParentOnly, body)
+        }
         var walker: OpaquePointer?
         try check(git_revwalk_new(&walker, pointer), "git_revwalk_new")
         defer { git_revwalk_free(walker) }
@@ -131,6 +137,26 @@ extension Repository {
             }
             try check(result, "git_revwalk_next")
             if try !body(commit(ObjectID(oid))) { return }
+        }
+    }
+}
+
+extension Repository {
+    /// `walkHistory` in a shallow clone: newest committer time first, parents this repository lacks
+    /// left out (where git's history of it ends).
+    private func walkShallowHistory(
+        from start: ObjectID, firstParentOnly: Bool, _ body: (Commit) throws -> Bool
+    ) throws {
+        var pending = [try commit(start)]
+        var seen: Set<ObjectID> = [start]
+        while !pending.isEmpty {
+            let newest = pending.indices.max { pending[$0].committer.time < pending[$1].committer.time } ?? 0
+            let next = pending.remove(at: newest)
+            if try !body(next) { return }
+            for parent in firstParentOnly ? Array(next.parents.prefix(1)) : next.parents
+            where hasObject(parent) && seen.insert(parent).inserted {
+                pending.append(try commit(parent))
+            }
         }
     }
 }
