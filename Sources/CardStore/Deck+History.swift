@@ -414,7 +414,9 @@ extension Deck {
             throw StoreError(
                 .cardNotFound,
                 "no card id in this deck's history starts with '\(CommitMessage.shown(reference))'; `cards log` shows what was deleted"
-            )
+                    + (FileSystem.exists(repository.commonDirectory + "shallow")
+                        ? " (this deck is a shallow clone: its history stops short; `git fetch --unshallow` brings the rest)"
+                        : ""))
         }
         if valid.count > 1 {
             throw StoreError(
