@@ -49,7 +49,7 @@ extension Deck {
 
     /// Whether the deck is a shallow clone (`git clone --depth`): its history stops at a commit whose
     /// parents it does not have.
-    public var isShallow: Bool { FileSystem.exists(repository.commonDirectory + "shallow") }
+    public var isShallow: Bool { repository.isShallow }
 
     /// The newest `limit` commits of `main`, newest first; in a shallow clone, as far as it goes.
     public func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
@@ -414,7 +414,7 @@ extension Deck {
             throw StoreError(
                 .cardNotFound,
                 "no card id in this deck's history starts with '\(CommitMessage.shown(reference))'; `cards log` shows what was deleted"
-                    + (FileSystem.exists(repository.commonDirectory + "shallow")
+                    + (isShallow
                         ? " (this deck is a shallow clone: its history stops short; `git fetch --unshallow` brings the rest)"
                         : ""))
         }

@@ -6,8 +6,7 @@ import GitCore
 extension Deck {
     /// What a shallow or partial clone lacks and how to get it, or nil for a whole history.
     public func partialHistory() -> String? {
-        let common = Repository.trimmedSlash(repository.commonDirectory)
-        if FileSystem.exists("\(common)/shallow") {
+        if isShallow {
             return "this deck is a shallow clone (`git clone --depth`): its history stops short, and a sync or a "
                 + "merge needs it to find what both sides share; run `git fetch --unshallow`, then try again"
         }

@@ -117,7 +117,7 @@ extension Repository {
         // A shallow clone's history stops at the commits `shallow` lists, whose parents it lacks: libgit2
         // 1.5 knows no shallow history and fails on them, so such a history is walked by hand, as far as
         // git has it.
-        if access(commonDirectory + "shallow", F_OK) == 0 {
+        if isShallow {
             return try walkShallowHistory(from: start, firstParentOnly: firstParentOnly, body)
         }
         var walker: OpaquePointer?
@@ -142,6 +142,9 @@ extension Repository {
 }
 
 extension Repository {
+    /// Whether this is a shallow clone (`git clone --depth`): git lists where its history stops in `shallow`.
+    public var isShallow: Bool { access(commonDirectory + "shallow", F_OK) == 0 }
+
     /// `walkHistory` in a shallow clone: newest committer time first, parents this repository lacks
     /// left out (where git's history of it ends).
     private func walkShallowHistory(
