@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The build mode. By default the package links the system's shared libgit2 through pkg-config and
+/// uses no unsafe flags, so another package can depend on it by version (`from: "1.0.0"`) on any
+/// distribution with libgit2 1.5 or later. `CARDS_STATIC=1 swift build …` (what `./dev` demo, bench,
+/// install and deb use) builds the fast-start `cards` instead: libgit2, its libraries, the Swift
+/// runtime and libstdc++ linked in statically, with the code only that needs (the `--wrap` network
+/// set-up, the lazily loaded libssh2 and GSSAPI) compiled in under `CARDS_STATIC_LINK`. It reads
+/// Debian's static archives, so it is for Debian 12 (libgit2 1.5.1) and its kin. As swift-system gates
+/// its own flags, the switch is an environment variable: the manifest has no other input, and a
+/// dependent package never sets it. Give each mode its own `--scratch-path` (`./dev` uses
+/// `.build/static`): switching modes in one build folder rebuilds everything.
+let staticBuild = Context.environment["CARDS_STATIC"] == "1"
+
 /// libgit2 and the libraries it needs, linked from their Debian static archives (libgit2-dev and the
 /// -dev packages it depends on): loading libgit2.so and its 16 shared libraries and binding their
 /// symbols took ~2.5 ms of every `cards` start (a one-card op is ~10 ms). GSSAPI (the Kerberos
@@ -26,6 +38,28 @@ let staticLibstdcxx = LinkerSetting.unsafeFlags([
     "-L", String(#filePath.dropLast("Package.swift".count)) + "scripts/link",
 ])
 
+/// What only the static build compiles (see `staticBuild`).
+let staticDefine: [SwiftSetting] = staticBuild ? [.define("CARDS_STATIC_LINK")] : []
+
+/// The C targets of the static build: libssh2 and GSSAPI loaded on first use, in place of the shared
+/// libgit2's own links to them.
+let lazyTargets: [Target.Dependency] = staticBuild ? ["CLazyGSSAPI", "CLazySSH2"] : []
+
+/// GitCore's libraries besides libgit2: zlib (it inflates pack entries itself) and OpenSSL's libcrypto
+/// (its SHA-1, SHA1.swift). Dynamic: the shared libraries (libgit2-dev depends on their -dev packages).
+let gitCoreLinking: [LinkerSetting] =
+    staticBuild ? [staticLibgit2] : [.linkedLibrary("z"), .linkedLibrary("crypto")]
+
+/// The fast-start `cards` executable's linking (static build only; see the `cards` target).
+let cardsLinking: [LinkerSetting] =
+    staticBuild
+    ? [
+        .unsafeFlags([
+            "-static-stdlib", "-Xclang-linker", "-static-libgcc", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker",
+            "pack-relative-relocs",
+        ]), staticLibstdcxx,
+    ] : []
+
 let package = Package(
     name: "CardDeck",
     products: [
@@ -39,14 +73,15 @@ let package = Package(
         .library(name: "GitCore", targets: ["GitCore"]),
     ],
     targets: [
-        // Headers only: GitCore links libgit2 (below), so pkg-config's dynamic `-lgit2` is not used.
-        .systemLibrary(name: "CGit2"),
-        .target(name: "CLazyGSSAPI"),
-        .target(name: "CLazySSH2"),
+        // The system's libgit2 through pkg-config; in the static build headers only (GitCore links the
+        // archives), so pkg-config's dynamic `-lgit2` is not used.
+        .systemLibrary(
+            name: "CGit2", pkgConfig: staticBuild ? nil : "libgit2",
+            providers: [.apt(["libgit2-dev"]), .yum(["libgit2-devel"]), .brew(["libgit2"])]),
         .target(name: "CFastCRC"),
         .target(
-            name: "GitCore", dependencies: ["CGit2", "CLazyGSSAPI", "CLazySSH2", "CFastCRC"],
-            linkerSettings: [staticLibgit2]),
+            name: "GitCore", dependencies: ["CGit2", "CFastCRC"] + lazyTargets, swiftSettings: staticDefine,
+            linkerSettings: gitCoreLinking),
         .target(name: "CardModel"),
         .target(name: "DeckMerge", dependencies: ["CardModel"]),
         .target(name: "SwipeEngine"),
@@ -56,21 +91,14 @@ let package = Package(
             name: "CardsCLI",
             dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
         ),
-        // The Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
+        // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
         // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.
         // libgcc's unwinder linked in too (`-static-libgcc`): loading libgcc_s.so cost ~0.2 ms a start.
         // Linked by lld (in the toolchain) with packed relative relocations (DT_RELR, glibc 2.36+): the
         // 28,000 relocations of the position-independent executable, mostly the Swift runtime's
         // metadata, take 5.7 KB instead of 673 KB that the loader read and applied at every start (gold
         // cannot pack them). `cards --version`: ~0.3 ms less CPU.
-        .executableTarget(
-            name: "cards", dependencies: ["CardsCLI"],
-            linkerSettings: [
-                .unsafeFlags([
-                    "-static-stdlib", "-Xclang-linker", "-static-libgcc", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker",
-                    "pack-relative-relocs",
-                ]), staticLibstdcxx,
-            ]),
+        .executableTarget(name: "cards", dependencies: ["CardsCLI"], linkerSettings: cardsLinking),
         .executableTarget(name: "cards-bench", dependencies: ["CardStore", "CardModel", "DeckMerge", "GitCore"]),
         // Seeded fuzzing of the parsers and the merge driver (`./dev reliability`, and a short run in the tests).
         .executableTarget(
@@ -85,10 +113,13 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine", "TestSupport"]),
         .testTarget(
             name: "CardStoreTests",
-            dependencies: [
-                "CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport", "CLazyGSSAPI", "CLazySSH2", "CFastCRC",
-            ]),
+            dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport", "CFastCRC"] + lazyTargets,
+            swiftSettings: staticDefine),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+if staticBuild {
+    package.targets += [.target(name: "CLazyGSSAPI"), .target(name: "CLazySSH2")]
+}

@@ -3,6 +3,13 @@
 
 #define GIT_DEPRECATE_HARD
 #include <git2.h>
+
+/* The oldest libgit2 CardDeck builds with (README, "Installing"): the API it calls, and the behaviour
+   its tests pin down, are those of 1.5. Said here so an older one fails with this, not with the
+   compiler's words about a missing function. */
+#if !defined(LIBGIT2_VER_MAJOR) || LIBGIT2_VER_MAJOR < 1 || (LIBGIT2_VER_MAJOR == 1 && LIBGIT2_VER_MINOR < 5)
+#error "CardDeck needs libgit2 1.5 or later: install a newer libgit2 and its headers (Debian 12: apt-get install libgit2-dev), or point PKG_CONFIG_PATH at one"
+#endif
 #include <git2/sys/repository.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
@@ -85,7 +92,8 @@ static inline unsigned char *cgit2_sha1(const unsigned char *data, size_t count,
 }
 
 /* libgit2's TLS (mbedTLS) and SSH (libssh2, OpenSSL) set-up inside git_libgit2_init, reached through
-   the linker's --wrap (see Libgit2+Certificates.swift). */
+   the linker's --wrap (see Libgit2+Certificates.swift). Internal to libgit2 (and named so in 1.5 only):
+   called only by the static build (CARDS_STATIC_LINK), which links Debian's libgit2 1.5.1 archive. */
 extern int __real_git_mbedtls_stream_global_init(void);
 extern int __real_git_transport_ssh_global_init(void);
 

@@ -1,5 +1,3 @@
-import Glibc
-
 extension JSONValue: Hashable {
     /// Compares two values structurally; strings and keys compare by their UTF-8 bytes.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
@@ -32,15 +30,16 @@ extension JSONValue: Hashable {
     }
 
     /// Whether two strings are the same UTF-8 bytes (not merely canonically equivalent), compared
-    /// in place: the merge compares every field of every card that changed on both sides.
+    /// in place: the merge compares every field of every card that changed on both sides. A loop of
+    /// our own rather than `memcmp`: CardModel imports nothing but the standard library, so that it
+    /// builds on every platform Swift has (a CI test keeps it so).
     static func sameBytes(_ a: String, _ b: String) -> Bool {
         var a = a
         var b = b
         return a.withUTF8 { left in
             b.withUTF8 { right in
                 guard left.count == right.count else { return false }
-                guard let x = left.baseAddress, let y = right.baseAddress else { return true }
-                return memcmp(x, y, left.count) == 0
+                return left.elementsEqual(right)
             }
         }
     }

@@ -1,6 +1,9 @@
 import CGit2
-import CLazySSH2
 import Glibc
+
+#if CARDS_STATIC_LINK
+    import CLazySSH2
+#endif
 
 /// The payload every remote callback gets: settings, what was tried, and the first Swift error a
 /// callback raised (libgit2 only sees `GIT_EUSER`; the caller rethrows this).

@@ -1,6 +1,9 @@
 import CGit2
-import CLazySSH2
 import Glibc
+
+#if CARDS_STATIC_LINK
+    import CLazySSH2
+#endif
 
 /// `CARDS_NETWORK_TIMEOUT` for a server that accepts the connection and then sends nothing: libgit2 1.5
 /// has no network timeout, and our callbacks only run as data moves. A timer sends SIGALRM to the thread
