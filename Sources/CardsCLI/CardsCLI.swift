@@ -5,8 +5,9 @@ import Glibc
 /// The `cards` command line: parses arguments, runs a command on a deck, prints results and
 /// errors, and returns the exit status (0 success, 1 failure, 64 usage error).
 public enum CardsCLI {
-    /// The version `cards --version` prints.
-    public static let version = "0.1.0"
+    /// The version `cards --version` prints: the one place it is written. `./dev deb` and the consumer
+    /// test's tag read it here, and CHANGELOG.md's newest entry must name it (PackagingTests checks).
+    public static let version = "1.0.0"
 
     /// Runs `cards` with the process's arguments and exits with its status.
     public static func main() -> Never {
@@ -127,6 +128,12 @@ public enum CardsCLI {
             return 0
         }
         rest = rest.dropFirst()
+        // Hidden: what the completion scripts and `./dev install` ask (Completion.swift, ManPage.swift).
+        if name == "__complete" { return Completion.run(Array(rest), context: &context) }
+        if name == "__manpage" {
+            output.print(ManPage.text, terminator: "")
+            return 0
+        }
         guard var command = Commands.all.first(where: { $0.spec.name == name }) else {
             let hint = Suggestion.hint(for: name, among: Commands.all.map(\.spec.name), synonyms: Commands.synonyms)
             return usageFailure(
