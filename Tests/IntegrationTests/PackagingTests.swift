@@ -128,7 +128,9 @@ struct PackagingTests {
             .compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first : nil } ?? []
         #expect(commands.count > 10, "could not read the commands of cards --help")
         for command in commands {
-            #expect(page.stdout.contains(".SS \"cards \(command)\""), "the man page lacks cards \(command)")
+            // As roff spells it: a hyphen is `\-`.
+            let spelled = command.replacingOccurrences(of: "-", with: "\\-")
+            #expect(page.stdout.contains(".SS \"cards \(spelled)\""), "the man page lacks cards \(command)")
         }
         // `remote`'s subcommands too.
         #expect(page.stdout.contains(".SS \"cards remote add\""))
