@@ -267,8 +267,9 @@ extension Deck {
         LockFiles.awaitGitProcesses(workingIn: absolute)
         var names: [String] = []
         if let repository = try? Repository.open(at: absolute),
-            let tip = (try? repository.referenceTarget(
-                "refs/remotes/origin/" + Deck.branch(of: repository).dropFirst("refs/heads/".count))) ?? nil,
+            let tip =
+                (try? repository.referenceTarget(
+                    "refs/remotes/origin/" + Deck.branch(of: repository).dropFirst("refs/heads/".count))) ?? nil,
             let tree = try? repository.commit(tip).tree,
             let root = try? repository.treeEntries(tree)
         {

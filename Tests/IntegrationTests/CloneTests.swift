@@ -238,7 +238,8 @@ struct CloneTests {
         let (deck, server) = try scratch.sampleDeckOnServer()
         let folder = scratch.path("here")
         #expect(try scratch.cards(["clone", server, folder]).status == 0)
-        let gone = try ChildProcess("/bin/true", [], directory: folder, environment: [:], scratchDirectory: scratch.root)
+        let gone = try ChildProcess(
+            "/bin/true", [], directory: folder, environment: [:], scratchDirectory: scratch.root)
         _ = gone.wait()
         try "pid \(gone.pid)\n\(server)\n".write(
             toFile: "\(folder)/.git/cards-clone-incomplete", atomically: true, encoding: .utf8)
@@ -253,7 +254,8 @@ struct CloneTests {
         done
         """.write(toFile: helper, atomically: true, encoding: .utf8)
         chmod(helper, 0o755)
-        let lingering = try ChildProcess(helper, [], directory: folder, environment: [:], scratchDirectory: scratch.root)
+        let lingering = try ChildProcess(
+            helper, [], directory: folder, environment: [:], scratchDirectory: scratch.root)
         defer {
             lingering.signal(SIGKILL)
             _ = lingering.wait()
