@@ -6,10 +6,13 @@ public struct PushResult: Sendable {
     /// The server's own lines (`remote: …` without the prefix), such as a post-receive hook's
     /// "CI started": for the user to see (through libgit2, what its side band brought).
     public var serverMessages: [String] = []
+    /// What the push could not do as git would have (a remote's hooks it did not run), for the user to see.
+    public var warnings: [String] = []
 
     /// Creates a result.
-    public init(serverMessages: [String] = []) {
+    public init(serverMessages: [String] = [], warnings: [String] = []) {
         self.serverMessages = serverMessages
+        self.warnings = warnings
     }
 }
 
