@@ -214,7 +214,7 @@ extension Repository {
     }
 
     /// The direct references matching `glob`, by full name, with their targets.
-    private func referenceTargets(glob: String) throws(GitError) -> [String: ObjectID] {
+    func referenceTargets(glob: String) throws(GitError) -> [String: ObjectID] {
         var iterator: OpaquePointer?
         try check(git_reference_iterator_glob_new(&iterator, pointer, glob), "git_reference_iterator_glob_new")
         defer { git_reference_iterator_free(iterator) }
