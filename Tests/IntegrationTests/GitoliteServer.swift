@@ -22,10 +22,14 @@ final class GitoliteServer: @unchecked Sendable {
 
     /// Sets gitolite up with `users` (each gets an ed25519 key) and `rules` (gitolite.conf lines, added
     /// after the default ones), cancelling the test when gitolite3 or OpenSSH is not installed.
-    init(in scratch: Scratch, users: [String], rules: String) throws {
+    static func start(in scratch: Scratch, users: [String], rules: String) throws -> GitoliteServer {
         if let missing = GitoliteServer.missingProgram {
             try Test.cancel("\(missing) is not installed; `./dev test` installs gitolite3 and openssh-server")
         }
+        return try GitoliteServer(in: scratch, users: users, rules: rules)
+    }
+
+    private init(in scratch: Scratch, users: [String], rules: String) throws {
         let root = scratch.path("gitolite")
         home = root + "/home"
         log = root + "/sshd.log"

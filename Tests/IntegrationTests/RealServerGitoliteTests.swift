@@ -17,7 +17,7 @@ struct RealServerGitoliteTests {
     /// A gitolite server with the rules above, and alice's deck pushed to `cards` (the empty repository
     /// gitolite made for the rule, whose HEAD names a `master` that does not exist).
     static func serverWithAlicesDeck(_ scratch: Scratch) throws -> (GitoliteServer, alice: String) {
-        let server = try GitoliteServer(in: scratch, users: ["alice", "bob", "carol", "dave"], rules: rules)
+        let server = try GitoliteServer.start(in: scratch, users: ["alice", "bob", "carol", "dave"], rules: rules)
         let alice = scratch.path("alice")
         #expect(try scratch.cards(["init", alice]).status == 0)
         _ = try scratch.addCard(alice, "From Alice")
