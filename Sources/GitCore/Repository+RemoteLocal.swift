@@ -28,6 +28,7 @@ extension Repository {
                 message: "\(url) has a \(rule) hook, which libgit2's transport cannot run (only git's can): "
                     + "nothing was pushed; \(instead)", function: "push")
         }
+        var movedAny = false
         let warnings = hooks.told.map {
             "the \($0) hook of \(url) was not run (libgit2's transport runs no hooks): \(instead)"
         }
@@ -42,6 +43,7 @@ extension Repository {
             }
             let current = try remote.referenceTarget(parts[1])
             if current == local { continue }
+            movedAny = true
             // As git refuses it: the branch would move under that worktree's files and index.
             try Repository.refusePush(of: parts[1], into: remote, url: url)
             if let current {
@@ -72,7 +74,7 @@ extension Repository {
                     function: "push")
             }
         }
-        return warnings
+        return movedAny ? warnings : []
     }
 
     /// The hooks a push into this repository would run, as git's receive-pack finds them (in
