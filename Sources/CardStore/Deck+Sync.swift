@@ -91,7 +91,7 @@ public struct SyncReport: Sendable {
 }
 
 extension Deck {
-    /// Makes this deck and the remote's `main` equal (sync.md): commits valid hand edits, fetches,
+    /// Makes this deck and the remote's `main` equal (the README's Syncing, steps 1–8): commits valid hand edits, fetches,
     /// then does nothing, fast-forwards, pushes, or merges and pushes; fetches again when the
     /// remote moved under the push, up to `options.attempts` times. Never forces a push.
     public func sync(_ options: SyncOptions) throws(StoreError) -> SyncReport {

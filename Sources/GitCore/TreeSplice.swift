@@ -26,8 +26,9 @@ extension Repository {
         return try (try writer.repository).updatedTree(base: base, updates: updates)
     }
 
-    /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it.
-    private func splice(
+    /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it (internal for
+    /// the tests that check which of the two made a tree).
+    func splice(
         base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: PackWriter?
     ) throws
         -> ObjectID
