@@ -86,7 +86,8 @@ let package = Package(
         .testTarget(
             name: "CardStoreTests",
             dependencies: [
-                "CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport", "CLazyGSSAPI", "CLazySSH2", "CFastCRC",
+                "CardStore", "GitCore", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport", "CLazyGSSAPI",
+                "CLazySSH2", "CFastCRC",
             ]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],

@@ -424,18 +424,7 @@ struct RawTreeTests {
     /// `git fsck`'s exit status in the repository at `path` (`--strict` also refuses git's old file
     /// modes and other oddities).
     static func fsckStatus(_ path: String, strict: Bool = true) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = ["fsck", "--no-dangling", "--no-progress"] + (strict ? ["--strict"] : [])
-        process.currentDirectoryURL = URL(fileURLWithPath: path)
-        var environment = ProcessInfo.processInfo.environment
-        environment["GIT_CONFIG_NOSYSTEM"] = "1"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try GitRunner.run(["fsck", "--no-dangling", "--no-progress"] + (strict ? ["--strict"] : []), in: path).status
     }
 
     @Test("a deck merge gives the tree git merge-tree gives when the sides changed different cards", arguments: seeds)
