@@ -35,7 +35,8 @@ extension Repository {
     {
         // An entry of another mode (a link, a submodule, an executable a merge carries): libgit2 writes it.
         if updates.contains(where: { $0.mode != RawTree.blobMode }) { throw RawTreeFallback() }
-        // The last update of a path counts, as in `updatedTree`.
+        // The last update of a path counts, as in `updatedTree`. Keyed by String, which takes é and e + U+0301
+        // for one path: such names are not plain (below), so libgit2 gets all of them as they were given.
         var lastByPath: [String: ObjectID?] = [:]
         for update in updates { lastByPath[update.path] = .some(update.blob) }
         var pending: [(components: [Substring], blob: ObjectID?)] = []

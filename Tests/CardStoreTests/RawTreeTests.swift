@@ -105,6 +105,10 @@ struct RawTreeTests {
         let twins = ["notes/\u{e9}.txt", "notes/e\u{301}.txt", "\u{e9}/a.txt", "e\u{301}/a.txt"]
         let base = try repository.updatedTree(
             base: nil, updates: twins.enumerated().map { TreeUpdate(path: $1, blob: store.blobs[$0]) })
+        // Four paths to git, though Swift's String takes each pair for one.
+        let baseNotes = try repository.treeEntries(base).first { $0.name == "notes" }
+        #expect(try baseNotes.map { try repository.treeEntries($0.id).count } == 2)
+        #expect(try repository.treeEntries(base).count == 3)
         // Updates naming a twin: both folders of the root, both files of a folder, one spelling of a path.
         let namingTwins: [[TreeUpdate]] = [
             [
