@@ -132,7 +132,10 @@ struct RawTreeTests {
         // those trees itself, and each twin's entry must come through as it was.
         let besideTwins: [[TreeUpdate]] = [
             [TreeUpdate(path: "notes/plain.txt", blob: store.blobs[4])],
-            [TreeUpdate(path: "plain.txt", blob: store.blobs[5]), TreeUpdate(path: "notes/z.txt", blob: store.blobs[6])],
+            [
+                TreeUpdate(path: "plain.txt", blob: store.blobs[5]),
+                TreeUpdate(path: "notes/z.txt", blob: store.blobs[6]),
+            ],
         ]
         for updates in besideTwins {
             let cache = RawTreeCache()
