@@ -282,7 +282,8 @@ extension PageAssets {
           const answered = performance.now();
           busy--;
           lastRelease = { pageArmed, pageDirection: current.mirror.armed, engine: result, samples: current.samples.length,
-            preset: current.presetName, releaseToAnswer: answered - eventTime };
+            preset: current.presetName, releaseToAnswer: answered - eventTime,
+            trace: current.samples.slice(-12).map(([t, x, y]) => [Math.round((t - current.samples[0][0]) * 1e4) / 10, x, y]) };
           if (result) stats.releases.push({ releaseToAnswer: answered - eventTime, commitSeconds: result.commitSeconds });
           finish(current, result);
         }
@@ -452,6 +453,9 @@ extension PageAssets {
         window.cardsPage = {
           stats, lastRelease: () => lastRelease, cards: () => deck.cards.map((c) => c.id),
           busy: () => busy > 0 || drag !== null,
+          // What the page makes of a URL: 'a' (a link) or 'span' (text). The store refuses other schemes,
+          // but the page must not trust a remote's files to have been checked.
+          linkKind: (url) => link(url).tagName.toLowerCase(),
           // The page's geometry on a scripted drag: `steps` are [kind, t, x, y] with kind down, move or up.
           mirror(presetName, width, height, grab, steps) {
             const m = new Mirror(deck.presets[presetName], width, height, grab);
