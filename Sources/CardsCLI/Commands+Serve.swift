@@ -107,7 +107,8 @@ extension Commands {
         defer { argv.forEach { free($0) } }
         let result = posix_spawnp(&pid, "xdg-open", nil, nil, argv, environ)
         if result != 0 {
-            context.output.error("warning: could not run xdg-open (\(String(cString: strerror(result)))); open the address by hand")
+            context.output.error(
+                "warning: could not run xdg-open (\(String(cString: strerror(result)))); open the address by hand")
         }
     }
 }

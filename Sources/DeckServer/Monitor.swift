@@ -83,7 +83,9 @@ final class WorkerThread: @unchecked Sendable {
             }, box)
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
-            throw ServeError("could not start a thread (\(String(cString: strerror(result)))); free some memory or processes and try again")
+            throw ServeError(
+                "could not start a thread (\(String(cString: strerror(result)))); free some memory or processes "
+                    + "and try again")
         }
         started = true
     }
