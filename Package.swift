@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "CLazyGSSAPI"),
         .target(name: "CLazySSH2"),
         .target(name: "CFastCRC"),
+        // libmicrohttpd for `cards serve`, loaded on first use (its headers from libmicrohttpd-dev).
+        .target(name: "CMicroHTTPD"),
         .target(
             name: "GitCore", dependencies: ["CGit2", "CLazyGSSAPI", "CLazySSH2", "CFastCRC"],
             linkerSettings: [staticLibgit2]),
@@ -52,9 +54,11 @@ let package = Package(
         .target(name: "SwipeEngine"),
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
+        // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
+        .target(name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"]),
         .target(
             name: "CardsCLI",
-            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
+            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer"]
         ),
         // The Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
         // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.
@@ -89,6 +93,7 @@ let package = Package(
                 "CardStore", "GitCore", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport", "CLazyGSSAPI",
                 "CLazySSH2", "CFastCRC",
             ]),
+        .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
