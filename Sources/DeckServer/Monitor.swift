@@ -1,3 +1,4 @@
+import GitCore
 import Glibc
 
 /// A mutex and a condition variable that wait on the monotonic clock: what the server's threads share
@@ -69,24 +70,10 @@ final class WorkerThread: @unchecked Sendable {
 
     /// Starts `body` on a new thread.
     init(_ body: @escaping @Sendable () -> Void) throws(ServeError) {
-        final class Box {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        guard let thread = Background.start(body) else {
+            throw ServeError("could not start a thread; free some memory or processes and try again")
         }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let result = pthread_create(
-            &thread, nil,
-            { pointer in
-                guard let pointer else { return nil }
-                Unmanaged<Box>.fromOpaque(pointer).takeRetainedValue().body()
-                return nil
-            }, box)
-        guard result == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            throw ServeError(
-                "could not start a thread (\(String(cString: strerror(result)))); free some memory or processes "
-                    + "and try again")
-        }
+        self.thread = thread
         started = true
     }
 
