@@ -79,6 +79,8 @@ let package = Package(
             name: "CGit2", pkgConfig: staticBuild ? nil : "libgit2",
             providers: [.apt(["libgit2-dev"]), .yum(["libgit2-devel"]), .brew(["libgit2"])]),
         .target(name: "CFastCRC"),
+        // libmicrohttpd for `cards serve`, loaded on first use (its headers from libmicrohttpd-dev).
+        .target(name: "CMicroHTTPD"),
         .target(
             name: "GitCore", dependencies: ["CGit2", "CFastCRC"] + lazyTargets, swiftSettings: staticDefine,
             linkerSettings: gitCoreLinking),
@@ -87,9 +89,11 @@ let package = Package(
         .target(name: "SwipeEngine"),
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
+        // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
+        .target(name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"]),
         .target(
             name: "CardsCLI",
-            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI"]
+            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer"]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
         // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.
@@ -113,8 +117,10 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine", "TestSupport"]),
         .testTarget(
             name: "CardStoreTests",
-            dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "TestSupport", "CFastCRC"] + lazyTargets,
+            dependencies: ["CardStore", "GitCore", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport", "CFastCRC"]
+                + lazyTargets,
             swiftSettings: staticDefine),
+        .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -43,7 +43,7 @@ extension Card {
         fields["conflicts"]?.arrayValue ?? []
     }
 
-    /// The card's canonical file bytes (card-format.md).
+    /// The card's canonical file bytes (keys sorted, two-space indent, a final newline: the README's "The deck on disk").
     public func encoded() -> [UInt8] {
         JSONValue.object(fields).canonicalBytes()
     }

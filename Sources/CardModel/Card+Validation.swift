@@ -1,5 +1,5 @@
 extension Card {
-    /// Checks every rule of card-format.md's table.
+    /// Checks every rule of the card table in the README's "The deck on disk".
     ///
     /// Known text fields must be strings without control characters; unknown
     /// fields are not checked (they are kept as they are). A `conflicts` field,

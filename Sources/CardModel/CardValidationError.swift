@@ -1,4 +1,4 @@
-/// A card that breaks one of card-format.md's rules.
+/// A card that breaks one of the card file's rules (the README's "The deck on disk").
 ///
 /// The description reads `field: rule`, for example
 /// `title: must not be empty (after trimming spaces)`.

@@ -1,5 +1,5 @@
 extension JSONValue {
-    /// The canonical encoding of card-format.md.
+    /// The canonical encoding of a card file (the README's "The deck on disk").
     ///
     /// Keys sorted by their UTF-8 bytes, two-space indent, one member or element
     /// per line, `": "` between key and value, `/` and non-ASCII written as they

@@ -149,6 +149,7 @@ extension Deck {
             else { continue }
             let full = "\(folder == "/" ? "" : folder)/\(entry)"
             if !entry.hasPrefix(prefix) && now - lastActivity(inClone: full) <= Deck.abandonedAge { continue }
+            LockFiles.awaitGitProcesses(workingIn: full)
             FileSystem.removeTree(full)
         }
     }
@@ -263,10 +264,12 @@ extension Deck {
         if first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)), pid > 0 {
             guard pid != getpid(), !LockFiles.isAlive(pid) else { return }
         }
+        LockFiles.awaitGitProcesses(workingIn: absolute)
         var names: [String] = []
         if let repository = try? Repository.open(at: absolute),
-            let tip = (try? repository.referenceTarget(
-                "refs/remotes/origin/" + Deck.branch(of: repository).dropFirst("refs/heads/".count))) ?? nil,
+            let tip =
+                (try? repository.referenceTarget(
+                    "refs/remotes/origin/" + Deck.branch(of: repository).dropFirst("refs/heads/".count))) ?? nil,
             let tree = try? repository.commit(tip).tree,
             let root = try? repository.treeEntries(tree)
         {

@@ -81,7 +81,7 @@ extension Deck {
     }
 
     /// Merges the commit `theirs` into `main`: up to date, fast-forward, or a two-parent merge commit
-    /// (ours first) built card by card and field by field (merge.md), the working tree and index
+    /// (ours first) built card by card and field by field (the README's Merging), the working tree and index
     /// brought along, then published by compare-and-swap. Only cards that changed on either side are read.
     /// `dryRun` decides everything and writes nothing.
     /// Histories that share no commit are refused, as `git merge` refuses them, unless

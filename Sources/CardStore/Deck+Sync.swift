@@ -74,6 +74,8 @@ public struct SyncReport: Sendable {
     /// What the server said on its side of the pushes (`remote:` lines, such as a post-receive hook's),
     /// as it said them: for the caller to show (made safe for a terminal first).
     public var serverMessages: [String] = []
+    /// What a push could not do as git would have (a local remote's hooks that libgit2's transport did not run).
+    public var pushWarnings: [String] = []
     /// On a dry run: the push would be refused by the mass-delete guard (deleted, remote's cards).
     public var massDelete: (deleted: Int, of: Int)?
     /// Notes from the merges on files that are not cards (merged line by line, kept over a deletion, left out).
@@ -89,7 +91,7 @@ public struct SyncReport: Sendable {
 }
 
 extension Deck {
-    /// Makes this deck and the remote's `main` equal (sync.md): commits valid hand edits, fetches,
+    /// Makes this deck and the remote's `main` equal (the README's Syncing, steps 1–8): commits valid hand edits, fetches,
     /// then does nothing, fast-forwards, pushes, or merges and pushes; fetches again when the
     /// remote moved under the push, up to `options.attempts` times. Never forces a push.
     public func sync(_ options: SyncOptions) throws(StoreError) -> SyncReport {
@@ -298,6 +300,7 @@ extension Deck {
             let pushed = try repository.push(
                 to: remote.name, refspecs: ["\(branch):\(remote.branch)"], settings: settings)
             report.serverMessages += pushed.serverMessages
+            report.pushWarnings += pushed.warnings
             return true
         } catch  where error.code == .nonFastForward {
             report.refusedPushes += 1

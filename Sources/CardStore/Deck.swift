@@ -220,7 +220,7 @@ public final class Deck {
         }
         // No main at all, though its reflog says where it was (removed by hand): not "not a deck".
         if head == nil, let advice = mainRecoveryAdvice() {
-            throw StoreError(.notADeck, "\(location) has no branch main (\(branch) is missing)\(advice)")
+            throw StoreError(.notADeck, "\(location) has no branch \(branchName) (\(branch) is missing)\(advice)")
         }
         throw StoreError(
             .notADeck,

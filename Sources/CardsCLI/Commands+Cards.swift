@@ -108,7 +108,7 @@ extension Commands {
             }
             let key = String(assignment[..<equals])
             let text = String(assignment[assignment.index(after: equals)...])
-            // A card's text has no control characters (card-format.md), its field names included.
+            // A card's text has no control characters (the README's "The deck on disk"), its field names included.
             if key.unicodeScalars.contains(where: Card.isControl) {
                 throw UsageError(
                     message: "--set '\(CommitMessage.shown(key))=…': a field name may not hold control characters "

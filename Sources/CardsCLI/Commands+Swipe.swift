@@ -106,7 +106,7 @@ extension Commands {
         if let note = outcome.deletionNote, !arguments.has("--dry-run") {
             deleted = try deck.delete([card.id], gesture: note) != nil
         }
-        // The engine drops such samples (gesture.md rule 1): said on stderr, so a typo in a script is seen.
+        // The engine drops such samples (`SwipeGesture` takes samples in time order only): said on stderr, so a typo in a script is seen.
         let dropped = outcome.events.compactMap { event -> String? in
             guard case .sampleDropped(let reason) = event else { return nil }
             switch reason {

@@ -213,6 +213,7 @@ extension Commands {
         Interruption.end(stopped: false)
         // The server's own words (a post-receive hook's "CI started"), as git shows them.
         for message in report.serverMessages { context.output.error("remote: \(message)") }
+        for warning in report.pushWarnings { context.output.error("warning: \(warning)") }
         for line in SyncText.lines(report) { context.output.print(line) }
         // Equal, but not sound: a card file that is not a valid card is in the deck now.
         let invalid = Set(report.invalidCards.map(\.path) + (report.merge?.invalid.map(\.path) ?? [])).count

@@ -1,6 +1,6 @@
 import CardModel
 
-/// The three-way deck merge of merge.md: card by card, then field by field.
+/// The three-way deck merge of the README's Merging section: card by card, then field by field.
 ///
 /// A pure function of (base, ours, theirs, sides, policy). Swapping `ours`
 /// and `theirs` (with their sides) gives byte-identical cards; only the

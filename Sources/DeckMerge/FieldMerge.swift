@@ -63,7 +63,7 @@ struct FieldMerge {
         if !records.isEmpty { fields["conflicts"] = .array(records) }
     }
 
-    /// The winner rule of merge.md, independent of which side runs the merge:
+    /// The winner rule of the README's Merging table, independent of which side runs the merge:
     /// later time, then the larger commit id, then the larger value bytes.
     static func oursWins(ours: JSONValue?, theirs: JSONValue?, oursSide: MergeSide, theirsSide: MergeSide) -> Bool {
         if oursSide.time != theirsSide.time { return oursSide.time > theirsSide.time }

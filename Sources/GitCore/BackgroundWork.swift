@@ -49,7 +49,7 @@ public enum Background {
     }
 
     /// Starts `body` on a new joinable thread; nil (nothing started) where no thread can be.
-    static func start(_ body: @escaping () -> Void) -> pthread_t? {
+    public static func start(_ body: @escaping () -> Void) -> pthread_t? {
         var thread = pthread_t()
         let context = Unmanaged.passRetained(Job(body)).toOpaque()
         let started = pthread_create(

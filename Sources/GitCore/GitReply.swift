@@ -88,6 +88,35 @@ enum GitReply {
         }
     }
 
+    /// The lines an ssh server's own program wrote before it hung up: those of standard error that are
+    /// neither git's (`fatal:`, `error:`, progress, `remote:`) nor OpenSSH's, when git then said it could not
+    /// read from the remote (so the connection and the login worked, and the server answered).
+    static func sshServerWords(_ lines: [String]) -> [String] {
+        guard lines.contains(where: { $0.hasPrefix("fatal: Could not read from remote repository") }) else {
+            return []
+        }
+        // OpenSSH's own messages (and its warnings), which name a connection or login failure, not a refusal.
+        let sshPrefixes = [
+            "ssh:", "ssh_", "kex_", "Connection ", "Connection,", "Warning:", "Load key", "no such identity",
+            "banner exchange", "Received disconnect", "Disconnected from", "Bad owner", "Bad configuration",
+            "Permission denied", "Host key", "@@@", "Someone could", "It is also possible", "The fingerprint",
+            "Please contact", "Add correct host key", "Offending", "Authenticated", "Transferred", "Bytes per",
+            "debug", "channel ", "mux_", "Control", "Enter passphrase", "Identity added", "Unable to negotiate",
+            "Timeout, server", "Killed by signal", "Pseudo-terminal", "hostkeys_", "send_pubkey", "sign_and_send",
+            "Could not resolve", "Corrupted MAC", "Bad packet", "client_", "percent_expand", "Too many",
+        ]
+        return lines.compactMap { line in
+            let text = line.trimmingTrailingSpaces()
+            guard !text.isEmpty, !isProgress(text) else { return nil }
+            let gits = [
+                "fatal:", "error:", "warning:", "hint:", "remote:", "To ", "Please make sure", "and the repository",
+            ]
+            guard !gits.contains(where: { text.hasPrefix($0) }), !sshPrefixes.contains(where: { text.hasPrefix($0) })
+            else { return nil }
+            return text
+        }
+    }
+
     /// The failure a git run that did not succeed stands for, in the user's terms; `url` is the one it used
     /// (redacted), `pushing` whether it was a push.
     static func failure(_ outcome: GitProcess.Outcome, url: String, pushing: Bool, timeout: Double) -> GitError {
@@ -141,6 +170,18 @@ enum GitReply {
         }
         if has("returned error: 403") {
             return error(pushing ? .pushRefused : .remoteFailed, "the server refused access\(because)")
+        }
+        // Over ssh the server's program (gitolite, GitHub's, Gitea's, GitLab's shell) speaks on standard error
+        // without a `remote:` prefix, then hangs up; git follows with its "Could not read from remote
+        // repository". Its words are the reason: a refusal to this user, or no such repository.
+        let refusal = sshServerWords(outcome.errorLines)
+        if !refusal.isEmpty {
+            return error(
+                pushing ? .pushRefused : .remoteFailed,
+                (pushing ? "" : "the server refused: ")
+                    + "\(refusal.joined(separator: " ")); if you should have access, ask the "
+                    + "server's administrator (your key may need to be added, or a rule to allow you), and "
+                    + "check the repository's name")
         }
         if !server.isEmpty || has("returned error:", "repository not found", "access denied") {
             return error(.remoteFailed, "the server answered with an error\(because)")

@@ -111,6 +111,41 @@ extension LockFiles {
         return true
     }
 
+    /// The git processes (by command name) working in `folder` or below it (by their current folder).
+    public static func gitProcesses(workingIn folder: String) -> [Holder] {
+        guard let real = realpath(folder, nil) else { return [] }
+        let root = String(cString: real)
+        free(real)
+        let me = getpid()
+        var found: [Holder] = []
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        for entry in list("/proc") {
+            guard let pid = Int32(entry), pid != me else { continue }
+            let count = readlink("/proc/\(entry)/cwd", &target, target.count - 1)
+            guard count > 0 else { continue }
+            let cwd = String(decoding: target[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard cwd == root || cwd.hasPrefix(root == "/" ? "/" : root + "/") else { continue }
+            let name = processName(pid)
+            if name.hasPrefix("git") { found.append(Holder(pid: pid, name: name)) }
+        }
+        return found
+    }
+
+    /// Waits until no git process works in `folder` (up to `patience` seconds), then kills those left.
+    /// A `git fetch` killed with its caller dies at once, but its helpers (`index-pack`,
+    /// `unpack-objects`) live until they read the end of their input, and write objects meanwhile:
+    /// a folder is removed only once they are gone, or they would make part of it again.
+    public static func awaitGitProcesses(workingIn folder: String, patience: Double = 5) {
+        let start = wallClock()
+        var left = gitProcesses(workingIn: folder)
+        while !left.isEmpty && wallClock() - start < patience {
+            usleep(20_000)
+            left = gitProcesses(workingIn: folder)
+        }
+        for holder in left { kill(holder.pid, SIGKILL) }
+        while !gitProcesses(workingIn: folder).isEmpty && wallClock() - start < patience + 2 { usleep(20_000) }
+    }
+
     /// The entries of a folder (names only, no "." or "..", in directory order).
     public static func list(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }

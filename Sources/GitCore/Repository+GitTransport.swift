@@ -6,10 +6,13 @@ public struct PushResult: Sendable {
     /// The server's own lines (`remote: …` without the prefix), such as a post-receive hook's
     /// "CI started": for the user to see (through libgit2, what its side band brought).
     public var serverMessages: [String] = []
+    /// What the push could not do as git would have (a remote's hooks it did not run), for the user to see.
+    public var warnings: [String] = []
 
     /// Creates a result.
-    public init(serverMessages: [String] = []) {
+    public init(serverMessages: [String] = [], warnings: [String] = []) {
         self.serverMessages = serverMessages
+        self.warnings = warnings
     }
 }
 
@@ -73,6 +76,7 @@ extension Repository {
             pairs.append((parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
         }
         defer { for pair in pairs { try? deleteReference(pair.temporary) } }
+        removeAbandonedFetchReferences()
         let arguments =
             ["fetch", "--no-tags", "--no-write-fetch-head", "--no-prune", "--no-recurse-submodules", "--progress"]
             + ["--", remote] + pairs.map { "+\($0.source):\($0.temporary)" }
@@ -94,6 +98,19 @@ extension Repository {
             try setReference(pair.destination, to: id, logMessage: "cards: fetch \(remote)")
         }
         return FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
+    }
+
+    /// Deletes the temporary fetch refs (`refs/cards/fetch/PID/N`) of `cards` processes that no longer
+    /// run: one killed mid-fetch could not, and its refs would keep what they fetched alive for git's gc.
+    func removeAbandonedFetchReferences() {
+        guard let names = try? referenceTargets(glob: "refs/cards/fetch/*").keys else { return }
+        for name in names {
+            let parts = name.split(separator: "/")
+            guard parts.count == 5, let pid = Int32(parts[3]), pid != getpid(), !LockFiles.isAlive(pid) else {
+                continue
+            }
+            try? deleteReference(name)
+        }
     }
 
     /// `push` through the git executable: `git push --porcelain`, never forced, its per-ref status read

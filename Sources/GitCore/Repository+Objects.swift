@@ -132,15 +132,18 @@ extension Repository {
         }
         defer { if tree != nil { git_tree_free(tree) } }
 
-        var lastByPath: [String: TreeUpdate] = [:]
-        var order: [String] = []
+        // Keyed by the path's bytes: two Strings equal to Swift (é and e + U+0301) are two paths to git.
+        var lastByPath: [[UInt8]: TreeUpdate] = [:]
+        var order: [[UInt8]] = []
         for update in updates {
-            if lastByPath[update.path] == nil { order.append(update.path) }
-            lastByPath[update.path] = update
+            let key = Array(update.path.utf8)
+            if lastByPath[key] == nil { order.append(key) }
+            lastByPath[key] = update
         }
         var effective: [TreeUpdate] = []
-        for path in order {
-            guard let update = lastByPath[path] else { continue }
+        for key in order {
+            guard let update = lastByPath[key] else { continue }
+            let path = update.path
             if update.blob == nil {
                 // libgit2 fails on removing what is not there: filter first.
                 guard tree != nil else { continue }

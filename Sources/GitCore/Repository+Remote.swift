@@ -68,8 +68,7 @@ extension Repository {
         defer { git_remote_free(handle) }
         if let path = localRemotePath(url) {
             // libgit2's local transport does not compare-and-swap the ref: push by hand (see pushLocal).
-            try pushLocal(path: path, url: url, refspecs: refspecs)
-            return PushResult()
+            return PushResult(warnings: try pushLocal(path: path, url: url, refspecs: refspecs))
         }
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_push_options()

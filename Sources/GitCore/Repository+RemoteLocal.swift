@@ -1,4 +1,5 @@
 import CGit2
+import Glibc
 
 extension Repository {
     /// Pushes to a bare repository on this machine (a path or `file://`) with a compare-and-swap
@@ -7,7 +8,10 @@ extension Repository {
     /// devices pushing at once both "succeed" and the second overwrites the first. Here the objects
     /// are copied as a pack into the remote's object folder, then the ref moves only if it still
     /// holds the value the fast-forward check saw; otherwise `.nonFastForward`, as over the network.
-    func pushLocal(path: String, url: String, refspecs: [String]) throws(GitError) {
+    /// git's receive-pack runs the remote's hooks; this push cannot: a hook that decides whether a push goes in
+    /// refuses the push (passing it by would break the remote's rule), one told afterwards comes back as a
+    /// warning to show.
+    func pushLocal(path: String, url: String, refspecs: [String]) throws(GitError) -> [String] {
         let remote: Repository
         do {
             remote = try Repository.open(at: path)
@@ -16,6 +20,18 @@ extension Repository {
                 code: error.code, message: "no git repository at \(url) (\(error.message))", function: "push")
         }
         guard remote.isBare else { throw Repository.notBare(url) }
+        let hooks = remote.receiveHooks()
+        let instead = "install git, or set `git config cards.transport git` where git is installed"
+        if let rule = hooks.deciding.first {
+            throw GitError(
+                code: .pushRefused,
+                message: "\(url) has a \(rule) hook, which libgit2's transport cannot run (only git's can): "
+                    + "nothing was pushed; \(instead)", function: "push")
+        }
+        var movedAny = false
+        let warnings = hooks.told.map {
+            "the \($0) hook of \(url) was not run (libgit2's transport runs no hooks): \(instead)"
+        }
         for spec in refspecs {
             let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -27,6 +43,7 @@ extension Repository {
             }
             let current = try remote.referenceTarget(parts[1])
             if current == local { continue }
+            movedAny = true
             // As git refuses it: the branch would move under that worktree's files and index.
             try Repository.refusePush(of: parts[1], into: remote, url: url)
             if let current {
@@ -57,6 +74,26 @@ extension Repository {
                     function: "push")
             }
         }
+        return movedAny ? warnings : []
+    }
+
+    /// The hooks a push into this repository would run, as git's receive-pack finds them (in
+    /// `core.hooksPath`, else `hooks/`; executable files only): those that decide whether the push goes
+    /// in, and those told after it did.
+    func receiveHooks() -> (deciding: [String], told: [String]) {
+        var folder = gitDirectory + "hooks"
+        if let configured = (try? configString("core.hooksPath")) ?? nil, !configured.isEmpty {
+            let home = getenv("HOME").map { String(cString: $0) } ?? ""
+            folder =
+                configured.hasPrefix("~/")
+                ? home + configured.dropFirst(1)
+                : configured.hasPrefix("/") ? configured : gitDirectory + configured
+        }
+        func present(_ name: String) -> Bool { access("\(folder)/\(name)", X_OK) == 0 }
+        return (
+            ["pre-receive", "update", "proc-receive"].filter(present),
+            ["reference-transaction", "post-receive", "post-update"].filter(present)
+        )
     }
 
     /// Writes the objects reachable from `tip` but not from `excluding` as a pack (and its index) into
@@ -179,7 +216,7 @@ extension Repository {
     }
 
     /// The direct references matching `glob`, by full name, with their targets.
-    private func referenceTargets(glob: String) throws(GitError) -> [String: ObjectID] {
+    func referenceTargets(glob: String) throws(GitError) -> [String: ObjectID] {
         var iterator: OpaquePointer?
         try check(git_reference_iterator_glob_new(&iterator, pointer, glob), "git_reference_iterator_glob_new")
         defer { git_reference_iterator_free(iterator) }

@@ -26,15 +26,17 @@ extension Repository {
         return try (try writer.repository).updatedTree(base: base, updates: updates)
     }
 
-    /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it.
-    private func splice(
+    /// The spliced tree, or `RawTreeFallback` (or a write's error) when libgit2 must do it (internal for
+    /// the tests that check which of the two made a tree).
+    func splice(
         base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: PackWriter?
     ) throws
         -> ObjectID
     {
         // An entry of another mode (a link, a submodule, an executable a merge carries): libgit2 writes it.
         if updates.contains(where: { $0.mode != RawTree.blobMode }) { throw RawTreeFallback() }
-        // The last update of a path counts, as in `updatedTree`.
+        // The last update of a path counts, as in `updatedTree`. Keyed by String, which takes é and e + U+0301
+        // for one path: such names are not plain (below), so libgit2 gets all of them as they were given.
         var lastByPath: [String: ObjectID?] = [:]
         for update in updates { lastByPath[update.path] = .some(update.blob) }
         var pending: [(components: [Substring], blob: ObjectID?)] = []

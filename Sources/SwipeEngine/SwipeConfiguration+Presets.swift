@@ -30,7 +30,7 @@ extension SwipeConfiguration {
         fling: .standard, rotation: .none, maximumRotation: 0,
         exit: .travel(widthMultiple: 1, minimumDuration: 0.12, maximumDuration: 0.25), settleDuration: 0.25)
 
-    /// The four presets, in the order of gesture.md's table.
+    /// The four presets, in the order of the README's presets table.
     public static let presets: [SwipeConfiguration] = [classicStack, classicRow, stack, row]
 
     /// The preset with this name (`classic-stack`, `classic-row`, `stack`, `row`), or nil.

@@ -1,4 +1,4 @@
-/// The gesture engine for one card: timestamped drag samples go in, frames come out (gesture.md).
+/// The gesture engine for one card: timestamped drag samples go in, frames come out (the README's Swiping).
 ///
 /// A pure value with no clock of its own. It decides whether a drag removes the card and names the card by id
 /// in its commit; it never touches data. One engine serves one card: once it has committed or its card vanished,

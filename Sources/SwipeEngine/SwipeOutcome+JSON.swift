@@ -1,5 +1,5 @@
 extension SwipeOutcome {
-    /// The `--json` object of gesture.md, on one line, keys in the spec's order:
+    /// The `--json` object of `cards swipe` (the README's Swiping), on one line, keys in this order:
     /// `{"id": "…", "preset": "row", "decision": "commit", "direction": "left", "reason": "distance",
     /// "offset": [-190, 0], "rotation": 0, "progress": 1, "armed": true, "velocity": [-380.2, 0], "deleted": true}`.
     ///

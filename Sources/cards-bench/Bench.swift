@@ -391,22 +391,61 @@ final class Bench {
     // MARK: sync
 
     /// A bare `server` cloned from `repository`, which gets it as origin, and a `secondDevice` cloned
-    /// from it over file://.
-    func shareThroughServer(_ repository: String, server: String, secondDevice: String) {
+    /// from it, both through `network`'s URL for the server.
+    func shareThroughServer(_ repository: String, server: String, secondDevice: String, network: Network) {
         Measure.must("git", ["clone", "-q", "--bare", repository, server])
-        git(repository, ["remote", "add", "origin", "file://\(server)"])
+        git(repository, ["remote", "add", "origin", network.url(server)])
         git(repository, ["fetch", "-q", "origin"])
-        Measure.must("git", ["clone", "-q", "file://\(server)", secondDevice])
+        Measure.must("git", ["clone", "-q", network.url(server), secondDevice])
     }
 
+    /// How the devices reach their server in a sync row.
+    enum Network {
+        case file
+        case ssh(LoopbackSSH)
+
+        func url(_ path: String) -> String {
+            switch self {
+            case .file: "file://\(path)"
+            case .ssh(let daemon): "ssh://\(daemon.user)@127.0.0.1:\(daemon.port)\(path)"
+            }
+        }
+
+        var name: String {
+            switch self {
+            case .file: "file://"
+            case .ssh: "ssh to 127.0.0.1"
+            }
+        }
+    }
+
+    /// Sync rows over file:// and, where OpenSSH's sshd can be started here, over ssh on loopback.
     func sync(size: Int, folder: String, ours: String, twin: String) throws {
+        // Copies made before anything changed, for the rows over ssh.
+        let oursForSSH = "\(folder)/ours-ssh"
+        let twinForSSH = "\(folder)/twin-ssh"
+        Measure.must("cp", ["-a", ours, oursForSSH])
+        Measure.must("cp", ["-a", twin, twinForSSH])
+        try sync(size: size, folder: folder, ours: ours, twin: twin, network: .file)
+        switch LoopbackSSH.start(in: "\(folder)/sshd") {
+        case .success(let daemon):
+            defer { daemon.stop() }
+            try sync(
+                size: size, folder: "\(folder)/over-ssh", ours: oursForSSH, twin: twinForSSH, network: .ssh(daemon))
+        case .failure(let reason):
+            print("note: no sync rows over ssh: \(reason.reason)")
+        }
+    }
+
+    func sync(size: Int, folder: String, ours: String, twin: String, network: Network) throws {
+        Measure.must("mkdir", ["-p", folder])
         let changed = min(100, size / 4)
         let oursServer = "\(folder)/server.git"
         let oursOther = "\(folder)/device-b"
         // The same exchange through libgit2's transport, from a copy made before anything changed.
         let oursLibgit2 = "\(folder)/ours-libgit2"
         Measure.must("cp", ["-a", ours, oursLibgit2])
-        shareThroughServer(ours, server: oursServer, secondDevice: oursOther)
+        shareThroughServer(ours, server: oursServer, secondDevice: oursOther, network: network)
         let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
         try Deck.open(at: oursOther, searchUpward: false).importCards(edited(all[0..<changed], "Device B"), source: "")
         git(oursOther, ["push", "-q", "origin", "main"])
@@ -416,7 +455,8 @@ final class Bench {
         let oursTime: Double? = result.status == 0 ? result.milliseconds : nil
         let oursPeak: Int? = result.peakKilobytes
         let oursNote = result.status == 0 ? "one run" : "cards sync failed (exit \(result.status))"
-        shareThroughServer(oursLibgit2, server: "\(folder)/server-libgit2.git", secondDevice: "\(folder)/device-c")
+        shareThroughServer(
+            oursLibgit2, server: "\(folder)/server-libgit2.git", secondDevice: "\(folder)/device-c", network: network)
         try Deck.open(at: "\(folder)/device-c", searchUpward: false).importCards(
             edited(all[0..<changed], "Device B"), source: "")
         git("\(folder)/device-c", ["push", "-q", "origin", "main"])
@@ -425,10 +465,10 @@ final class Bench {
         setenv("CARDS_TRANSPORT", "libgit2", 1)
         let throughLibgit2 = cards(["--deck", oursLibgit2, "sync"], peakOwn: true).run
         unsetenv("CARDS_TRANSPORT")
-        // git: the same exchange between two clones of a bare server, over file://.
+        // git: the same exchange between two clones of a bare server.
         let server = "\(folder)/git-server.git"
         let other = "\(folder)/git-b"
-        shareThroughServer(twin, server: server, secondDevice: other)
+        shareThroughServer(twin, server: server, secondDevice: other, network: network)
         git(other, ["config", "core.fsync", "all"])
         for (device, label) in [(other, "B"), (twin, "A")] {
             let listed = Measure.run("git", ["-C", device, "ls-files", "cards"], capture: true).output
@@ -448,13 +488,15 @@ final class Bench {
             git(twin, ["merge", "-q", "--no-edit", "origin/main"])
             git(twin, ["push", "-q", "origin", "main"])
         }
+        let over = if case .file = network { "" } else { ", \(network.name)" }
         record(
             Row(
-                operation: "sync, \(changed) changed each way (process)", cards: size, ours: oursTime, git: gitTime,
-                peak: oursPeak, note: "git: git fetch && git merge && git push; \(oursNote); cards.transport=git"))
+                operation: "sync, \(changed) changed each way\(over) (process)", cards: size, ours: oursTime,
+                git: gitTime, peak: oursPeak,
+                note: "git: git fetch && git merge && git push, \(network.name); \(oursNote); cards.transport=git"))
         record(
             Row(
-                operation: "sync, \(changed) changed each way, libgit2 transport (process)", cards: size,
+                operation: "sync, \(changed) changed each way\(over), libgit2 transport (process)", cards: size,
                 ours: throughLibgit2.status == 0 ? throughLibgit2.milliseconds : nil, git: gitTime,
                 peak: throughLibgit2.peakKilobytes,
                 note: "the same through cards.transport=libgit2"

@@ -3,7 +3,7 @@ import GitCore
 import Glibc
 
 // cards-bench: our deck operations against the git CLI at 1k, 10k and 100k cards (issue 7).
-// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops]
+// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops|serve]
 // Build and run with `./dev bench` (release build). Not part of CI.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -14,6 +14,8 @@ var keep = false
 // imports that build their decks).
 var onlyMerge = false
 var onlyOps = false
+// `--only serve`: only the `cards serve` rows (a headless browser; issue 25).
+var onlyServe = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -23,7 +25,8 @@ while let argument = arguments.first {
         switch arguments.first {
         case "merge": onlyMerge = true
         case "ops": onlyOps = true
-        default: fail("--only takes merge (the merge rows) or ops (the one-card rows)")
+        case "serve": onlyServe = true
+        default: fail("--only takes merge (the merge rows), ops (the one-card rows) or serve (the browser rows)")
         }
         arguments.removeFirst()
     case "--sizes":
@@ -35,7 +38,8 @@ while let argument = arguments.first {
         arguments.removeFirst()
         repeats = value
     case "-h", "--help":
-        print("usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops]")
+        print(
+            "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops|serve]")
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
@@ -76,7 +80,15 @@ let bench = Bench(
     root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, onlyOps: onlyOps)
 let start = Measure.now()
 do {
-    for size in sizes { try bench.run(size: size) }
+    if !onlyServe {
+        for size in sizes { try bench.run(size: size) }
+    }
+    if !onlyMerge && !onlyOps {
+        // The package's folder: this file is Sources/cards-bench/main.swift in it.
+        var packageRoot = #filePath
+        for _ in 0..<3 { packageRoot = FileSystem.parent(of: packageRoot) }
+        bench.runServe(packageRoot: packageRoot)
+    }
 } catch {
     fail("\(error)")
 }

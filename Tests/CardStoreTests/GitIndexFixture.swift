@@ -142,26 +142,9 @@ final class GitIndexFixture {
     func run(_ arguments: [String], in folder: String? = nil, index: String? = nil, input: String? = nil) throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? directory)
-        var environment = ProcessInfo.processInfo.environment
-        environment["GIT_CONFIG_NOSYSTEM"] = "1"
-        for role in ["AUTHOR", "COMMITTER"] {
-            environment["GIT_\(role)_NAME"] = "Git Test"
-            environment["GIT_\(role)_EMAIL"] = "git@example.invalid"
-        }
-        if let index { environment["GIT_INDEX_FILE"] = index }
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        if let input { process.standardInput = FileHandle(forReadingAtPath: input) }
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try GitRunner.run(
+            arguments, in: folder ?? directory, input: input, environment: index.map { ["GIT_INDEX_FILE": $0] } ?? [:])
+        return (outcome.status, outcome.output)
     }
 
     /// Runs git and returns its output; throws when it fails.

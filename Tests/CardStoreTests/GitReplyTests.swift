@@ -89,6 +89,39 @@ struct GitReplyTests {
         #expect(!error.message.contains("Could not read from remote repository"), "\(error.message)")
     }
 
+    @Test(
+        "an ssh server's own refusal (gitolite, GitHub, Gitea, GitLab) is the reason told, not ssh's or git's words",
+        arguments: [
+            (["FATAL: W any cards carol DENIED by fallthru", "(or you mis-spelled the reponame)"], true),
+            (["ERROR: Permission to alice/cards.git denied to carol."], true),
+            (["Gitea: User permission denied for writing."], true),
+            (["GitLab: The project you were looking for could not be found or you don't have permission."], false),
+        ])
+    func sshServerRefusal(_ said: [String], _ pushing: Bool) {
+        let lines = said + ["fatal: Could not read from remote repository.", "", "Please make sure you have the "]
+        let error = GitReply.failure(Self.outcome(lines), url: "git@h:cards", pushing: pushing, timeout: 60)
+        #expect(error.code == (pushing ? .pushRefused : .remoteFailed))
+        #expect(
+            error.message.hasPrefix(pushing ? said.joined(separator: " ") : "the server refused: "), "\(error.message)")
+        #expect(error.message.contains(said.joined(separator: " ")), "\(error.message)")
+        #expect(error.message.contains("administrator"), "\(error.message)")
+    }
+
+    @Test("ssh's own failures are not taken for the server's words")
+    func sshOwnWords() {
+        for line in [
+            "ssh: connect to host 127.0.0.1 port 2222: Connection refused",
+            "kex_exchange_identification: read: Connection reset by peer",
+            "Connection closed by 127.0.0.1 port 2222", "Load key \"/k\": invalid format",
+            "Unable to negotiate with 127.0.0.1 port 22: no matching host key type found.",
+        ] {
+            #expect(
+                GitReply.sshServerWords([line, "fatal: Could not read from remote repository."]).isEmpty, "\(line)")
+        }
+        // Without git's closing words the connection did not end in a server's refusal.
+        #expect(GitReply.sshServerWords(["FATAL: something"]).isEmpty)
+    }
+
     @Test("a stalled run names the URL and the timeout; an interrupted one says so")
     func stalledAndInterrupted() {
         var stalled = Self.outcome([], status: 143)

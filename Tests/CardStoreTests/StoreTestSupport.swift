@@ -36,24 +36,7 @@ final class StoreScratch: @unchecked Sendable {
     /// Runs the git CLI in `directory` and returns its standard output.
     @discardableResult
     func git(_ arguments: [String], in directory: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        var env = ProcessInfo.processInfo.environment
-        env["GIT_CONFIG_NOSYSTEM"] = "1"
-        env["GIT_AUTHOR_NAME"] = "Git Test"
-        env["GIT_AUTHOR_EMAIL"] = "git@example.invalid"
-        env["GIT_COMMITTER_NAME"] = "Git Test"
-        env["GIT_COMMITTER_EMAIL"] = "git@example.invalid"
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try GitRunner.run(arguments, in: directory).output
     }
 }
 

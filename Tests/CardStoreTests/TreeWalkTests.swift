@@ -1,6 +1,7 @@
 import CardStore
 import Foundation
 import GitCore
+import TestSupport
 import Testing
 
 @Suite("Tree walk: the changed leaves of two or three trees, in git's order")
@@ -35,22 +36,9 @@ struct TreeWalkTests {
             return id
         }
 
-        /// `git mktree` reading its entries from `input` (the shared helper has no standard input).
+        /// `git mktree` reading its entries from `input`.
         private func mktree(input: String) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-            process.arguments = ["mktree"]
-            process.currentDirectoryURL = URL(fileURLWithPath: directory)
-            var environment = ProcessInfo.processInfo.environment
-            environment["GIT_CONFIG_NOSYSTEM"] = "1"
-            process.environment = environment
-            process.standardInput = FileHandle(forReadingAtPath: input)
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            try GitRunner.run(["mktree"], in: directory, input: input).output
         }
     }
 

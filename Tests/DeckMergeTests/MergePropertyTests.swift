@@ -175,7 +175,7 @@ import Testing
                     let before = history.commits[heads[device]].deck
                     let (deck, deleted) = gen.edit(
                         before, count: Int.random(in: 1...3, using: &gen.rng), written: &written)
-                    // An added card starts from "no field" (the empty base of merge.md), so
+                    // An added card starts from "no field" (an empty base), so
                     // removing a field later is a revert to that state.
                     for id in Set(deck.keys).subtracting(before.keys) {
                         for field in DeckGenerator.editableFields {

@@ -4,7 +4,7 @@ import Testing
 @testable import DeckMerge
 
 /// Every combination of what each side did to one field of one card, checked
-/// against an oracle written from merge.md's table in terms of what happened,
+/// against an oracle written from the merge table (the README's Merging) in terms of what happened,
 /// not by comparing values the way the merge does.
 @Suite struct MergeTableTests {
     static let id = "3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f"
@@ -80,7 +80,7 @@ import Testing
         var restoreCommit: String? = nil
     }
 
-    /// The oracle: merge.md's table, case by case.
+    /// The oracle: the merge table, case by case.
     static func expected(_ row: Row) -> Expected {
         let b = state(row.base, .unchanged)
         let o = state(row.base, row.ours)

@@ -230,6 +230,44 @@ struct CloneTests {
         #expect(!FileManager.default.fileExists(atPath: mark))
     }
 
+    @Test(
+        "a stopped clone whose git helpers still write in the folder (index-pack outlives a killed git fetch) is removed only once they are gone, and cloning again finishes"
+    )
+    func stoppedCloneWithLingeringGitHelpers() throws {
+        let scratch = try Scratch()
+        let (deck, server) = try scratch.sampleDeckOnServer()
+        let folder = scratch.path("here")
+        #expect(try scratch.cards(["clone", server, folder]).status == 0)
+        let gone = try ChildProcess(
+            "/bin/true", [], directory: folder, environment: [:], scratchDirectory: scratch.root)
+        _ = gone.wait()
+        try "pid \(gone.pid)\n\(server)\n".write(
+            toFile: "\(folder)/.git/cards-clone-incomplete", atomically: true, encoding: .utf8)
+        // Named as git's helper is: what `cards` looks for is a git process working in the folder.
+        let helper = scratch.path("git-index-pack")
+        try """
+        #!/bin/sh
+        end=$(( $(date +%s) + 2 ))
+        while [ "$(date +%s)" -lt "$end" ]; do
+          mkdir -p .git/objects/ab 2>/dev/null && : > .git/objects/ab/straggler 2>/dev/null
+          sleep 0.01
+        done
+        """.write(toFile: helper, atomically: true, encoding: .utf8)
+        chmod(helper, 0o755)
+        let lingering = try ChildProcess(
+            helper, [], directory: folder, environment: [:], scratchDirectory: scratch.root)
+        defer {
+            lingering.signal(SIGKILL)
+            _ = lingering.wait()
+        }
+        usleep(100_000)
+        let again = try scratch.cards(["clone", server, "."], in: folder)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/.git/objects/ab/straggler"))
+        #expect(try scratch.cards(["export"], in: folder).stdout == scratch.cards(["export"], in: deck).stdout)
+        #expect(try scratch.cards(["fsck"], in: folder).status == 0)
+    }
+
     @Test("a clone into an empty folder that is there (the current one) fills that very folder")
     func cloneIntoExistingEmptyFolder() throws {
         let scratch = try Scratch()

@@ -99,33 +99,11 @@ final class GitServer: @unchecked Sendable {
             }
             try FileManager.default.copyItem(atPath: keys + "/userkey.pub", toPath: keys + "/authorized_keys")
             let config = """
-                Port \(port)
-                ListenAddress 127.0.0.1
                 \(sshRSA ? "HostKey \(keys)/hostkey-rsa\n" : "")HostKey \(keys)/hostkey
                 AuthorizedKeysFile \(keys)/authorized_keys
-                PasswordAuthentication no
-                PermitRootLogin prohibit-password
-                StrictModes no
-                PidFile \(keys)/sshd.pid
-                UsePAM no
 
                 """
-            try config.write(toFile: keys + "/sshd_config", atomically: true, encoding: .utf8)
-            try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
-            let started = try scratch.run("/usr/sbin/sshd", ["-f", keys + "/sshd_config", "-E", log])
-            guard started.status == 0 else { throw ServerError("sshd did not start: \(started.stderr)") }
-            // sshd forks; its pid file appears once it listens.
-            let deadline = Date().addingTimeInterval(10)
-            while daemonPID == nil && Date() < deadline {
-                if let text = try? String(contentsOfFile: keys + "/sshd.pid", encoding: .utf8),
-                    let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-                {
-                    daemonPID = pid
-                } else {
-                    usleep(20_000)
-                }
-            }
-            guard daemonPID != nil else { throw ServerError("sshd wrote no pid file; see \(log)") }
+            daemonPID = try GitServer.startSSHD(port: port, config: config, in: keys, log: log, scratch)
             try waitForPort(port)
             // The test's own HOME trusts this host key, and the client logs in with the user key.
             for file in (sshRSA ? ["hostkey-rsa", "hostkey"] : ["hostkey"]) {
@@ -140,6 +118,39 @@ final class GitServer: @unchecked Sendable {
             userKey = keys + "/userkey"
             hostPort = port
         }
+    }
+
+    /// Starts OpenSSH's sshd on 127.0.0.1:`port` with `config` (host keys, authorized keys, …) beside the
+    /// settings every test server has, its files in `folder`; returns its pid once it listens.
+    static func startSSHD(port: Int, config: String, in folder: String, log: String, _ scratch: Scratch) throws
+        -> pid_t
+    {
+        let whole = """
+            Port \(port)
+            ListenAddress 127.0.0.1
+            PasswordAuthentication no
+            PermitRootLogin prohibit-password
+            StrictModes no
+            PidFile \(folder)/sshd.pid
+            UsePAM no
+            \(config)
+            """
+        try whole.write(toFile: folder + "/sshd_config", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        let started = try scratch.run("/usr/sbin/sshd", ["-f", folder + "/sshd_config", "-E", log])
+        guard started.status == 0 else { throw ServerError("sshd did not start: \(started.stderr)") }
+        // sshd forks; its pid file appears once it listens.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: folder + "/sshd.pid", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                while !canConnect(port) && Date() < deadline { usleep(20_000) }
+                return pid
+            }
+            usleep(20_000)
+        }
+        throw ServerError("sshd wrote no pid file; see \(log)")
     }
 
     /// The private key sshd accepts (ssh only).

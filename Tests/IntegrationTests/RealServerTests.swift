@@ -55,6 +55,40 @@ struct ServerRefusalTests {
         #expect(try scratch.cards(["show", added], in: deck).status == 0)
     }
 
+    @Test(
+        "through libgit2's transport a local remote's pre-receive hook is never passed by: the push is refused naming it; a post-receive hook it cannot run is said",
+        arguments: [Transport.path, .file])
+    func libgit2LocalHooks(_ transport: Transport) throws {
+        let scratch = try Scratch.forSync()
+        scratch.environment["CARDS_TRANSPORT"] = "libgit2"
+        let server = try scratch.server(transport)
+        let deck = try scratch.clone(server, "a")
+        let count = scratch.path("hook-runs")
+        try Self.freeze(server.repository, count: count)
+        try scratch.addCard(deck, "Not past the hook")
+        let remoteBefore = try server.main(scratch)
+        let refused = try scratch.sync(deck)
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("has a pre-receive hook, which libgit2's transport cannot run"), "\(refused.stderr)"
+        )
+        #expect(refused.stderr.contains("cards.transport git"), "\(refused.stderr)")
+        #expect(try server.main(scratch) == remoteBefore)
+        try FileManager.default.removeItem(atPath: server.repository + "/hooks/pre-receive")
+        let hook = server.repository + "/hooks/post-receive"
+        try "#!/bin/sh\necho CI started\n".write(toFile: hook, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        let pushed = try scratch.sync(deck)
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(pushed.stderr.contains("warning: the post-receive hook of"), "\(pushed.stderr)")
+        try scratch.expectConverged([deck], server)
+        // Through git the same remote's hooks run, as they do for `git push`.
+        scratch.environment["CARDS_TRANSPORT"] = "git"
+        try scratch.addCard(deck, "Through git")
+        let throughGit = try scratch.sync(deck)
+        #expect(throughGit.status == 0 && throughGit.stderr.contains("remote: CI started"), "\(throughGit.stderr)")
+    }
+
     @Test("a merge whose push the server refuses is kept, and said to be")
     func refusedMergeIsKept() throws {
         let scratch = try Scratch.forSync()

@@ -2,7 +2,7 @@ import TestSupport
 import Foundation
 import Testing
 
-/// sync.md's convergence test: devices doing random adds, edits, deletes, moves and undos, syncing
+/// The sync's convergence test: devices doing random adds, edits, deletes, moves and undos, syncing
 /// in random order, then syncing until quiet.
 @Suite("Sync convergence")
 struct SyncConvergenceTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Each outcome of `cards sync` (sync.md steps 1–8), run as the built binary against real remotes.
+/// Each outcome of `cards sync` (the README's Syncing, steps 1–8), run as the built binary against real remotes.
 @Suite("Sync outcomes")
 struct SyncOutcomeTests {
     @Test("up to date: no commit, no push, remote unchanged")

@@ -57,6 +57,31 @@ struct SyncTransportTests {
         #expect(try server.main(scratch) == before)
     }
 
+    @Test(
+        "the temporary fetch refs a killed cards left (refs/cards/fetch/PID/…) go at the next fetch; a running one's stay"
+    )
+    func abandonedFetchReferences() throws {
+        let scratch = try Scratch.forSync()
+        scratch.environment["CARDS_TRANSPORT"] = "git"
+        let server = try scratch.server(.file)
+        let deck = try scratch.clone(server, "a")
+        let gone = try scratch.run("/bin/sh", ["-c", "echo $$"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let sleeper = try ChildProcess(
+            "/bin/sleep", ["600"], directory: deck, environment: [:], scratchDirectory: scratch.root)
+        defer {
+            sleeper.signal(SIGKILL)
+            _ = sleeper.wait()
+        }
+        let tip = try scratch.main(deck)
+        for owner in [gone, "\(sleeper.pid)"] {
+            #expect(try scratch.git(["update-ref", "refs/cards/fetch/\(owner)/0", tip], in: deck).status == 0)
+        }
+        #expect(try scratch.git(["pack-refs", "--all"], in: deck).status == 0)
+        #expect(try scratch.sync(deck).status == 0)
+        let left = try scratch.git(["for-each-ref", "--format=%(refname)", "refs/cards/"], in: deck).stdout
+        #expect(left == "refs/cards/fetch/\(sleeper.pid)/0\n", "\(left)")
+    }
+
     @Test("an empty remote over each network transport is pushed to", arguments: [Transport.git, .http, .ssh])
     func emptyRemoteOverNetwork(_ transport: Transport) throws {
         let scratch = try Scratch.forSync()

@@ -1,7 +1,7 @@
 import SwipeEngine
 import Testing
 
-/// The notation of gesture.md's vectors: D touch-down, M move, R linear ramp sampled every 10 ms, U touch-up.
+/// The notation of the gesture vectors (`VectorTests`): D touch-down, M move, R linear ramp sampled every 10 ms, U touch-up.
 enum DragStep: Sendable {
     case down(Double, Double, Double)
     case move(Double, Double, Double)

@@ -1,7 +1,7 @@
 import SwipeEngine
 import Testing
 
-/// gesture.md's test vectors V01…V12, each for all four presets.
+/// The gesture engine's test vectors V01…V12 (from the product's gesture spec), each for all four presets.
 struct VectorCase: Sendable, CustomTestStringConvertible {
     enum Check: Sendable {
         case offset(Double, Double)
@@ -132,7 +132,7 @@ extension VectorCase {
     }()
 }
 
-@Suite("gesture.md test vectors")
+@Suite("Gesture test vectors")
 struct VectorTests {
     @Test(arguments: VectorCase.all)
     func vector(_ c: VectorCase) {

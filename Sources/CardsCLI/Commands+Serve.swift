@@ -1,0 +1,124 @@
+import CardStore
+import DeckServer
+import Glibc
+import Synchronization
+
+extension Commands {
+    static let serveCommand = Command(
+        spec: CommandSpec(
+            name: "serve", abstract: "Serve the deck as a web page: swipe cards in a browser, on a phone or a laptop.",
+            usage: "serve [--port <n>] [--listen <address>] [--open]",
+            options: [
+                .value("--port", "n", "The port to listen on (default: 8025; 0 for any free one)."),
+                .value(
+                    "--listen", "address",
+                    "The address to listen on (default: 127.0.0.1, this machine only); any other needs the token printed."
+                ),
+                .flag("--open", "Open the page in the default browser (xdg-open)."),
+            ],
+            discussion: """
+                The page shows the deck as a stack (drag the top card: left deletes, right keeps) and as a list \
+                (slide a row left over the red area to delete it), with undo (u), and follows changes made \
+                elsewhere (another command, a sync) as they happen. The gesture engine decides every release, \
+                with the presets of `cards swipe` (stack and row); each delete is one commit with a Gesture trailer.
+                Listening on another address than loopback (--listen 0.0.0.0 for a phone on the same network) \
+                prints an address with a secret token; requests without it are refused. Ctrl-C stops.
+                """)
+    ) { context, arguments in
+        try runServe(context, arguments)
+    }
+
+    /// The default port: unassigned by IANA, easy to type, away from the usual development servers.
+    static let defaultServePort: UInt16 = 8025
+
+    static func runServe(_ context: Context, _ arguments: ParsedArguments) throws -> Int32 {
+        var port = defaultServePort
+        if let text = arguments.value("--port") {
+            guard let value = UInt16(text) else {
+                throw UsageError(message: "--port '\(text)': expected a port number, 0 to 65535")
+            }
+            port = value
+        }
+        let address = arguments.value("--listen") ?? "127.0.0.1"
+        let loopback = RequestGuard.isLoopback(address)
+        let deck = try context.openDeck()
+        // Held back on every thread but the one that waits for them: started now, libmicrohttpd's threads
+        // inherit the mask, so Ctrl-C comes to `sigwait` and the server stops in order.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, number) }
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &signals, &previousMask)
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+        let token = loopback ? nil : Self.newToken()
+        let server: HTTPServer
+        let service: DeckService
+        do {
+            // The service needs the port the server got (port 0), and the server the service's handler:
+            // the handler reads the service through a box filled once both exist.
+            let box = ServiceBox()
+            server = try HTTPServer(address: address == "localhost" ? "127.0.0.1" : address, port: port) {
+                request in
+                box.service?.handle(request) ?? .text(503, "Error: starting; try again in a moment\n")
+            }
+            service = DeckService(deck: deck, checks: RequestGuard(address: address, port: server.port, token: token))
+            box.service = service
+            try service.startWatching()
+        } catch {
+            throw CLIError(message: error.message)
+        }
+        func pageURL(_ host: String) -> String {
+            "http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/" + (token.map { "?token=\($0)" } ?? "")
+        }
+        let wildcard = address == "0.0.0.0" || address == "::"
+        let url = pageURL(wildcard ? "<this machine's address>" : address)
+        context.output.print("Serving the deck at \(url)")
+        if loopback {
+            context.output.print("Only this machine can open it (--listen 0.0.0.0 for a phone on your network).")
+        } else {
+            context.output.print(
+                "Anyone on the network with this address, token included, can change the deck: keep it to yourself.")
+        }
+        context.output.print("Ctrl-C stops.")
+        if arguments.has("--open") {
+            openInBrowser(pageURL(wildcard ? "127.0.0.1" : address), context)
+        }
+        var caught: Int32 = 0
+        while sigwait(&signals, &caught) != 0 {}
+        service.stop()
+        server.stop()
+        context.output.print("Stopped serving (\(caught == SIGINT ? "Ctrl-C" : "signal \(caught)")).")
+        return 0
+    }
+
+    /// A secret for the URL: 24 bytes from the system's CSPRNG (getrandom), as hex.
+    static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<24).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return String(byte >> 4, radix: 16) + String(byte & 15, radix: 16)
+        }.joined()
+    }
+
+    /// Runs `xdg-open URL` in the background; says so when there is none.
+    static func openInBrowser(_ url: String, _ context: Context) {
+        var pid = pid_t()
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("xdg-open"), strdup(url), nil]
+        defer { argv.forEach { free($0) } }
+        let result = posix_spawnp(&pid, "xdg-open", nil, nil, argv, environ)
+        if result != 0 {
+            context.output.error(
+                "warning: could not run xdg-open (\(String(cString: strerror(result)))); open the address by hand")
+        }
+    }
+}
+
+/// The service, once made, for the server's handler (which exists first: the service needs its port).
+private final class ServiceBox: Sendable {
+    private let held = Mutex<DeckService?>(nil)
+
+    var service: DeckService? {
+        get { held.withLock { $0 } }
+        set { held.withLock { $0 = newValue } }
+    }
+}

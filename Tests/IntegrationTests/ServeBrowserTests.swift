@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// `cards serve` in a real headless Chromium (issue 25): Tests/Browser/serve_browser.py drives it over the
+/// DevTools protocol with real touch and mouse input and prints one JSON check per line; each becomes an
+/// expectation here. About 30 s: one browser, one deck, every gesture vector, the security checks.
+@Suite("cards serve in a browser")
+struct ServeBrowserTests {
+    static let script = Binaries.packageRoot + "/Tests/Browser/serve_browser.py"
+    /// Debian's Python, where python3-websocket installs (a pyenv or venv python3 on PATH lacks it).
+    static let python = "/usr/bin/python3"
+
+    /// Cancels the test, naming the package, when the browser or the websocket client is missing.
+    static func requireBrowser() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            try Test.cancel("chromium is not installed; `./dev test` installs it (dev's PACKAGES)")
+        }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: python)
+        probe.arguments = ["-c", "import websocket"]
+        probe.standardError = FileHandle.nullDevice
+        do { try probe.run() } catch { try Test.cancel("\(python) cannot run: \(error)") }
+        probe.waitUntilExit()
+        guard probe.terminationStatus == 0 else {
+            try Test.cancel("python3-websocket is not installed; `./dev test` installs it (dev's PACKAGES)")
+        }
+    }
+
+    @Test("gestures by touch and mouse, the engine's decisions, live updates, hostile text and refused requests")
+    func browser() throws {
+        try Self.requireBrowser()
+        let scratch = try Scratch()
+        let result = try scratch.run(
+            Self.python, [Self.script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo])
+        var checks = 0
+        for line in result.stdout.split(separator: "\n") {
+            guard let data = line.data(using: .utf8),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let name = object["check"] as? String
+            else { continue }
+            checks += 1
+            let detail = (object["detail"]).map { "\($0)" } ?? ""
+            #expect(object["ok"] as? Bool == true, "\(name): \(detail)")
+        }
+        #expect(checks >= 20, "the browser scenario stopped early: \(result.stdout)\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+}
