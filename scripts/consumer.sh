@@ -13,8 +13,11 @@ version=$(sed -n 's/^ *public static let version = "\(.*\)"$/\1/p' Sources/Cards
 [ -n "$version" ] || { echo "error: no version in Sources/CardsCLI/CardsCLI.swift" >&2; exit 1; }
 
 # The tagged "release": always the same path, so that SwiftPM's build folder stays the same.
-rm -rf "$out/CardDeck" "$out/Consumer" "$out/run"
-mkdir -p "$out/CardDeck" "$out/run"
+rm -rf "$out/CardDeck" "$out/Consumer"
+mkdir -p "$out/CardDeck"
+# The samples make decks: outside this repository (a deck inside another repository is refused).
+run=$(mktemp -d)
+trap 'rm -rf "$run"' EXIT
 git ls-files -z -co --exclude-standard | grep -zv '^Tests/Consumer/' | (cd "$root" && xargs -0 cp --parents -t "$out/CardDeck")
 git -C "$out/CardDeck" init -q -b main
 git -C "$out/CardDeck" add -A
@@ -46,8 +49,9 @@ PY
 # Never the static build: a dependency by version must build without it (and SwiftPM would refuse it).
 export CARDDECK_URL="file://$out/CardDeck" CARDDECK_VERSION="$version"
 unset CARDS_STATIC
-build=(swift build --package-path "$out/Consumer" --scratch-path "$out/build")
-rm -rf "$out/build/repositories" "$out/build/checkouts" "$out/Consumer/Package.resolved"
+# No shared cache: it is keyed by URL, and every run makes a new "release" at the same URL.
+build=(swift build --package-path "$out/Consumer" --scratch-path "$out/build" --disable-dependency-cache)
+rm -rf "$out/build/repositories" "$out/build/checkouts" "$out/build/workspace-state.json" "$out/Consumer/Package.resolved"
 echo "==> Consumer by version ($version): the pure products alone" >&2
 "${build[@]}" --product PureSample >&2
 echo "==> Consumer by version ($version): CardStore" >&2
@@ -55,7 +59,7 @@ echo "==> Consumer by version ($version): CardStore" >&2
 bin=$("${build[@]}" --show-bin-path)
 for target in PureSample StoreSample; do
   printf '\n==> %s\n' "$target" >&2
-  env CARDS_AUTHOR_NAME=Sample CARDS_AUTHOR_EMAIL=sample@localhost GIT_CONFIG_NOSYSTEM=1 HOME="$out/run" \
-    "$bin/$target" "$out/run/$target" >&2
+  env CARDS_AUTHOR_NAME=Sample CARDS_AUTHOR_EMAIL=sample@localhost GIT_CONFIG_NOSYSTEM=1 HOME="$run" \
+    "$bin/$target" "$run/$target" >&2
 done
 echo "==> Consumer by version: both samples built and ran" >&2

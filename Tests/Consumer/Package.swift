@@ -18,7 +18,7 @@ let package = Package(
                 .product(name: "CardStore", package: "CardDeck"), .product(name: "GitCore", package: "CardDeck"),
                 .product(name: "SwipeEngine", package: "CardDeck"),
             ]),
-        // Only the pure products: built first, in a build folder of its own, so nothing of libgit2 is needed.
+        // Only the pure products (CardModel, DeckMerge, SwipeEngine: no C library), built first and on their own.
         .executableTarget(
             name: "PureSample",
             dependencies: [
