@@ -24,7 +24,7 @@ let staticLibgit2 = LinkerSetting.unsafeFlags(
     [
         "--push-state", "-Bstatic", "-lgit2", "-lmbedtls", "-lmbedx509", "-lmbedcrypto", "-lhttp_parser",
         "-lpcre2-8", "-lz", "-lcrypto", "--pop-state",
-        // libgit2's TLS and SSH set-up go through our wrappers (GitCore/Libgit2+Certificates.swift):
+        // libgit2's TLS and SSH set-up go through our wrappers (GitCore/Libgit2/Libgit2+NetworkSetUp.swift):
         // deferred until a connection needs them.
         "--wrap=git_mbedtls_stream_global_init", "--wrap=git_transport_ssh_global_init",
     ].flatMap { ["-Xlinker", $0] })

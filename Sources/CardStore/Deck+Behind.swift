@@ -88,7 +88,7 @@ extension Deck {
         // main moved back past what the last write of ours brought the working tree to (`git reset
         // --soft`): the working tree is ahead of main, its differences the user's staged state; none behind.
         if let record = indexRecord(), (try? repository.isDescendant(record.base ?? record.commit, of: head)) == true {
-            let tree = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).tree }
+            let tree = try withStoreError("reading \(head.short)") { () throws(GitError) in try repository.commit(head).tree }
             return WorkingTreeBases(bases: [(head, tree)], head: head)
         }
         let recorded = recordedWorkingBase()
@@ -120,14 +120,14 @@ extension Deck {
         }
         var bases: [(commit: ObjectID, tree: ObjectID)] = []
         if let recorded {
-            let tree = try git("reading \(recorded.short)") { () throws(GitError) in
+            let tree = try withStoreError("reading \(recorded.short)") { () throws(GitError) in
                 try repository.commit(recorded).tree
             }
             bases.append((recorded, tree))
         }
         if let exact, exact.commit != recorded {
             let older = try recorded.map { (recorded) throws(StoreError) in
-                try git("comparing \(recorded.short) with \(exact.commit.short)") { () throws(GitError) in
+                try withStoreError("comparing \(recorded.short) with \(exact.commit.short)") { () throws(GitError) in
                     try repository.isDescendant(recorded, of: exact.commit)
                 }
             }
@@ -136,7 +136,7 @@ extension Deck {
         if bases.isEmpty, let indexTree, !nearby.isEmpty {
             var best: (base: (commit: ObjectID, tree: ObjectID), distance: Int)?
             for candidate in nearby {
-                let distance = try git("comparing the index with \(candidate.commit.short)") {
+                let distance = try withStoreError("comparing the index with \(candidate.commit.short)") {
                     () throws(GitError) in
                     try TreeDiff.changes(in: repository, from: candidate.tree, to: indexTree).count
                 }
@@ -158,7 +158,7 @@ extension Deck {
         var edited = false
         var inHistory: Bool?
         for base in bases.bases {
-            let entry = try git("reading \(path) in \(base.commit.short)") { () throws(GitError) in
+            let entry = try withStoreError("reading \(path) in \(base.commit.short)") { () throws(GitError) in
                 try repository.treeEntry(in: base.tree, path: path)
             }
             let version = entry.map(\.id)

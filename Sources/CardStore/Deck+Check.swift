@@ -262,7 +262,7 @@ extension Deck {
             for stale in ["index.cards-spare", "index.cards-sha1"] {
                 try? FileSystem.remove("\(gitDirectory)/\(stale)")
             }
-            try git("making the index again") { () throws(GitError) in
+            try withStoreError("making the index again") { () throws(GitError) in
                 let fresh = try repository.index()
                 try fresh.readTree(tree)
                 try fresh.write()
@@ -271,7 +271,7 @@ extension Deck {
             return true
         }
         guard indexTree != tree else { return true }
-        let differences = try git("comparing the index with main") { () throws(GitError) in
+        let differences = try withStoreError("comparing the index with main") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: indexTree, to: tree)
         }
         // Where the index differs from main it is either behind (a write of ours moved main and was
@@ -310,7 +310,7 @@ extension Deck {
             // Anything else is a hand edit: keep it (status then shows it against main).
             if present == change.old?.id {
                 if let new = change.new {
-                    let bytes = try git("reading \(change.path)") { () throws(GitError) in
+                    let bytes = try withStoreError("reading \(change.path)") { () throws(GitError) in
                         try repository.readBlob(new.id)
                     }
                     try FileSystem.writeAtomically(bytes, to: full, durable: durable)
@@ -325,7 +325,7 @@ extension Deck {
                 if present != change.new?.id { report.repaired.append("kept the hand edit in \(change.path)") }
             }
         }
-        try git("rewriting the index") { () throws(GitError) in
+        try withStoreError("rewriting the index") { () throws(GitError) in
             try index.readTree(tree)
             // Refresh the stat data of files that now match main, so git need not re-hash them.
             for path in current { try index.add(path: path) }
@@ -357,10 +357,10 @@ extension Deck {
         var behindPaths = Set(interrupted ?? [])
         var parentTrees: [ObjectID] = []
         if let head = try headCommit() {
-            let parents = try git("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents
+            let parents = try withStoreError("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents
             }
             for parent in parents {
-                let tree = try git("reading \(parent.short)") { () throws(GitError) in
+                let tree = try withStoreError("reading \(parent.short)") { () throws(GitError) in
                     try repository.commit(parent).tree
                 }
                 if tree == indexTree && (!hasIndexRecord || interrupted != nil) { return (differences, [], []) }
@@ -368,10 +368,10 @@ extension Deck {
             }
         }
         if let recorded = indexRecordedCommit(), isIndexAsRecorded {
-            let since = try git("reading \(recorded.short)") { () throws(GitError) in
+            let since = try withStoreError("reading \(recorded.short)") { () throws(GitError) in
                 try repository.commit(recorded).tree
             }
-            let changed = try git("comparing \(recorded.short) with main") { () throws(GitError) in
+            let changed = try withStoreError("comparing \(recorded.short) with main") { () throws(GitError) in
                 try TreeDiff.changes(in: repository, from: since, to: main)
             }
             behindPaths.formUnion(changed.map(\.path))
@@ -388,7 +388,7 @@ extension Deck {
             // index is (a `git status` rewrites it); the file then decides whether it is brought along.
             var asBase = false
             for base in bases?.bases ?? [] where !asBase && base.commit != bases?.head {
-                let entry = try git("reading \(change.path)") { () throws(GitError) in
+                let entry = try withStoreError("reading \(change.path)") { () throws(GitError) in
                     try repository.treeEntry(in: base.tree, path: change.path)
                 }
                 asBase = entry?.id == change.old?.id && entry?.kind == change.old?.kind && entry?.id != change.new?.id
@@ -399,7 +399,7 @@ extension Deck {
             }
             var asParent = false
             for tree in parentTrees where !asParent {
-                let entry = try git("reading \(change.path)") { () throws(GitError) in
+                let entry = try withStoreError("reading \(change.path)") { () throws(GitError) in
                     try repository.treeEntry(in: tree, path: change.path)
                 }
                 asParent = entry?.id == change.old?.id && entry?.kind == change.old?.kind

@@ -117,7 +117,7 @@ extension Deck {
             cleanUp()
             throw StoreError(.io, "could not move the clone into \(path): \(reason); nothing was cloned")
         }
-        let opened = try git("opening the clone at \(path)") { () throws(GitError) in try Repository.open(at: absolute)
+        let opened = try withStoreError("opening the clone at \(path)") { () throws(GitError) in try Repository.open(at: absolute)
         }
         return try Deck(repository: opened)
     }

@@ -95,7 +95,7 @@ extension Deck {
                     .io,
                     "could not move the new deck into \(path): \(String(cString: strerror(errno))); nothing was made")
             }
-            let opened = try git("opening the new deck at \(path)") { () throws(GitError) in
+            let opened = try withStoreError("opening the new deck at \(path)") { () throws(GitError) in
                 try Repository.open(at: absolute)
             }
             return try Deck(repository: opened)
@@ -109,10 +109,10 @@ extension Deck {
         at absolute: String, shownAs path: String, bare: Bool, name deckName: String, imported: [Card],
         source: String?, existingMetadata: [UInt8]?
     ) throws(StoreError) -> Deck {
-        let repository = try git("creating a repository at \(path)") { () throws(GitError) in
+        let repository = try withStoreError("creating a repository at \(path)") { () throws(GitError) in
             try Repository.create(at: absolute, bare: bare)
         }
-        try git("configuring the merge driver") { () throws(GitError) in try Deck.configureGit(repository) }
+        try withStoreError("configuring the merge driver") { () throws(GitError) in try Deck.configureGit(repository) }
         let deck = try Deck(repository: repository)
         let metadata =
             existingMetadata

@@ -154,15 +154,15 @@ extension Deck {
     ) {
         let parentTree: ObjectID? =
             try commit.parents.first.map { (parent) throws(StoreError) in
-                try git("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
+                try withStoreError("reading \(parent.short)") { () throws(GitError) in try repository.commit(parent).tree }
             }
-        let changes = try git("comparing \(commit.id.short) with its parent") { () throws(GitError) in
+        let changes = try withStoreError("comparing \(commit.id.short) with its parent") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: parentTree, to: commit.tree)
         }
         var files: [(path: String, content: [UInt8]?)] = []
         var skipped: [UndoSkip] = []
         func read(_ blob: ObjectID, _ path: String) throws(StoreError) -> [UInt8] {
-            try git("reading \(path)") { () throws(GitError) in
+            try withStoreError("reading \(path)") { () throws(GitError) in
                 try repository.readBlob(blob, limit: Deck.maximumIncomingFileSize)
             }
         }
@@ -224,7 +224,7 @@ extension Deck {
             inHistory =
                 id == head
                 ? true
-                : try git("comparing histories") { () throws(GitError) in try repository.isDescendant(head, of: id) }
+                : try withStoreError("comparing histories") { () throws(GitError) in try repository.isDescendant(head, of: id) }
         }
         guard let id, let head, inHistory else {
             // `cards undo 6513` meant for a card: undo takes an operation's commit.
@@ -237,7 +237,7 @@ extension Deck {
                     + "prefix of one, or a revision such as main~2)\(card)")
         }
         let entry = LogEntry(
-            commit: try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id) })
+            commit: try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id) })
         guard let operation = entry.operation, Deck.undoableOperations.contains(operation),
             entry.commit.parents.count <= 1
         else {
@@ -337,7 +337,7 @@ extension Deck {
             guard let (blob, commit) = try findInHistory(path: CardID.path(for: id), from: snapshot.commit) else {
                 throw StoreError(.cardNotFound, "card \(id) is not in this deck's history")
             }
-            var bytes = try git("reading \(id)") { () throws(GitError) in
+            var bytes = try withStoreError("reading \(id)") { () throws(GitError) in
                 try repository.readBlob(blob, limit: Card.maximumFileSize)
             }
             var card: Card

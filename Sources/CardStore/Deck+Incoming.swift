@@ -64,7 +64,7 @@ extension Deck {
     /// Refuses outright (nothing changes) a tree with a path into `.git` or out of the deck: git itself
     /// calls such a tree corrupt, and a server that checks pushes would refuse every later push.
     func quarantinedEntries(from old: ObjectID?, to new: ObjectID, theirsName: String) throws(StoreError) -> [String] {
-        let changes = try git("comparing trees") { () throws(GitError) in
+        let changes = try withStoreError("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: old, to: new)
         }
         var lines: [String] = []

@@ -77,7 +77,7 @@ extension Deck {
 
     /// The commit `reference` names (a branch, tag, remote-tracking ref or commit id), or nil.
     public func resolveCommit(_ reference: String) throws(StoreError) -> ObjectID? {
-        try git("reading '\(reference)'") { () throws(GitError) in try repository.resolveCommit(reference) }
+        try withStoreError("reading '\(reference)'") { () throws(GitError) in try repository.resolveCommit(reference) }
     }
 
     /// Merges the commit `theirs` into `main`: up to date, fast-forward, or a two-parent merge commit
@@ -95,14 +95,14 @@ extension Deck {
         let ours = try headCommit()
         if let ours {
             if ours == theirs { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
-            let contained = try git("comparing histories") { () throws(GitError) in
+            let contained = try withStoreError("comparing histories") { () throws(GitError) in
                 try repository.isDescendant(ours, of: theirs)
             }
             if contained { return MergeReport(kind: .upToDate, decisions: [], invalid: []) }
         }
         let behind: Bool
         if let ours {
-            behind = try git("comparing histories") { () throws(GitError) in
+            behind = try withStoreError("comparing histories") { () throws(GitError) in
                 try repository.isDescendant(theirs, of: ours)
             }
         } else {
@@ -112,11 +112,11 @@ extension Deck {
         // commit takes the rest and leaves those entries out).
         var hostile: [String] = []
         if behind {
-            let theirsTree = try git("reading \(theirs.short)") { () throws(GitError) in
+            let theirsTree = try withStoreError("reading \(theirs.short)") { () throws(GitError) in
                 try repository.commit(theirs).tree
             }
             let oursTree = try ours.map { (id) throws(StoreError) in
-                try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
+                try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
             }
             hostile = try quarantinedEntries(from: oursTree, to: theirsTree, theirsName: theirsName)
             if !hostile.isEmpty && ours == nil {
@@ -170,10 +170,10 @@ extension Deck {
         try checkNoUnfinishedGitOperation()
         try recoverInterruptedWrite()
         let oldTree = try current.map { (id) throws(StoreError) in
-            try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
+            try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
-        let newTree = try git("reading \(target.short)") { () throws(GitError) in try repository.commit(target).tree }
-        let changes = try git("comparing trees") { () throws(GitError) in
+        let newTree = try withStoreError("reading \(target.short)") { () throws(GitError) in try repository.commit(target).tree }
+        let changes = try withStoreError("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
         }
         // What comes into the working tree (a path a deck may write), filtered once for every step below.
@@ -273,16 +273,16 @@ extension Deck {
     func planMerge(ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError)
         -> MergePlan
     {
-        let oursCommit = try git("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
-        let theirsCommit = try git("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
+        let oursCommit = try withStoreError("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
+        let theirsCommit = try withStoreError("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
         let base = try chooseMergeBase(ours, theirs)
         let baseTree = try base.map { (id) throws(StoreError) in
-            try git("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
+            try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
         // One walk of the three trees: a folder that ours and theirs share is skipped unread, and each
         // changed folder is read once, not once per side.
         let trees = RawTreeCache()
-        let changes = try git("comparing with the merge base") { () throws(GitError) in
+        let changes = try withStoreError("comparing with the merge base") { () throws(GitError) in
             try repository.changedLeaves(
                 [baseTree, oursCommit.tree, theirsCommit.tree], comparing: (1, 2), cache: trees)
         }
@@ -491,7 +491,7 @@ extension Deck {
                 files.append((path, [], entry.id, entry.mode))
                 continue
             }
-            let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+            let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
             files.append((path, bytes, entry.id, entry.mode))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
@@ -555,11 +555,11 @@ extension Deck {
     /// are several, and libgit2's pick depends on the argument order, which would break symmetry. The
     /// latest by committer time (then the larger id) is the one closest to both tips.
     func chooseMergeBase(_ ours: ObjectID, _ theirs: ObjectID) throws(StoreError) -> ObjectID? {
-        let bases = try git("finding the merge base") { () throws(GitError) in try repository.mergeBases(ours, theirs) }
+        let bases = try withStoreError("finding the merge base") { () throws(GitError) in try repository.mergeBases(ours, theirs) }
         guard bases.count > 1 else { return bases.first }
         var best: (time: Int64, id: ObjectID)?
         for base in bases {
-            let time = try git("reading \(base.short)") { () throws(GitError) in
+            let time = try withStoreError("reading \(base.short)") { () throws(GitError) in
                 try repository.commit(base).committer.time
             }
             if let current = best, (current.time, current.id) >= (time, base) { continue }
@@ -623,10 +623,10 @@ extension Deck {
         let sides = [base, ours, theirs].compactMap { $0 }
         guard sides.allSatisfy({ $0.kind == .blob }) else { return nil }
         for side in sides {
-            let size = try git("reading \(path)") { () throws(GitError) in try repository.objectSize(side.id) }
+            let size = try withStoreError("reading \(path)") { () throws(GitError) in try repository.objectSize(side.id) }
             if size > Deck.maximumIncomingFileSize { return nil }
         }
-        let merged = try git("merging \(path)") { () throws(GitError) in
+        let merged = try withStoreError("merging \(path)") { () throws(GitError) in
             try repository.mergeFile(
                 path: path, base: base.map { ($0.id, $0.mode) }, ours: (ours.id, ours.mode),
                 theirs: (theirs.id, theirs.mode))

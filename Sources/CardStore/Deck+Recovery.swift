@@ -99,14 +99,14 @@ extension Deck {
         let written = files.filter(\.known)
         guard !written.isEmpty else { return }
         // Read from disk: the repository's index object may be older than the file a patch wrote.
-        let index = try git("reading the index") { () throws(GitError) in
+        let index = try withStoreError("reading the index") { () throws(GitError) in
             let index = try repository.index()
             try index.reload(force: true)
             return index
         }
         var indexChanged = false
         for file in written {
-            let main = try git("reading \(file.path)") { () throws(GitError) in
+            let main = try withStoreError("reading \(file.path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: file.path)
             }
             guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
@@ -116,7 +116,7 @@ extension Deck {
                 && (present != nil && present == file.blob || present == nil && file.blob == nil && main != nil)
             {
                 if let main {
-                    let bytes = try git("reading \(file.path)") { () throws(GitError) in
+                    let bytes = try withStoreError("reading \(file.path)") { () throws(GitError) in
                         try repository.readBlob(main.id)
                     }
                     try FileSystem.writeAtomically(bytes, to: full, durable: durable)
@@ -126,7 +126,7 @@ extension Deck {
             }
             let staged = index.entryID(path: file.path)
             if staged == file.blob && staged != main?.id {
-                try git("putting back \(file.path) in the index") { () throws(GitError) in
+                try withStoreError("putting back \(file.path) in the index") { () throws(GitError) in
                     if let main {
                         try index.stage(path: file.path, id: main.id, mode: main.mode)
                     } else {
@@ -136,7 +136,7 @@ extension Deck {
                 indexChanged = true
             }
         }
-        if indexChanged { try git("writing the index") { () throws(GitError) in try index.write() } }
+        if indexChanged { try withStoreError("writing the index") { () throws(GitError) in try index.write() } }
     }
 
     /// Removes the temp files a killed pack write left in `objects/pack` (a sync or merge killed while

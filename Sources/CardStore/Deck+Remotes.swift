@@ -37,7 +37,7 @@ public struct DeckRemote: Sendable, Hashable {
 extension Deck {
     /// The configured remotes, sorted by name.
     public func remotes() throws(StoreError) -> [DeckRemote] {
-        try git("reading the remotes") { () throws(GitError) in
+        try withStoreError("reading the remotes") { () throws(GitError) in
             try repository.remotes().map {
                 DeckRemote(name: $0.name, url: $0.url, localPath: repository.localRemotePath($0.url))
             }.sorted { $0.name < $1.name }
@@ -72,7 +72,7 @@ extension Deck {
                 "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(name)`"
             )
         }
-        try git("adding remote \(name)") { () throws(GitError) in
+        try withStoreError("adding remote \(name)") { () throws(GitError) in
             try repository.addRemote(name: name, url: url)
         }
         try followSyncRemote(added: name)
@@ -93,7 +93,7 @@ extension Deck {
     private func followSyncRemote(added: String? = nil) throws(StoreError) {
         guard let remote = try? syncRemote(named: nil) else { return }
         let names = Set(try remotes().map(\.name))
-        try git("setting main's upstream") { () throws(GitError) in
+        try withStoreError("setting main's upstream") { () throws(GitError) in
             let current = try repository.configString("branch.\(branchName).remote")
             let missing = current.map { !names.contains($0) } ?? true
             guard missing || (added == "origin" && remote.name == "origin") else { return }
@@ -107,7 +107,7 @@ extension Deck {
         guard try remotes().contains(where: { $0.name == name }) else {
             throw StoreError(.invalidInput, "there is no remote named \(name); `cards remote list` shows the remotes")
         }
-        try git("removing remote \(name)") { () throws(GitError) in try repository.removeRemote(name: name) }
+        try withStoreError("removing remote \(name)") { () throws(GitError) in try repository.removeRemote(name: name) }
         // libgit2 drops main's upstream with its remote: the remote left for `cards sync` takes it.
         try followSyncRemote()
     }

@@ -275,7 +275,7 @@ extension Deck {
             throw StoreError(
                 .sync, "fetching from \(remote.name) did not bring its main (\(theirs.short)); run `cards sync` again")
         }
-        try git("updating \(remote.trackingReference)") { () throws(GitError) in
+        try withStoreError("updating \(remote.trackingReference)") { () throws(GitError) in
             try repository.setReference(remote.trackingReference, to: theirs, logMessage: "cards: fetch \(remote.name)")
         }
         return theirs
@@ -313,8 +313,8 @@ extension Deck {
     }
 
     private func checkRemoteIsDeck(_ theirs: ObjectID, _ remote: DeckRemote) throws(StoreError) {
-        let tree = try git("reading \(remote.trackingName)") { () throws(GitError) in try repository.commit(theirs).tree }
-        let entry = try git("reading \(remote.trackingName)") { () throws(GitError) in
+        let tree = try withStoreError("reading \(remote.trackingName)") { () throws(GitError) in try repository.commit(theirs).tree }
+        let entry = try withStoreError("reading \(remote.trackingName)") { () throws(GitError) in
             try repository.treeEntry(in: tree, path: Deck.metadataPath)
         }
         guard let entry else {
@@ -328,11 +328,11 @@ extension Deck {
     }
 
     private func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws(StoreError) -> Bool {
-        try git("comparing histories") { () throws(GitError) in try repository.isDescendant(commit, of: ancestor) }
+        try withStoreError("comparing histories") { () throws(GitError) in try repository.isDescendant(commit, of: ancestor) }
     }
 
     private func tree(of commit: ObjectID) throws(StoreError) -> ObjectID {
-        try git("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+        try withStoreError("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
     }
 
     /// The files that are no valid card among those `new` sends to a remote at `remote` with a merge, but
@@ -353,7 +353,7 @@ extension Deck {
         }
         let oldTree = try tree(of: old)
         let newTree = try tree(of: new)
-        let changes = try git("comparing trees") { () throws(GitError) in
+        let changes = try withStoreError("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
         }.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") }
         return (changes.count, invalidCards(amongChanged: changes.map(\.path), in: newTree))
@@ -373,7 +373,7 @@ extension Deck {
         guard !options.allowMassDelete else { return nil }
         let oldTree = try tree(of: remoteCommit)
         let newTree = try tree(of: new)
-        let changes = try git("comparing trees") { () throws(GitError) in
+        let changes = try withStoreError("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
         }
         let deleted = changes.filter { $0.path.hasPrefix(Deck.cardsFolder + "/") && $0.old != nil && $0.new == nil }

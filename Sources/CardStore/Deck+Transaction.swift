@@ -92,7 +92,7 @@ extension Deck {
             var updates: [TreeUpdate] = []
             for (position, file) in change.files.enumerated() {
                 if let content = file.content {
-                    let blob = try git("writing \(file.path)") { () throws(GitError) in
+                    let blob = try withStoreError("writing \(file.path)") { () throws(GitError) in
                         if let stored = change.storedBlobs[position] { return stored }
                         if let packer { return try packer.writeBlob(content) }
                         return try repository.writeBlob(content)
@@ -107,7 +107,7 @@ extension Deck {
             let indexAhead = isBare ? nil : prepareIndex(for: updates)
             // Into a pack, every new tree and the commit go straight to the writer's memory: written
             // through libgit2's object database, each would first be looked for in every pack on disk.
-            let tree = try git("building the new tree") { () throws(GitError) in
+            let tree = try withStoreError("building the new tree") { () throws(GitError) in
                 if let packer {
                     return try repository.splicedTree(
                         base: snapshot.tree, updates: updates, cache: change.trees ?? snapshot.trees, writer: packer)
@@ -117,7 +117,7 @@ extension Deck {
             let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
             var message = change.message
             if let device = deviceID() { message.trailers.append((Deck.deviceTrailer, device)) }
-            let commit = try git("writing the commit") { () throws(GitError) in
+            let commit = try withStoreError("writing the commit") { () throws(GitError) in
                 guard let packer else {
                     return try repository.createCommit(
                         tree: tree, parents: parents, message: message.text, author: signed, committer: signed)
@@ -127,7 +127,7 @@ extension Deck {
                         tree: tree, parents: parents, message: message.text, author: signed, committer: signed))
             }
             if let packer {
-                try git("writing the pack") { () throws(GitError) in
+                try withStoreError("writing the pack") { () throws(GitError) in
                     try packer.finish(commit: commit, durable: durable)
                 }
             }
@@ -338,7 +338,7 @@ extension Deck {
             if handEdits {
                 var base = tree
                 if base == nil {
-                    base = try git("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
+                    base = try withStoreError("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
                 }
                 if let base { try stageFromTree(paths, tree: base, indexLock: indexLock) }
             } else if let tree {
@@ -347,7 +347,7 @@ extension Deck {
                 for path in paths where Deck.isSafeWorkingPath(path) {
                     try FileSystem.remove(try workingFile(path) ?? "\(location)/\(path)")
                 }
-                let empty = try git("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
+                let empty = try withStoreError("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
                 try updateIndexEntries(paths.map { ($0, nil) }, tree: empty, indexLock: indexLock)
             }
             return nil
@@ -388,7 +388,7 @@ extension Deck {
         var entries: [(path: String, blob: ObjectID?)] = []
         for path in paths {
             let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
-            let entry = try git("reading \(path)") { () throws(GitError) in
+            let entry = try withStoreError("reading \(path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: path)
             }
             // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
@@ -396,7 +396,7 @@ extension Deck {
                 skippingUnchanged ? Deck.workingBlobID(full) : nil
             if let entry, notCheckedOut(entry) == nil {
                 if !skippingUnchanged || present != entry.id {
-                    let bytes = try git("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+                    let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
                     try FileSystem.writeAtomically(bytes, to: full, durable: durable)
                 }
                 try Deck.setExecutable(full, entry.mode)
@@ -473,7 +473,7 @@ extension Deck {
             try Deck.writeNewFile(try FileSystem.read(indexPath, limit: 1 << 31), to: side)
         }
         defer { unlink(side) }
-        try git("updating the index (`cards fsck --repair` makes it again from main)") { () throws(GitError) in
+        try withStoreError("updating the index (`cards fsck --repair` makes it again from main)") { () throws(GitError) in
             let index = try Index.open(path: side)
             for path in paths {
                 if let entry = try repository.treeEntry(in: tree, path: path), entry.kind != .tree {

@@ -208,7 +208,7 @@ public final class Deck {
                     "\(branch) points to \(head.short), which cannot be read as a commit (\(error.message))"
                         + (mainRecoveryAdvice(damaged: true, current: head) ?? StoreError.damageHint(error)))
             }
-            let entry = try git("reading the deck's tree") { () throws(GitError) in
+            let entry = try withStoreError("reading the deck's tree") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: Deck.metadataPath, cache: trees)
             }
             if let entry {
@@ -233,7 +233,7 @@ public final class Deck {
     /// version, which this one must not write to (nil for format 1, and for a file that is broken,
     /// which `cards fsck` reports).
     func newerFormat(of blob: ObjectID, cache: RawTreeCache = RawTreeCache()) throws(StoreError) -> String? {
-        let bytes = try git("reading deck.json") { () throws(GitError) in
+        let bytes = try withStoreError("reading deck.json") { () throws(GitError) in
             try repository.readBlob(blob, limit: Card.maximumFileSize, cache: cache)
         }
         // Any number above 1 (2, 2.0, 2e0, one too big for an Int): said as written.
@@ -255,7 +255,7 @@ public final class Deck {
 
     /// `refuseNewerFormat(of:)` for the `deck.json` of `commit`, if it has one.
     func refuseNewerFormat(at commit: ObjectID, holder: String, outcome: String) throws(StoreError) {
-        let entry = try git("reading deck.json of \(commit.short)") { () throws(GitError) in
+        let entry = try withStoreError("reading deck.json of \(commit.short)") { () throws(GitError) in
             try repository.treeEntry(in: try repository.commit(commit).tree, path: Deck.metadataPath)
         }
         if let entry { try refuseNewerFormat(of: entry.id, holder: holder, outcome: outcome) }

@@ -85,7 +85,7 @@ extension DeckSnapshot {
     func forEachCardEntry(_ body: (PathedEntry) throws(StoreError) -> Void) throws(StoreError) {
         guard let tree else { return }
         guard
-            let cardsEntry = try git(
+            let cardsEntry = try withStoreError(
                 "reading cards/", { () throws(GitError) in try repository.treeEntry(in: tree, path: Deck.cardsFolder) })
         else {
             return
@@ -94,13 +94,13 @@ extension DeckSnapshot {
             try body(PathedEntry(folder: nil, entry: cardsEntry, isTop: true))
             return
         }
-        let folders = try git("reading cards/") { () throws(GitError) in try repository.treeEntries(cardsEntry.id) }
+        let folders = try withStoreError("reading cards/") { () throws(GitError) in try repository.treeEntries(cardsEntry.id) }
         for folder in folders {
             guard folder.kind == .tree else {
                 try body(PathedEntry(folder: nil, entry: folder, isTop: false))
                 continue
             }
-            let files = try git("reading \(Deck.cardsFolder)/\(folder.name)") { () throws(GitError) in
+            let files = try withStoreError("reading \(Deck.cardsFolder)/\(folder.name)") { () throws(GitError) in
                 try repository.treeEntries(folder.id)
             }
             for file in files {

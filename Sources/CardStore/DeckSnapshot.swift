@@ -42,7 +42,7 @@ public struct DeckSnapshot {
         self.commit = commit
         self.trees = trees
         if let commit {
-            tree = try git("reading commit \(commit.short)") { () throws(GitError) in
+            tree = try withStoreError("reading commit \(commit.short)") { () throws(GitError) in
                 try repository.commitTree(commit, cache: trees)
             }
         } else {
@@ -53,7 +53,7 @@ public struct DeckSnapshot {
     /// The blob at a path, or nil.
     func blobID(at path: String) throws(StoreError) -> ObjectID? {
         guard let tree else { return nil }
-        let entry = try git("reading \(path)") { () throws(GitError) in
+        let entry = try withStoreError("reading \(path)") { () throws(GitError) in
             try repository.treeEntry(in: tree, path: path, cache: trees)
         }
         guard let entry, entry.kind == .blob else { return nil }
@@ -151,12 +151,12 @@ public struct DeckSnapshot {
         let folder = "\(Deck.cardsFolder)/\(lowered.prefix(2))"
         var matches: [String] = []
         if let tree,
-            let entry = try git(
+            let entry = try withStoreError(
                 "reading \(folder)",
                 { () throws(GitError) in try repository.treeEntry(in: tree, path: folder, cache: trees) }),
             entry.kind == .tree
         {
-            let entries = try git("reading \(folder)") { () throws(GitError) in
+            let entries = try withStoreError("reading \(folder)") { () throws(GitError) in
                 try repository.treeEntries(entry.id, namePrefix: lowered, cache: trees)
             }
             // Entries named with the prefix only (`namePrefix`): the card files among them.

@@ -106,7 +106,7 @@ extension StoreError {
 
 /// Runs a GitCore call and turns its failure into a `StoreError` that says what we were doing.
 @inline(__always)
-func git<T>(_ doing: @autoclosure () -> String, _ body: () throws(GitError) -> T) throws(StoreError) -> T {
+func withStoreError<T>(_ doing: @autoclosure () -> String, _ body: () throws(GitError) -> T) throws(StoreError) -> T {
     do {
         return try body()
     } catch {
