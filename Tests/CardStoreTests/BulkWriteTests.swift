@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CardStore
+import TestSupport
 
 @Suite("Many working-tree files written in two halves")
 struct BulkWriteTests {
@@ -20,7 +21,7 @@ struct BulkWriteTests {
 
     @Test("3,000 files: each written with its own bytes, no temporary file left")
     func written() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let files = Self.files(3_000, under: scratch.root)
         try Deck.writeFilesInBulk(files, durable: false)
         for file in files {
@@ -32,7 +33,7 @@ struct BulkWriteTests {
     @Test("a file that cannot be written, in either half: an error naming it, nothing renamed, no temporary file left")
     func failing() throws {
         for blocked in [10, 2_990] {
-            let scratch = try StoreScratch()
+            let scratch = try ScratchFolder()
             let files = Self.files(3_000, under: scratch.root)
             // A folder where the blocked file's temporary file would go.
             let full = files[blocked].full

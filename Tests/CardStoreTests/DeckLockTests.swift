@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import CardStore
+import TestSupport
 
 /// The deck lock's holder record is written over the last one in place, one length for every pid, so
 /// that what a waiting process reads is always the present holder's pid alone.
@@ -21,7 +22,7 @@ struct DeckLockTests {
 
     @Test("a lock file left longer (or shorter) than a record holds exactly this holder's record")
     func leftoversCovered() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         for leftover in ["pid 1234567890123456789012345678901234567890\n", "pid 9\n", ""] {
             let path = scratch.path("cards-\(leftover.count).lock")
             #expect(FileManager.default.createFile(atPath: path, contents: Data(leftover.utf8)))
@@ -38,7 +39,7 @@ struct DeckLockTests {
 struct WriteFlagTests {
     @Test("a bare deck's flag holds the pid alone; a working tree's, each path with its blob")
     func flagLines() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let blob = ObjectID.blobHash(of: Array("{}".utf8))
         let files: [(path: String, blob: ObjectID?)] = [("cards/ab/x.json", blob), ("cards/cd/y.json", nil)]
         for bare in [true, false] {

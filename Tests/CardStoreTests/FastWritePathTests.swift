@@ -34,7 +34,7 @@ struct FastWritePathTests {
 
     @Test("after imports (packed), adds, edits and deletes the index matches git: status clean, fsck clean")
     func indexStaysTrue() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
         let cards = makeCards(600)
         try deck.importCards(cards, source: "test")
@@ -69,7 +69,7 @@ struct FastWritePathTests {
         "a same-size hand edit in the second of the index's entry and of the index itself still shows in git status after a later write"
     )
     func sameSecondHandEditStaysVisible() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let directory = scratch.path("deck")
         let deck = try Deck.create(at: directory, name: "Test", bare: false)
         let cards = makeCards(3)
@@ -110,7 +110,7 @@ struct FastWritePathTests {
 
     @Test("a card folder in an old mode spelling (100664): the splice gives way, libgit2 builds the tree, all packed")
     func oddModeFolderFallsBack() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let directory = scratch.path("deck")
         let deck = try Deck.create(at: directory, name: "Test", bare: true)
         let cards = makeCards(40)
@@ -152,13 +152,13 @@ struct FastWritePathTests {
         #expect(listed.split(separator: "\n").count == 40, "cards lost or added: \(listed)")
         // The new trees and the commit went into a pack, as every commit's do: no loose object more.
         #expect(try scratch.git(["count-objects"], in: directory) == looseBefore)
-        #expect(try RawTreeTests.fsckStatus(directory, strict: false) == 0)
+        #expect(try GitRunner.fsckStatus(directory, strict: false) == 0)
         #expect(try reopened.check(repair: false).problems.isEmpty)
     }
 
     @Test("an index the patch does not handle (a stray file under cards/) falls back to libgit2")
     func fallsBack() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
         try FileManager.default.createDirectory(atPath: scratch.path("deck/cards"), withIntermediateDirectories: true)
         try "note\n".write(toFile: scratch.path("deck/cards/README"), atomically: false, encoding: .utf8)
@@ -175,7 +175,7 @@ struct AllCardsReadTests {
     @Test(
         "a deck of 2,400 cards repacked with deltas, and cards added since: every card read, each as libgit2 reads it")
     func everyCardRead() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("deck")
         let deck = try Deck.create(at: path, name: "Big", bare: true)
         try deck.importCards(makeCards(2_400), source: "test")

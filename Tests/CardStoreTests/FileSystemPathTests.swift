@@ -1,12 +1,13 @@
 import CardStore
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("FileSystem.canonical: one spelling per place")
 struct FileSystemPathTests {
     @Test("dots, slashes and symbolic links, for folders that exist and that do not yet")
     func spellings() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let real = scratch.path("real")
         try FileManager.default.createDirectory(atPath: real + "/inside", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: scratch.path("link"), withDestinationPath: real)

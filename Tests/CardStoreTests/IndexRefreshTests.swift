@@ -2,13 +2,14 @@ import CardModel
 import CardStore
 import Foundation
 import Testing
+import TestSupport
 
 /// The index keeps true file data for the cards: an import's entries are not left smudged (size 0,
 /// read and hashed again by every status).
 @Suite("Index file data: not smudged for nothing")
 struct IndexRefreshTests {
     /// Each entry of `git ls-files --debug` in `deck`: path, mtime (seconds, nanoseconds), size.
-    static func entries(_ scratch: StoreScratch, _ deck: String) throws -> [(
+    static func entries(_ scratch: ScratchFolder, _ deck: String) throws -> [(
         path: String, mtime: (Int, Int), size: Int
     )] {
         let text = try scratch.git(["ls-files", "--debug"], in: deck)
@@ -38,7 +39,7 @@ struct IndexRefreshTests {
     }
 
     /// A working-tree deck at `scratch`'s "deck" with `count` cards imported.
-    static func importedDeck(_ scratch: StoreScratch, count: Int) throws -> (path: String, deck: Deck, cards: [Card]) {
+    static func importedDeck(_ scratch: ScratchFolder, count: Int) throws -> (path: String, deck: Deck, cards: [Card]) {
         let path = scratch.path("deck")
         let deck = try Deck.create(at: path, name: "I", bare: false)
         let cards = makeCards(count)
@@ -48,7 +49,7 @@ struct IndexRefreshTests {
 
     @Test("after an import and an edit, no card older than the index is smudged")
     func importNotSmudged() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let (path, deck, cards) = try Self.importedDeck(scratch, count: 300)
         try deck.edit(cards[7].id, CardEdit(title: "Edited"))
         let index = try Self.indexTime(path)
@@ -60,7 +61,7 @@ struct IndexRefreshTests {
 
     @Test("status never writes the index (another command may have written it during the scan)")
     func statusDoesNotWrite() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let (path, deck, cards) = try Self.importedDeck(scratch, count: 40)
         // Touched card files (same content, a new time): a refreshing status would write the index.
         let stamp = timespec(tv_sec: Int(Date().timeIntervalSince1970) - 100, tv_nsec: 123_456_789)

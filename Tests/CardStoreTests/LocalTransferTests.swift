@@ -12,7 +12,7 @@ import Testing
 @Suite("Local fetch and push: what changed, whole")
 struct LocalTransferTests {
     /// The objects in `path`'s packs and loose files, from `git count-objects -v`.
-    static func objectCount(_ scratch: StoreScratch, _ path: String) throws -> Int {
+    static func objectCount(_ scratch: ScratchFolder, _ path: String) throws -> Int {
         let text = try scratch.git(["count-objects", "-v"], in: path)
         var total = 0
         for line in text.split(separator: "\n") {
@@ -24,13 +24,9 @@ struct LocalTransferTests {
         return total
     }
 
-    static func fsckStatus(_ path: String, strict: Bool = true) throws -> Int32 {
-        try RawTreeTests.fsckStatus(path, strict: strict)
-    }
-
     @Test("sync through a path remote: the first push sends the deck, later syncs only what changed")
     func syncSendsWhatChanged() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let server = scratch.path("server.git")
         try scratch.git(["init", "-q", "--bare", "-b", "main", server], in: scratch.root)
         let cards = makeCards(1_000)
@@ -63,7 +59,7 @@ struct LocalTransferTests {
         let tipB = try b.headCommit()
         #expect(tipA == tipB, "A and B end apart")
         for path in [server, scratch.path("a.git"), scratch.path("b")] {
-            #expect(try Self.fsckStatus(path) == 0, "git fsck --strict refuses \(path)")
+            #expect(try GitRunner.fsckStatus(path) == 0, "git fsck --strict refuses \(path)")
         }
         #expect(try a.snapshot().card(id: cards[0].id)?.title == "A \(cards[0].id.prefix(4))")
         #expect(try a.snapshot().card(id: cards[999].id)?.title == "B \(cards[999].id.prefix(4))")
@@ -74,7 +70,7 @@ struct LocalTransferTests {
     @Test("random histories: every object git would send is among those found", arguments: seeds)
     func newObjectsCoverGit(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("repo.git")
         try scratch.git(["init", "-q", "--bare", "-b", "main", path], in: scratch.root)
         let repository = try Repository.open(at: path)
@@ -125,7 +121,7 @@ struct LocalTransferTests {
 
     @Test("a history with a tree that is not canonical is pushed and fetched whole through libgit2")
     func nonCanonicalTreeFallsBack() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let work = scratch.path("work.git")
         try scratch.git(["init", "-q", "--bare", "-b", "main", work], in: scratch.root)
         // A file with git's old group-writable mode: a tree `RawTree` does not take.
@@ -159,7 +155,7 @@ struct LocalTransferTests {
         let blobID = try #require(ObjectID(hex: id))
         for path in [remote, fetcher] {
             // Not --strict: that refuses the old mode itself. Connectivity and hashes.
-            #expect(try Self.fsckStatus(path, strict: false) == 0, "git fsck refuses \(path)")
+            #expect(try GitRunner.fsckStatus(path, strict: false) == 0, "git fsck refuses \(path)")
             #expect(try Repository.open(at: path).hasObject(blobID), "\(path) lacks the file's blob")
         }
     }

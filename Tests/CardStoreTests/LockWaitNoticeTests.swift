@@ -1,6 +1,7 @@
 import Foundation
 @testable import CardStore
 import Testing
+import TestSupport
 
 /// A command waiting for another process's deck lock says so once (`Deck.lockWaitNotice`), naming
 /// the holder, and goes on when the lock is let go.
@@ -24,7 +25,7 @@ struct LockWaitNoticeTests {
 
     @Test("an add behind a process holding the deck lock for 2.5 s: told once, naming that process, then added")
     func toldOnce() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: true)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
@@ -54,7 +55,7 @@ struct LockWaitNoticeTests {
 extension LockWaitNoticeTests {
     @Test("a lock timeout of infinity or NaN is kept to what every message can say")
     func boundedTimeout() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: true)
         deck.lockTimeout = .infinity
         #expect(deck.lockTimeout == Deck.longestLockTimeout)

@@ -16,7 +16,7 @@ struct MergePropertyTests {
         "symmetric merges give identical trees; no card lost; every file valid; syncing until quiet converges",
         arguments: seeds)
     func randomHistories(seed: UInt64) throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         var random = SplitMix64(seed: seed)
         let names = ["a.git", "b.git", "c.git"]
         let first = try Deck.create(at: scratch.path(names[0]), name: "P", bare: true)
@@ -71,7 +71,7 @@ struct MergePropertyTests {
         try deck.repository.commit(try #require(try deck.headCommit())).tree
     }
 
-    func fetchTip(_ scratch: StoreScratch, into: String, from: String) throws -> ObjectID {
+    func fetchTip(_ scratch: ScratchFolder, into: String, from: String) throws -> ObjectID {
         try scratch.git(["fetch", "-q", scratch.path(from), "+main:refs/remotes/peer/main"], in: scratch.path(into))
         let hex = try scratch.git(["rev-parse", "refs/remotes/peer/main"], in: scratch.path(into))
         return try #require(ObjectID(hex: hex.trimmingCharacters(in: .whitespacesAndNewlines)))

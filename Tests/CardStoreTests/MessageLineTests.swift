@@ -81,7 +81,7 @@ struct SafePathTests {
             #expect(Deck.isSafeWorkingPath(path), "\(path.debugDescription) refused")
         }
         // The folder before such a slash is still checked for a link out of the deck.
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: false)
         let outside = scratch.path("outside")
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)

@@ -12,7 +12,7 @@ import Testing
 @Suite("Pack reader: whole objects as libgit2 reads them, nil for the rest")
 struct PackReaderTests {
     /// Every object in `directory`'s packs with its type, from `git cat-file`.
-    static func objects(in directory: String, scratch: StoreScratch) throws -> [(id: ObjectID, type: git_object_t)] {
+    static func objects(in directory: String, scratch: ScratchFolder) throws -> [(id: ObjectID, type: git_object_t)] {
         let listing = try scratch.git(
             ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"], in: directory)
         return listing.split(separator: "\n").compactMap { line in
@@ -27,7 +27,7 @@ struct PackReaderTests {
     }
 
     /// A bare repository with random files in random folders over a few commits, then packed by git.
-    static func packedRepository(seed: UInt64, scratch: StoreScratch, deltas: Bool) throws -> String {
+    static func packedRepository(seed: UInt64, scratch: ScratchFolder, deltas: Bool) throws -> String {
         var random = SplitMix64(seed: seed)
         let work = scratch.path("work")
         try scratch.git(["init", "-q", "-b", "main", work], in: scratch.root)
@@ -60,7 +60,7 @@ struct PackReaderTests {
             (UInt64(31), false), (32, false), (33, true), (34, true),
         ])
     func matchesLibgit2(seed: UInt64, deltas: Bool) throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let directory = try Self.packedRepository(seed: seed, scratch: scratch, deltas: deltas)
         let repository = try Repository.open(at: directory)
         let reader = PackReader(objectsDirectory: directory + "/objects/")
@@ -98,7 +98,7 @@ struct PackReaderTests {
         "a pack written by hand (stored blocks) at the block edges, objects copied in or kept where they lie: git verifies it, libgit2 and the reader read it",
         arguments: [("copied", false), ("kept", false), ("alternately copied and kept", false), ("kept", true)])
     func storedBlockEdges(how: String, small: Bool) throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("edges.git")
         try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
         // Empty, one byte, one block exactly, one byte over, several blocks and a partial one (the
@@ -143,7 +143,7 @@ struct PackReaderTests {
         "a commit's spliced trees packed by PackWriter (their checksums on two threads) get the index git's index-pack makes"
     )
     func splicedTreesPacked() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("trees.git")
         try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
         let repository = try Repository.open(at: path)
@@ -181,7 +181,7 @@ struct PackReaderTests {
 
     @Test("reads a deck's own packs (trees stored uncompressed) as libgit2 does")
     func deckPacks() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("deck.git")
         let deck = try Deck.create(at: path, name: "P", bare: true)
         try deck.importCards(makeCards(300), source: "test")
@@ -210,7 +210,7 @@ struct PackReaderTests {
         ])
     func damaged(seed: UInt64, deckPack: Bool) throws {
         var random = SplitMix64(seed: seed)
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         // git's pack (compressed objects), or a deck's one pack (stored objects, trees read in place).
         let directory: String
         if deckPack {
@@ -281,7 +281,7 @@ struct PackReaderTests {
 extension PackReaderTests {
     @Test("a header that claims a huge object is refused before anything is allocated")
     func hugeClaimedSize() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let folder = scratch.path("objects/pack")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // One tree whose header says 0xFFFFFFFF bytes, then an empty stored zlib stream.

@@ -16,13 +16,13 @@ struct RawTreeTests {
 
     /// A bare repository and the blobs and trees of one seed.
     struct Store {
-        let scratch: StoreScratch
+        let scratch: ScratchFolder
         let directory: String
         let repository: Repository
         var blobs: [ObjectID] = []
 
         init() throws {
-            scratch = try StoreScratch()
+            scratch = try ScratchFolder()
             directory = scratch.path("repo.git")
             try scratch.git(["init", "-q", "--bare", directory], in: scratch.root)
             repository = try Repository.open(at: directory)
@@ -428,12 +428,6 @@ struct RawTreeTests {
                 == repository.updatedTree(base: ours, updates: updates))
     }
 
-    /// `git fsck`'s exit status in the repository at `path` (`--strict` also refuses git's old file
-    /// modes and other oddities).
-    static func fsckStatus(_ path: String, strict: Bool = true) throws -> Int32 {
-        try GitRunner.run(["fsck", "--no-dangling", "--no-progress"] + (strict ? ["--strict"] : []), in: path).status
-    }
-
     @Test("a deck merge gives the tree git merge-tree gives when the sides changed different cards", arguments: seeds)
     func mergeMatchesGit(seed: UInt64) throws {
         try Self.checkMergeMatchesGit(seed: seed, cardCount: 60)
@@ -450,7 +444,7 @@ struct RawTreeTests {
     /// fifth of the deck's edits); the merge's tree against `git merge-tree`'s, and `git fsck`.
     static func checkMergeMatchesGit(seed: UInt64, cardCount: Int) throws {
         var random = SplitMix64(seed: seed)
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("deck.git")
         let deck = try Deck.create(at: path, name: "R", bare: true)
         var cards = makeCards(cardCount, seed: seed)
@@ -493,7 +487,7 @@ struct RawTreeTests {
         let ours = try deck.repository.commit(merged).tree
         let git = try scratch.git(["merge-tree", "--write-tree", tips[0].hex, tips[1].hex], in: path)
         // Every object the merge wrote (trees as stored zlib blocks among them) reads back with its id.
-        #expect(try Self.fsckStatus(path) == 0, "seed \(seed): git fsck refuses the merged repository")
+        #expect(try GitRunner.fsckStatus(path) == 0, "seed \(seed): git fsck refuses the merged repository")
         #expect(
             ours.hex == git.split(separator: "\n").first.map(String.init),
             "seed \(seed): the merge's tree \(ours.short) is not git merge-tree's \(git)")

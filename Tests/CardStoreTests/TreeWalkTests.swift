@@ -8,11 +8,11 @@ import Testing
 struct TreeWalkTests {
     /// A bare repository with trees made by git itself (`git mktree`), so the order is git's.
     struct Trees {
-        let scratch: StoreScratch
+        let scratch: ScratchFolder
         let directory: String
 
         init() throws {
-            scratch = try StoreScratch()
+            scratch = try ScratchFolder()
             directory = scratch.path("repo.git")
             try scratch.git(["init", "-q", "--bare", directory], in: scratch.root)
         }

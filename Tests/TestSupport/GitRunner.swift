@@ -38,4 +38,10 @@ public enum GitRunner {
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
+
+    /// `git fsck`'s exit status in the repository at `path` (`--strict` also refuses git's old file
+    /// modes and other oddities).
+    public static func fsckStatus(_ path: String, strict: Bool = true) throws -> Int32 {
+        try run(["fsck", "--no-dangling", "--no-progress"] + (strict ? ["--strict"] : []), in: path).status
+    }
 }

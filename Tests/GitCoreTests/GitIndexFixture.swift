@@ -22,7 +22,7 @@ final class GitIndexFixture {
         var testDescription: String { rawValue }
     }
 
-    let scratch: StoreScratch
+    let scratch: ScratchFolder
     let directory: String
     /// The card paths committed, sorted.
     private(set) var cardPaths: [String] = []
@@ -35,7 +35,7 @@ final class GitIndexFixture {
     var indexPath: String { directory + "/.git/index" }
 
     init(cards: Int, variant: Variant, seed: UInt64 = 1) throws {
-        scratch = try StoreScratch()
+        scratch = try ScratchFolder()
         directory = scratch.path("repo")
         generator = SplitMix64(seed: seed)
         indexSeconds = Int(Date().timeIntervalSince1970) - 10_000

@@ -60,7 +60,7 @@ struct PackConsolidationTests {
 @Suite("Pack consolidation on disk")
 struct PackConsolidationDiskTests {
     /// The path of a bare repository with a pack per commit, written by git (deltas among similar files).
-    static func manyPacks(_ scratch: StoreScratch, commits: Int) throws -> String {
+    static func manyPacks(_ scratch: ScratchFolder, commits: Int) throws -> String {
         let work = scratch.path("work")
         let bare = scratch.path("repo.git")
         try scratch.git(["init", "-q", "-b", "main", work], in: scratch.root)
@@ -96,7 +96,7 @@ struct PackConsolidationDiskTests {
 
     @Test("combined packs hold every object with the same content, git fsck finds nothing wrong")
     func combinedKeepsEverything() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let bare = try Self.manyPacks(scratch, commits: 12)
         let before = try Self.packCount(bare)
         let listing = ["cat-file", "--batch-all-objects", "--batch-check"]
@@ -107,13 +107,13 @@ struct PackConsolidationDiskTests {
         #expect(combined >= 2, "nothing combined of \(before) packs")
         #expect(try Self.packCount(bare) == before - combined + 1)
         // Every object's content checked against its id.
-        #expect(try RawTreeTests.fsckStatus(bare) == 0, "git fsck --strict found damage")
+        #expect(try GitRunner.fsckStatus(bare) == 0, "git fsck --strict found damage")
         #expect(try scratch.git(listing, in: bare) == objectsBefore, "objects lost, added or changed in size")
     }
 
     @Test("an index whose list of ids was damaged: that pack left as it is, the others combined without it")
     func damagedIndexLeftOut() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let bare = try Self.manyPacks(scratch, commits: 8)
         let folder = bare + "/objects/pack"
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
@@ -140,7 +140,7 @@ struct PackConsolidationDiskTests {
 
     @Test("an entry whose bytes fail its CRC: nothing combined, every old pack still there")
     func damagedEntryStops() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let bare = try Self.manyPacks(scratch, commits: 8)
         let folder = bare + "/objects/pack"
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pack") }

@@ -148,7 +148,7 @@ struct IndexMidstatesTests {
 
     @Test("saved checkpoints are used only for the index they are of; torn, stale, linked or odd files are ignored")
     func savedAndLoaded() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let indexPath = scratch.path("index")
         let body = (0..<(300 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
         let index = body + SHA1.digest(body)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import GitCore
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 struct PackInstallMarkerTests {
     /// A pack folder inside a scratch git folder (`<root>/git/objects/pack`), with packs named
     /// `pack-<c×40>` for each character, left without an index.
-    static func packFolder(_ scratch: StoreScratch, orphans: [Character]) throws -> String {
+    static func packFolder(_ scratch: ScratchFolder, orphans: [Character]) throws -> String {
         let folder = scratch.path("git/objects/pack")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for character in orphans {
@@ -30,7 +31,7 @@ struct PackInstallMarkerTests {
 
     @Test("a record, a clear and a shorter record: only the last record's packs are named, and the file is never cut")
     func recordClearRecord() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let folder = try Self.packFolder(scratch, orphans: ["a", "b", "c"])
         let marker = PackInstallMarker(packFolder: folder)
         #expect(!marker.isMarked())
@@ -58,7 +59,7 @@ struct PackInstallMarkerTests {
 
     @Test("a marker grown past what is blanked in place (never ours) is cut, and names only the new record")
     func oversizedMarkerIsCut() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let folder = try Self.packFolder(scratch, orphans: ["d", "e"])
         let marker = PackInstallMarker(packFolder: folder)
         let junk = Array(repeating: Self.base(folder, "e") + "\n", count: PackInstallMarker.blankedLength / 40).joined()
@@ -73,7 +74,7 @@ struct PackInstallMarkerTests {
 
     @Test("at the length blanked in place a cleared marker names nothing; one byte longer it is cut at the next clear")
     func blankedLengthBoundary() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let folder = try Self.packFolder(scratch, orphans: [])
         let marker = PackInstallMarker(packFolder: folder)
         for length in [PackInstallMarker.blankedLength, PackInstallMarker.blankedLength + 1] {

@@ -72,7 +72,7 @@ struct CommitBytesTests {
     @Test("random signatures, zones, times and messages: libgit2's bytes, or both refuse", arguments: seeds)
     func matchesLibgit2(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let directory = scratch.path("repo.git")
         try scratch.git(["init", "-q", "--bare", directory], in: scratch.root)
         let repository = try Repository.open(at: directory)

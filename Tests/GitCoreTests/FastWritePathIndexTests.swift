@@ -402,7 +402,7 @@ struct FastWritePathIndexTests {
 
     @Test("a cached tree nested past any real path declines instead of exhausting the stack")
     func deepCachedTree() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("index")
         let update = IndexUpdate(path: GitIndexFixture.cardPath(id: "0123abcd-0000-4000-8000-000000000000"), file: nil)
         for (depth, writes) in [(200, true), (IndexPatch.cachedTreeDepthLimit + 1, false), (200_000, false)] {
@@ -425,7 +425,7 @@ struct FastWritePathIndexTests {
 
     @Test("writeAll with more buffers than one writev takes, empty ones among them, writes them all in order")
     func writevBatches() throws {
-        let scratch = try StoreScratch()
+        let scratch = try ScratchFolder()
         let path = scratch.path("pieces")
         var generator = SplitMix64(seed: 3)
         let pieces = (0..<(FileSync.vectorLimit * 2 + 37)).map { index in
