@@ -124,7 +124,9 @@ struct PackagingTests {
         let checked = try Self.run(scratch, groff, ["-ww", "-z", "-man", file])
         #expect(checked.status == 0 && checked.stderr.isEmpty, "groff -ww: \(checked.stderr)")
         let help = try scratch.cards(["--help"]).stdout
-        let commands = help.components(separatedBy: "SUBCOMMANDS:\n").last?.split(separator: "\n")
+        // The list ends at its first blank line (a "See 'cards help …'" line follows).
+        let list = help.components(separatedBy: "SUBCOMMANDS:\n").last?.components(separatedBy: "\n\n").first
+        let commands = list?.split(separator: "\n")
             .compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first : nil } ?? []
         #expect(commands.count > 10, "could not read the commands of cards --help")
         for command in commands {
