@@ -172,7 +172,9 @@ extension Deck {
         let oldTree = try current.map { (id) throws(StoreError) in
             try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }
-        let newTree = try withStoreError("reading \(target.short)") { () throws(GitError) in try repository.commit(target).tree }
+        let newTree = try withStoreError("reading \(target.short)") { () throws(GitError) in
+            try repository.commit(target).tree
+        }
         let changes = try withStoreError("comparing trees") { () throws(GitError) in
             try TreeDiff.changes(in: repository, from: oldTree, to: newTree)
         }
@@ -273,8 +275,12 @@ extension Deck {
     func planMerge(ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError)
         -> MergePlan
     {
-        let oursCommit = try withStoreError("reading \(ours.short)") { () throws(GitError) in try repository.commit(ours) }
-        let theirsCommit = try withStoreError("reading \(theirs.short)") { () throws(GitError) in try repository.commit(theirs) }
+        let oursCommit = try withStoreError("reading \(ours.short)") { () throws(GitError) in
+            try repository.commit(ours)
+        }
+        let theirsCommit = try withStoreError("reading \(theirs.short)") { () throws(GitError) in
+            try repository.commit(theirs)
+        }
         let base = try chooseMergeBase(ours, theirs)
         let baseTree = try base.map { (id) throws(StoreError) in
             try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
@@ -491,7 +497,9 @@ extension Deck {
                 files.append((path, [], entry.id, entry.mode))
                 continue
             }
-            let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+            let bytes = try withStoreError("reading \(path)") { () throws(GitError) in
+                try repository.readBlob(entry.id)
+            }
             files.append((path, bytes, entry.id, entry.mode))
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
@@ -555,7 +563,9 @@ extension Deck {
     /// are several, and libgit2's pick depends on the argument order, which would break symmetry. The
     /// latest by committer time (then the larger id) is the one closest to both tips.
     func chooseMergeBase(_ ours: ObjectID, _ theirs: ObjectID) throws(StoreError) -> ObjectID? {
-        let bases = try withStoreError("finding the merge base") { () throws(GitError) in try repository.mergeBases(ours, theirs) }
+        let bases = try withStoreError("finding the merge base") { () throws(GitError) in
+            try repository.mergeBases(ours, theirs)
+        }
         guard bases.count > 1 else { return bases.first }
         var best: (time: Int64, id: ObjectID)?
         for base in bases {
@@ -623,7 +633,9 @@ extension Deck {
         let sides = [base, ours, theirs].compactMap { $0 }
         guard sides.allSatisfy({ $0.kind == .blob }) else { return nil }
         for side in sides {
-            let size = try withStoreError("reading \(path)") { () throws(GitError) in try repository.objectSize(side.id) }
+            let size = try withStoreError("reading \(path)") { () throws(GitError) in
+                try repository.objectSize(side.id)
+            }
             if size > Deck.maximumIncomingFileSize { return nil }
         }
         let merged = try withStoreError("merging \(path)") { () throws(GitError) in

@@ -313,7 +313,9 @@ extension Deck {
     }
 
     private func checkRemoteIsDeck(_ theirs: ObjectID, _ remote: DeckRemote) throws(StoreError) {
-        let tree = try withStoreError("reading \(remote.trackingName)") { () throws(GitError) in try repository.commit(theirs).tree }
+        let tree = try withStoreError("reading \(remote.trackingName)") { () throws(GitError) in
+            try repository.commit(theirs).tree
+        }
         let entry = try withStoreError("reading \(remote.trackingName)") { () throws(GitError) in
             try repository.treeEntry(in: tree, path: Deck.metadataPath)
         }
@@ -328,11 +330,15 @@ extension Deck {
     }
 
     private func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws(StoreError) -> Bool {
-        try withStoreError("comparing histories") { () throws(GitError) in try repository.isDescendant(commit, of: ancestor) }
+        try withStoreError("comparing histories") { () throws(GitError) in
+            try repository.isDescendant(commit, of: ancestor)
+        }
     }
 
     private func tree(of commit: ObjectID) throws(StoreError) -> ObjectID {
-        try withStoreError("reading commit \(commit.short)") { () throws(GitError) in try repository.commit(commit).tree }
+        try withStoreError("reading commit \(commit.short)") { () throws(GitError) in
+            try repository.commit(commit).tree
+        }
     }
 
     /// The files that are no valid card among those `new` sends to a remote at `remote` with a merge, but
