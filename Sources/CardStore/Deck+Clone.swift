@@ -197,7 +197,7 @@ extension Deck {
             let failure = descriptor >= 0 ? FileSync.writeAll(descriptor, text) : errno
             guard failure == 0 else {
                 throw GitError(
-                    code: .other(-1),
+                    code: .system(failure),
                     message: "cannot start the clone in \(gitFolder): \(String(cString: strerror(failure)))",
                     function: "clone")
             }

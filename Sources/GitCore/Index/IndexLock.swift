@@ -26,7 +26,7 @@ public final class IndexLock {
                     function: "IndexLock")
             }
             throw GitError(
-                code: .other(-1), message: "cannot create \(path): \(String(cString: strerror(errno)))",
+                code: .system(errno), message: "cannot create \(path): \(String(cString: strerror(errno)))",
                 function: "IndexLock")
         }
         descriptor = fd

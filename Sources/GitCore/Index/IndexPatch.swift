@@ -183,7 +183,7 @@ public enum IndexPatch {
             fd = open(newPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
             guard fd >= 0 else {
                 throw GitError(
-                    code: .other(-1), message: "cannot create \(newPath): \(String(cString: strerror(errno)))",
+                    code: .system(errno), message: "cannot create \(newPath): \(String(cString: strerror(errno)))",
                     function: "IndexPatch.write")
             }
         }
@@ -223,7 +223,7 @@ public enum IndexPatch {
             if held != nil { unlink(newPath) }
             releaseOwn()
             throw GitError(
-                code: .other(-1), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
+                code: .system(failure), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
                 function: "IndexPatch.write")
         }
         hashed.wait().midstates?.save(for: indexPath)

@@ -32,6 +32,10 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
         case user
         /// An object larger than the caller allows (`readBlob(_:limit:)`): said before it is read.
         case tooLarge
+        /// A system call failed (writing, creating or flushing a file, starting a process): the value is
+        /// its `errno` (`ENOSPC`, `EACCES`, `EROFS`…), for a caller that tells a full disk from a
+        /// read-only one; the message names the file and says it in words.
+        case system(Int32)
         /// Any other libgit2 error code.
         case other(Int32)
     }

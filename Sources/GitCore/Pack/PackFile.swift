@@ -315,7 +315,7 @@ struct PackFile {
         let flushed = FileSync.flush(path: packFolder)
         guard flushed == 0 else {
             throw GitError(
-                code: .other(-1),
+                code: .system(flushed),
                 message: "cannot flush \(packFolder) (the new pack's names): \(String(cString: strerror(flushed)))",
                 function: "pack")
         }

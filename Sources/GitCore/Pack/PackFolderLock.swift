@@ -65,7 +65,7 @@ public final class PackFolderLock {
         let descriptor = RegularFile.open(lockPath, flags: O_RDWR | O_CREAT)
         guard descriptor >= 0 else {
             throw GitError(
-                code: .other(-1),
+                code: .system(errno),
                 message: "cannot open \(lockPath): \(String(cString: strerror(errno))) (remove it if it is not a file)",
                 function: "open")
         }

@@ -27,7 +27,7 @@ public struct PackInstallMarker {
         }
         guard descriptor >= 0 else {
             throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                code: .system(errno), message: "cannot write \(path): \(String(cString: strerror(errno)))",
                 function: "pack")
         }
         let failure = PackInstallMarker.overwrite(descriptor, with: text)
@@ -35,7 +35,7 @@ public struct PackInstallMarker {
         guard failure == 0 else {
             clear()
             throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(failure)))",
+                code: .system(failure), message: "cannot write \(path): \(String(cString: strerror(failure)))",
                 function: "pack")
         }
     }

@@ -200,7 +200,7 @@ public enum FileSync {
         }
         guard fd >= 0 else {
             throw GitError(
-                code: .other(-1),
+                code: .system(errno),
                 message: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))",
                 function: "mkstemp")
         }
@@ -212,7 +212,7 @@ public enum FileSync {
         guard failure == 0 else {
             unlink(temporary)
             throw GitError(
-                code: .other(-1), message: "cannot write \(temporary): \(String(cString: strerror(failure)))",
+                code: .system(failure), message: "cannot write \(temporary): \(String(cString: strerror(failure)))",
                 function: "write")
         }
         return temporary

@@ -62,7 +62,7 @@ extension Repository {
         if flushEach && failure == 0 { failure = Repository.flushFolder(of: path) }
         guard failure == 0 else {
             throw GitError(
-                code: .other(-1),
+                code: .system(failure),
                 message: "cannot write \(path): \(String(cString: strerror(failure))); \(name) was not moved: "
                     + "check the disk, then try again",
                 function: "updateReferenceWrittenOut")
@@ -140,7 +140,7 @@ extension Repository {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                code: .system(errno), message: "cannot write \(path): \(String(cString: strerror(errno)))",
                 function: "updateReferenceWrittenOut")
         }
         defer { close(fd) }
@@ -152,7 +152,7 @@ extension Repository {
         }
         guard failure == 0 else {
             throw GitError(
-                code: .other(-1), message: "cannot write \(path): \(String(cString: strerror(failure)))",
+                code: .system(failure), message: "cannot write \(path): \(String(cString: strerror(failure)))",
                 function: "updateReferenceWrittenOut")
         }
     }

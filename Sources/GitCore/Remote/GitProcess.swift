@@ -74,7 +74,7 @@ struct GitProcess {
             close(outputPipe[0])
             close(errorPipe[0])
             throw GitError(
-                code: .other(-1), message: "could not run \(git): \(String(cString: strerror(spawnError)))",
+                code: .system(spawnError), message: "could not run \(git): \(String(cString: strerror(spawnError)))",
                 function: "fork")
         }
         return watch(pid, output: outputPipe[0], error: errorPipe[0])
@@ -231,7 +231,7 @@ struct GitProcess {
 
     static func failure(_ function: String) -> GitError {
         GitError(
-            code: .other(-1), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function)
+            code: .system(errno), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function)
     }
 
     static func now() -> Double {
