@@ -46,6 +46,11 @@ root="${DESTDIR:-}$prefix"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
 if [ "$command" = uninstall ]; then
+  if [ ! -e "$root/bin/cards" ]; then
+    echo "cards is not installed in $root (no $root/bin/cards); nothing was removed" >&2
+    echo "       (name the prefix it was installed with: ./dev uninstall PREFIX)" >&2
+    exit 1
+  fi
   files "$prefix" | while read -r file; do
     rm -f "$root/$file"
     # Folders only this package made (and left empty) go too; shared ones stay while anything is in them.
