@@ -108,9 +108,11 @@ let package = Package(
         .executableTarget(
             name: "cards-fuzz",
             dependencies: [
-                "CardModel", "CardStore", "CardsCLI", "DeckMerge", "SwipeEngine", "TerminalUI", "TestSupport",
+                "CardModel", "CardStore", "CardsCLI", "DeckMerge", "SwipeEngine", "TerminalUI", "SeededRandom",
             ]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // SplitMix64: the seeded generator of the property tests and of cards-fuzz (standard library only).
+        .target(name: "SeededRandom"),
+        .target(name: "TestSupport", dependencies: ["SeededRandom"], path: "Tests/TestSupport"),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel", "TestSupport"]),
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),

@@ -1,5 +1,5 @@
 import CardStore
-import TestSupport
+import SeededRandom
 import CardsCLI
 import Glibc
 

@@ -1,5 +1,5 @@
-import TestSupport
-/// Helpers on the shared SplitMix64 (TestSupport): a failing input is replayed from its seed.
+import SeededRandom
+/// Helpers on the shared SplitMix64 (SeededRandom): a failing input is replayed from its seed.
 extension SplitMix64 {
     /// A number in 0..<bound (bound > 0).
     mutating func below(_ bound: Int) -> Int {

@@ -1,4 +1,4 @@
-import TestSupport
+import SeededRandom
 import CardModel
 import CardsCLI
 import DeckMerge
