@@ -402,8 +402,10 @@ struct RawTreeTests {
                 ["update-ref", "refs/heads/\(name)", commit.trimmingCharacters(in: .whitespacesAndNewlines)],
                 in: store.directory)
         }
-        // Stored uncompressed, as our own packs store trees: the walk then uses them where they lie.
-        try store.scratch.git(["-c", "pack.compression=0", "repack", "-adqF"], in: store.directory)
+        // Stored whole and uncompressed, as our own packs store trees: the walk then uses them where
+        // they lie. No delta search (`--window=0`): with it, git's threads sometimes made every tree
+        // the walk reads a delta (of a sibling folder's tree), and the walk then read none in place.
+        try store.scratch.git(["-c", "pack.compression=0", "repack", "-adqF", "--window=0"], in: store.directory)
         let cache = RawTreeCache()
         let changes = try repository.changedLeaves([base, ours], comparing: (0, 1), cache: cache)
         #expect(changes.map(\.path) == ["cards/3f/77.json"])
