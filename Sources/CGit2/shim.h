@@ -53,32 +53,6 @@ static inline int cgit2_syncfs(int fd) {
     return syncfs(fd);
 }
 
-/* renameat2(2) with RENAME_EXCHANGE: the two names swap their files in one step (the index patch
-   keeps the retired index as a spare to rewrite in place). A GNU extension the Glibc module does not
-   show; called through syscall(2) so an older C library without the wrapper still builds. */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-static inline int cgit2_exchange(const char *from, const char *to) {
-#ifdef SYS_renameat2
-    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 2 /* RENAME_EXCHANGE */);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
-/* A write lease on an open file (fcntl F_SETLEASE, a Linux extension the Glibc module does not
-   show): granted only while no other open file or mapping of it exists anywhere, in this process or
-   another. A lease break is signalled with SIGURG (ignored unless handled) instead of SIGIO, whose
-   default would end the process. `on` 0 releases it. Returns 0 or -1 with errno. */
-static inline int cgit2_write_lease(int fd, int on) {
-    if (on && fcntl(fd, 10 /* F_SETSIG */, SIGURG) != 0) return -1;
-    return fcntl(fd, 1024 /* F_SETLEASE */, on ? 1 /* F_WRLCK */ : 2 /* F_UNLCK */);
-}
-
 /* OpenSSL's low-level SHA-1 (libcrypto is linked in with libgit2's libraries; see SHA1.swift). */
 extern int SHA1_Init(void *context);
 extern int SHA1_Update(void *context, const void *data, size_t count);
@@ -92,7 +66,7 @@ static inline unsigned char *cgit2_sha1(const unsigned char *data, size_t count,
 }
 
 /* libgit2's TLS (mbedTLS) and SSH (libssh2, OpenSSL) set-up inside git_libgit2_init, reached through
-   the linker's --wrap (see Libgit2+Certificates.swift). Internal to libgit2 (and named so in 1.5 only):
+   the linker's --wrap (see Libgit2+NetworkSetUp.swift). Internal to libgit2 (and named so in 1.5 only):
    called only by the static build (CARDS_STATIC_LINK), which links Debian's libgit2 1.5.1 archive. */
 extern int __real_git_mbedtls_stream_global_init(void);
 extern int __real_git_transport_ssh_global_init(void);
@@ -100,7 +74,10 @@ extern int __real_git_transport_ssh_global_init(void);
 /* A POSIX timer that sends `signo` to the calling thread only (SIGEV_THREAD_ID), first after `first`
    seconds, then every `every`: it interrupts a read that thread is blocked in (a server that never
    answers), which libgit2 1.5 has no timeout for. */
+#include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 static inline int cgit2_thread_timer_start(timer_t *timer, int signo, double first, double every) {
     struct sigevent event = {0};
     event.sigev_notify = 4; /* SIGEV_THREAD_ID */

@@ -259,9 +259,7 @@ extension Deck {
                 return false
             }
             if FileSystem.exists(path) { try FileSystem.remove(path) }
-            for stale in ["index.cards-spare", "index.cards-sha1"] {
-                try? FileSystem.remove("\(gitDirectory)/\(stale)")
-            }
+            IndexPatch.removeStaleSideFiles(of: path)
             try withStoreError("making the index again") { () throws(GitError) in
                 let fresh = try repository.index()
                 try fresh.readTree(tree)

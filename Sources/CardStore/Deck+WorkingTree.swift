@@ -8,34 +8,6 @@ extension Deck {
     /// of one fsync per file.
     static let bulkThreshold = 256
 
-    /// Up to this many changed files a commit writes the index ahead (`IndexPreparation`); more
-    /// change entries near its start, and little of it could be written ahead.
-    static let indexAheadFiles = 16
-
-    /// Starts writing ahead the index a commit's tree `updates` will need (its changed entries without
-    /// stat data, their files compared by content until a later commit fills it in); nil when it
-    /// cannot pay.
-    func prepareIndex(for updates: [TreeUpdate]) -> IndexPreparation? {
-        // Entries of another mode (a link, an executable a merge carries) are staged through libgit2.
-        guard let workingDirectory, updates.count <= Deck.indexAheadFiles,
-            updates.allSatisfy({ $0.mode == TreeUpdate.fileMode })
-        else { return nil }
-        let updates = updates.map { update in
-            IndexUpdate(path: update.path, file: update.blob.map { ($0, FileStat.unknown) })
-        }
-        return IndexPreparation(
-            updates: updates, indexPath: "\(gitDirectory)/index", flush: flushMode, workingDirectory: workingDirectory,
-            refresh: { path, blob in
-                // Stat data first: a change after it shows as a different file.
-                let full = "\(workingDirectory)/\(path)"
-                guard let stat = FileStat(path: full),
-                    let bytes = try? FileSystem.read(full, limit: Card.maximumFileSize),
-                    ObjectID.blobHash(of: bytes) == blob
-                else { return nil }
-                return stat
-            })
-    }
-
     /// A pack writer for the objects of a change, or nil for a change that is not `packable`. Every
     /// commit is one pack, however small: three fsyncs (pack, index, folder) where the five loose
     /// objects of a one-card commit take ten; `PackConsolidation` keeps the count down.
@@ -51,7 +23,7 @@ extension Deck {
     /// With `.ordered` the files are only written out: the caller's last fsync makes them durable.
     func updateWorkingTree(
         _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode,
-        indexAhead: IndexPreparation?, indexLock: IndexLock? = nil, outside: Set<Int> = []
+        indexLock: IndexLock? = nil, outside: Set<Int> = []
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         // Keyed by bytes: two names that differ only in Unicode normalization are two files.
@@ -82,8 +54,6 @@ extension Deck {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
         for path in executables { try Deck.setExecutable(path, 0o100755) }
-        // The index written ahead, if it is still the index's successor; else patched now.
-        if let indexAhead, indexAhead.install(holding: indexLock) { return }
         try updateIndexEntries(entries, tree: tree, flush: flush, indexLock: indexLock)
     }
 
@@ -131,7 +101,7 @@ extension Deck {
             let outcome: IndexPatch.Outcome
             do {
                 outcome = try IndexPatch.apply(
-                    updates, indexPath: "\(gitDirectory)/index", flush: flush, lock: indexLock,
+                    updates, paths: Deck.cardPaths, indexPath: "\(gitDirectory)/index", flush: flush, lock: indexLock,
                     workingDirectory: workingDirectory)
             } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
                 usleep(10_000)

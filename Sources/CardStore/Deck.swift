@@ -18,6 +18,10 @@ public final class Deck {
     public static let metadataPath = "deck.json"
     /// The folder that holds the card files.
     public static let cardsFolder = "cards"
+    /// The card files' layout (`CardID.path`: `cards/<first two characters>/<36-character id>.json`),
+    /// the only paths the index patch changes.
+    static let cardPaths = PatchablePaths(
+        folder: cardsFolder, fanOutLength: 2, fileNameLength: 36 + ".json".count, suffix: ".json")
     /// The `.gitattributes` line that routes card files to our merge driver.
     public static let attributesLine = "cards/**/*.json merge=cards"
 

@@ -66,7 +66,7 @@ struct FastWritePathIndexTests {
         try expectVariant(variant, in: old)
         let expected = try #require(legacyOutput(old, updates: updates, seconds: fixture.indexSeconds))
 
-        let outcome = try IndexPatch.apply(updates, indexPath: fixture.indexPath, flush: .none)
+        let outcome = try IndexPatch.apply(updates, paths: .cardFiles, indexPath: fixture.indexPath, flush: .none)
         #expect(outcome == .written)
         let patched = try fixture.indexBytes()
         #expect(
@@ -82,203 +82,20 @@ struct FastWritePathIndexTests {
         #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
     }
 
-    /// What the spare (`IndexSpare`) holds when the patch under test runs.
-    enum SpareState: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        /// The index the previous patch replaced.
-        case previousIndex
-        /// Random bytes, longer or shorter than the index: a write cut short, anything.
-        case garbageLonger, garbageShorter
-        /// Open in another file handle: a reader of the index from before it was replaced.
-        case heldOpenByAReader
-        /// A second name of the index itself (a retirement cut short after its link).
-        case linkedToTheIndex
-
-        var testDescription: String { rawValue }
-    }
-
-    @Test(
-        "a big index is rewritten in place in its spare and swapped in, byte for byte as the old builder makes it; a spare that may be read, or that is the index, is left alone",
-        arguments: SpareState.allCases, [Scenario.editOne, .mixed])
-    func spare(state: SpareState, scenario: Scenario) throws {
-        let fixture = try fixtureWithSpare()
-        let sparePath = IndexSpare.path(for: fixture.indexPath)
-        // Before the spare is set up: git status may refresh the index, writing a new one.
-        let statusBefore = try stagedLines(fixture)
-        var reader: FileHandle?
-        switch state {
-        case .previousIndex: break
-        case .garbageLonger, .garbageShorter:
-            var random = SplitMix64(seed: 7)
-            let count = try fixture.indexBytes().count + (state == .garbageLonger ? 10_000 : -50_000)
-            let garbage = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
-            try Data(garbage).write(to: URL(fileURLWithPath: sparePath))
-        case .heldOpenByAReader: reader = FileHandle(forReadingAtPath: sparePath)
-        case .linkedToTheIndex:
-            try FileManager.default.removeItem(atPath: sparePath)
-            #expect(link(fixture.indexPath, sparePath) == 0)
-        }
-        let spareBefore = try fixture.indexBytes(at: sparePath)
-        let spareFile = try inode(sparePath)
-        let (updates, staged) = try scenario.apply(to: fixture)
-        try fixture.setModificationTime(fixture.indexPath, seconds: fixture.indexSeconds)
-        let old = try fixture.indexBytes()
-        let expected = try #require(legacyOutput(old, updates: updates, seconds: fixture.indexSeconds))
-
-        #expect(try IndexPatch.apply(updates, indexPath: fixture.indexPath, flush: .strict) == .written)
-        #expect(try fixture.indexBytes() == expected, "\(state) \(scenario)")
-        #expect(!FileManager.default.fileExists(atPath: fixture.indexPath + ".lock"))
-        let swapped = try inode(fixture.indexPath) == spareFile
-        switch state {
-        case .previousIndex, .garbageLonger, .garbageShorter:
-            // Where the file system grants no leases the index is written whole, as before.
-            #expect(swapped == Self.leasesWork(in: fixture.scratch.root), "\(state)")
-        case .heldOpenByAReader:
-            #expect(!swapped)
-            #expect(try fixture.indexBytes(at: sparePath) == spareBefore, "the reader's file was changed")
-        case .linkedToTheIndex:
-            #expect(!swapped)
-            #expect(try inode(sparePath) != inode(fixture.indexPath), "the spare is still the index")
-        }
-        try reader?.close()
-        #expect(try stagedLines(fixture) == statusBefore.union(staged))
-        #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
-    }
-
-    /// A fixture of ~2,500 entries (an index over `IndexSpare.minimumSize`) whose first patch, with
-    /// no spare yet, wrote the index whole and kept the one it replaced as the spare.
-    private func fixtureWithSpare() throws -> GitIndexFixture {
+    @Test("the side files version 0.1 kept beside a big index go with the next patch; git's own files stay")
+    func staleSideFilesRemoved() throws {
         let fixture = try GitIndexFixture(cards: 2_500, variant: .plain)
-        let first = try fixture.edit(fixture.cardPaths[5], "{\"title\":\"First\"}\n")
-        #expect(try IndexPatch.apply([first], indexPath: fixture.indexPath, flush: .strict) == .written)
-        #expect(try fixture.indexBytes().count >= IndexSpare.minimumSize)
-        #expect(FileManager.default.fileExists(atPath: IndexSpare.path(for: fixture.indexPath)))
-        return fixture
-    }
-
-    @Test(
-        "an index written ahead (changed entries without stat data) and swapped in is byte for byte the old builder's",
-        arguments: [Scenario.editOne, .addOne, .removeOne, .mixed])
-    func writtenAhead(scenario: Scenario) throws {
-        let fixture = try fixtureWithSpare()
-        let statusBefore = try stagedLines(fixture)
-        let (updates, staged) = try scenario.apply(to: fixture)
-        let unknown = updates.map { update in
-            IndexUpdate(path: update.path, file: update.file.map { ($0.blob, FileStat.unknown) })
-        }
-        try fixture.setModificationTime(fixture.indexPath, seconds: fixture.indexSeconds)
-        let old = try fixture.indexBytes()
-        let expected = try #require(legacyOutput(old, updates: unknown, seconds: fixture.indexSeconds))
-        let started = IndexPreparation(
-            updates: unknown, indexPath: fixture.indexPath, flush: .strict, refresh: { _, _ in nil })
-        let ahead = try #require(started)
-        guard Self.leasesWork(in: fixture.scratch.root) else {
-            #expect(!ahead.install(), "swapped in without a lease")
-            return
-        }
-        #expect(ahead.install())
-        #expect(try fixture.indexBytes() == expected, "\(scenario)")
-        #expect(!FileManager.default.fileExists(atPath: fixture.indexPath + ".lock"))
-        #expect(!ahead.install(), "installed twice")
-        #expect(try fixture.indexBytes() == expected)
-        // git compares the files of entries without stat data by content: the same changes staged.
-        #expect(try stagedLines(fixture) == statusBefore.union(staged))
+        let spare = fixture.indexPath + ".cards-spare"
+        let checkpoints = fixture.indexPath + ".cards-sha1"
+        try Data(try fixture.indexBytes()).write(to: URL(fileURLWithPath: spare))
+        try Data(repeating: 7, count: 1_000).write(to: URL(fileURLWithPath: checkpoints))
+        let update = try fixture.edit(fixture.cardPaths[5], "{\"title\":\"Five\"}\n")
+        #expect(try IndexPatch.apply([update], paths: .cardFiles, indexPath: fixture.indexPath, flush: .strict) == .written)
+        #expect(!FileManager.default.fileExists(atPath: spare))
+        #expect(!FileManager.default.fileExists(atPath: checkpoints))
+        #expect(FileManager.default.fileExists(atPath: fixture.indexPath))
+        #expect(try fixture.check(["diff", "--cached", "--name-only"]).contains(fixture.cardPaths[5]))
         #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
-    }
-
-    @Test("an index written ahead is not swapped in over an index git changed meanwhile, nor while git holds its lock")
-    func writtenAheadYields() throws {
-        let fixture = try fixtureWithSpare()
-        let update = try fixture.edit(fixture.cardPaths[9], "{\"title\":\"Nine\"}\n")
-        let unknown = [IndexUpdate(path: update.path, file: update.file.map { ($0.blob, FileStat.unknown) })]
-        let first = IndexPreparation(
-            updates: unknown, indexPath: fixture.indexPath, flush: .strict, refresh: { _, _ in nil })
-        let locked = try #require(first)
-        let lock = fixture.indexPath + ".lock"
-        #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
-        let before = try fixture.indexBytes()
-        #expect(!locked.install(), "swapped in while git holds index.lock")
-        #expect(try fixture.indexBytes() == before)
-        try FileManager.default.removeItem(atPath: lock)
-
-        let second = IndexPreparation(
-            updates: unknown, indexPath: fixture.indexPath, flush: .strict, refresh: { _, _ in nil })
-        let ahead = try #require(second)
-        try fixture.write("README.md", "changed by hand\n")
-        try fixture.check(["add", "README.md"])
-        let gits = try fixture.indexBytes()
-        #expect(!ahead.install())
-        #expect(try fixture.indexBytes() == gits, "git's index was replaced")
-        #expect(try fixture.check(["diff", "--cached", "--name-only"]).contains("README.md"))
-    }
-
-    /// Whether the file system under `folder` grants write leases (the spare needs them).
-    static func leasesWork(in folder: String) -> Bool {
-        let path = folder + "/lease-probe"
-        let fd = open(path, O_RDWR | O_CREAT, 0o644)
-        defer {
-            close(fd)
-            unlink(path)
-        }
-        guard fd >= 0, cgit2_write_lease(fd, 1) == 0 else { return false }
-        return cgit2_write_lease(fd, 0) == 0
-    }
-
-    @Test(
-        "an entry without stat data is filled in only from a file that holds its blob, is older than the index and kept its mode"
-    )
-    func fillingIn() throws {
-        let fixture = try GitIndexFixture(cards: 30, variant: .plain)
-        let path = fixture.cardPaths[4]
-        let update = try fixture.edit(path, "{\"title\":\"Four\"}\n")
-        let (blob, real) = try #require(update.file)
-        // The entry left without stat data, as an index written ahead leaves it.
-        let unknown = IndexUpdate(path: path, file: (blob, FileStat.unknown))
-        #expect(try IndexPatch.apply([unknown], indexPath: fixture.indexPath, flush: .none) == .written)
-        let fileTime = Int(real.fields[2])
-        var asked: [String] = []
-        /// The entry's stat fields in the index `build` makes with `refresh`, the index's time `seconds`.
-        func filledIn(indexSeconds seconds: Int, _ refresh: @escaping (String, ObjectID) -> FileStat?) throws
-            -> [UInt32]
-        {
-            try fixture.setModificationTime(fixture.indexPath, seconds: seconds)
-            guard case .success(let old) = IndexPatch.map(fixture.indexPath) else { throw CocoaError(.fileReadUnknown) }
-            defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
-            let built = IndexPatch.build(
-                old.bytes, changes: [], indexTime: (old.seconds, old.nanoseconds),
-                refresh: { name, id in
-                    asked.append(name)
-                    return refresh(name, id)
-                })
-            guard case .success(let image) = built else { throw CocoaError(.fileReadCorruptFile) }
-            var bytes: [UInt8] = []
-            image.withVectors(over: old.bytes) { vectors in
-                for vector in vectors { bytes += UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len) }
-            }
-            let name = Array(path.utf8)
-            let at = try #require(
-                (0...(bytes.count - name.count)).first { bytes[$0..<$0 + name.count].elementsEqual(name) })
-            return (0..<10).map { field in
-                bytes[(at - 62 + 4 * field)..<(at - 62 + 4 * field + 4)].reduce(0) { $0 << 8 | UInt32($1) }
-            }
-        }
-        let none: [UInt32] = [0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 0]
-        #expect(try filledIn(indexSeconds: fileTime + 100) { _, id in id == blob ? real : nil } == real.fields)
-        #expect(asked == [path], "only the entry without stat data is asked for")
-        // The file does not hold the blob (a hand edit): left for git to compare.
-        #expect(try filledIn(indexSeconds: fileTime + 100) { _, _ in nil } == none)
-        // Not older than the index: racily clean, left as git would leave it.
-        #expect(try filledIn(indexSeconds: fileTime) { _, _ in real } == none)
-        // Its mode changed: the entry's mode is what is staged, never taken from the file.
-        var executable = real
-        executable.fields[6] = 0o100755
-        #expect(try filledIn(indexSeconds: fileTime + 100) { _, _ in executable } == none)
-    }
-
-    /// The inode number of the file at `path`.
-    private func inode(_ path: String) throws -> UInt {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw CocoaError(.fileNoSuchFile) }
-        return UInt(info.st_ino)
     }
 
     @Test("a top-level file whose name starts with cards (cards.md) is in no card's way: the patch writes")
@@ -287,7 +104,7 @@ struct FastWritePathIndexTests {
         try fixture.write("cards.md", "# notes\n")
         try fixture.check(["add", "cards.md"])
         let update = try fixture.edit(fixture.cardPaths[2], "{}\n")
-        #expect(try IndexPatch.apply([update], indexPath: fixture.indexPath, flush: .none) == .written)
+        #expect(try IndexPatch.apply([update], paths: .cardFiles, indexPath: fixture.indexPath, flush: .none) == .written)
         #expect(try fixture.check(["ls-files"]).contains("cards.md"))
         #expect(try fixture.run(["fsck", "--no-progress", "--no-dangling"]).status == 0)
     }
@@ -297,7 +114,7 @@ struct FastWritePathIndexTests {
         let fixture = try GitIndexFixture(cards: 12, variant: .plain)
         let update = try declineCase.prepare(fixture)
         let before = try? fixture.indexBytes()
-        let outcome = try IndexPatch.apply([update], indexPath: fixture.indexPath, flush: .strict)
+        let outcome = try IndexPatch.apply([update], paths: .cardFiles, indexPath: fixture.indexPath, flush: .strict)
         guard case .declined(let reason) = outcome else {
             Issue.record("\(declineCase): written")
             return
@@ -355,7 +172,7 @@ struct FastWritePathIndexTests {
         let before = try fixture.indexBytes()
         try Data("someone else's".utf8).write(to: URL(fileURLWithPath: fixture.indexPath + ".lock"))
         do {
-            _ = try IndexPatch.apply([update], indexPath: fixture.indexPath, flush: .none)
+            _ = try IndexPatch.apply([update], paths: .cardFiles, indexPath: fixture.indexPath, flush: .none)
             Issue.record("applied under a held lock")
         } catch {
             #expect(error.code == .locked)
@@ -385,7 +202,7 @@ struct FastWritePathIndexTests {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             try fixture.setModificationTime(path, seconds: fixture.indexSeconds)
             let expected = legacyResult(bytes, updates: updates, seconds: fixture.indexSeconds)
-            let outcome = try IndexPatch.apply(updates, indexPath: path, flush: .none)
+            let outcome = try IndexPatch.apply(updates, paths: .cardFiles, indexPath: path, flush: .none)
             let after = try fixture.indexBytes(at: path)
             switch expected {
             case .success(let output):
@@ -412,7 +229,7 @@ struct FastWritePathIndexTests {
             bytes += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: body.count >> $0) }
             bytes += body + [UInt8](repeating: 0, count: 20)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            let outcome = try IndexPatch.apply([update], indexPath: path, flush: .none)
+            let outcome = try IndexPatch.apply([update], paths: .cardFiles, indexPath: path, flush: .none)
             if writes {
                 #expect(outcome == .written)
                 let expected = try #require(legacyOutput(bytes, updates: [update], seconds: 0))

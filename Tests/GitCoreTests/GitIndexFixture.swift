@@ -165,3 +165,8 @@ struct FixtureError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }
+
+extension PatchablePaths {
+    /// CardStore's card files (`cards/xx/<36-character id>.json`), the layout these tests patch.
+    static let cardFiles = PatchablePaths(folder: "cards", fanOutLength: 2, fileNameLength: 41, suffix: ".json")
+}

@@ -22,7 +22,7 @@ enum LegacyIndexPatch {
         var latest: [[UInt8]: IndexUpdate] = [:]
         for update in updates {
             let path = Array(update.path.utf8)
-            guard IndexPatch.isCardPath(path) else { return nil }
+            guard PatchablePaths.cardFiles.contains(path) else { return nil }
             latest[path] = update
         }
         let sorted = latest.keys.sorted { $0.lexicographicallyPrecedes($1) }

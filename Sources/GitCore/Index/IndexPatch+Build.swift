@@ -5,17 +5,11 @@ extension IndexPatch {
     /// the fast path does not apply. `changes` are sorted by path; `indexTime` is the old index's
     /// modification time, which decides which unchanged entries are racily clean.
     ///
-    /// `refresh`: for an unchanged card entry without stat data (all zero, as this patch leaves a
-    /// changed entry when it writes the index ahead of the file, see `IndexPreparation`; git's
-    /// read-tree does the same), the stat data of its file if the file holds the entry's blob, nil
-    /// to leave it as it is; asked for at most `refreshedEntries` entries.
-    ///
     /// `workingDirectory`: where the entries' files are, to look again at an unchanged entry recorded
     /// in the old index's second (`isStillAsRecorded`); nil leaves such entries as they are.
     static func build(
-        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)],
-        indexTime: (seconds: UInt32, nanoseconds: UInt32),
-        refresh: ((_ path: String, _ blob: ObjectID) -> FileStat?)? = nil, workingDirectory: String? = nil
+        _ bytes: UnsafeRawBufferPointer, changes: [(path: [UInt8], update: IndexUpdate)], paths: PatchablePaths,
+        indexTime: (seconds: UInt32, nanoseconds: UInt32), workingDirectory: String? = nil
     ) -> Result<IndexImage, Reason> {
         let end = bytes.count - 20
         guard end >= 12, bytes[0] == 0x44, bytes[1] == 0x49, bytes[2] == 0x52, bytes[3] == 0x43 else {
@@ -29,15 +23,17 @@ extension IndexPatch {
         var position = 12
         let written: Int
         switch placeEntries(
-            bytes, end: end, version: version, changes: changes,
-            indexTime: indexTime, refresh: refresh, workingDirectory: workingDirectory, position: &position,
+            bytes, end: end, version: version, changes: changes, paths: paths,
+            indexTime: indexTime, workingDirectory: workingDirectory, position: &position,
             into: &image)
         {
         case .failure(let reason): return .failure(reason)
         case .success(let count): written = count
         }
         image.set32(UInt32(truncatingIfNeeded: written), atAdded: 8)
-        if let reason = placeExtensions(bytes, end: end, changes: changes, position: &position, into: &image) {
+        if let reason = placeExtensions(
+            bytes, end: end, changes: changes, paths: paths, position: &position, into: &image)
+        {
             return .failure(reason)
         }
         guard position == end else { return .failure(Reason(text: "trailing bytes in the index")) }
@@ -49,15 +45,11 @@ extension IndexPatch {
     /// places, removed ones left out. Leaves `position` after the last entry; returns the entry count.
     private static func placeEntries(
         _ bytes: UnsafeRawBufferPointer, end: Int, version: UInt32, changes: [(path: [UInt8], update: IndexUpdate)],
-        indexTime: (seconds: UInt32, nanoseconds: UInt32), refresh: ((String, ObjectID) -> FileStat?)?,
-        workingDirectory: String?, position: inout Int, into image: inout IndexImage
+        paths: PatchablePaths, indexTime: (seconds: UInt32, nanoseconds: UInt32), workingDirectory: String?,
+        position: inout Int, into image: inout IndexImage
     ) -> Result<Int, Reason> {
         let entryCount = Int(BigEndian.read32(bytes, at: 8))
         var written = 0
-        var refreshesLeft = refresh == nil ? 0 : refreshedEntries
-        // Files that do not match are tried too, but not without end (an entry left so after a hand
-        // edit stays so until the edit is committed or undone).
-        var triesLeft = 4 * refreshesLeft
         // The start of the old bytes not yet placed.
         var runStart = position
         var next = 0
@@ -70,7 +62,7 @@ extension IndexPatch {
             case .failure(let reason): return .failure(reason)
             case .success(let read): entry = read
             }
-            if entry.isInTheWayOfCardPaths {
+            if paths.isInTheWay(entry.name) {
                 return .failure(
                     Reason(text: "\(String(decoding: entry.name, as: UTF8.self)) is in the way of card paths"))
             }
@@ -89,27 +81,6 @@ extension IndexPatch {
                 next += 1
                 runStart = position + entry.length
             } else {
-                if refreshesLeft > 0, triesLeft > 0, let refresh, let base = bytes.baseAddress, entry.stage == 0,
-                    hasNoStatData(bytes, at: position), isCardPath(Array(entry.name))
-                {
-                    triesLeft -= 1
-                    let blob = ObjectID(pointer: base + position + 40)
-                    // A file not older than the old index is left for a later patch, as git leaves it.
-                    // Nor is one whose mode changed: the entry's mode is what is staged.
-                    if let stat = refresh(String(decoding: entry.name, as: UTF8.self), blob), stat.fields.count == 10,
-                        stat.fields[6] == BigEndian.read32(bytes, at: position + 24),
-                        !IndexPatch.isRacilyClean(
-                            seconds: stat.fields[2], nanoseconds: stat.fields[3], indexTime: indexTime)
-                    {
-                        refreshesLeft -= 1
-                        image.copy(runStart..<position)
-                        for field in stat.fields { image.append32(field) }
-                        runStart = position + 40
-                        written += 1
-                        position += entry.length
-                        continue
-                    }
-                }
                 let modified = BigEndian.read32(bytes, at: position + 8)
                 if IndexPatch.isRacilyClean(
                     seconds: modified, nanoseconds: BigEndian.read32(bytes, at: position + 12), indexTime: indexTime)
@@ -185,20 +156,6 @@ extension IndexPatch {
         return complete ? content : nil
     }
 
-    /// At most this many entries without stat data are refreshed by one patch (each costs a read
-    /// and a hash of its file); a patch leaves one such entry per card it changes ahead of the file.
-    static let refreshedEntries = 32
-
-    /// Whether the entry at `position` has no stat data: change and modification times, inode and
-    /// size all zero.
-    static func hasNoStatData(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Bool {
-        // Every unchanged entry is asked, 100,000 at 100,000 cards: the size first, which only such
-        // an entry (or an empty file's) has at zero.
-        BigEndian.read32(bytes, at: position + 36) == 0 && BigEndian.read32(bytes, at: position + 8) == 0
-            && BigEndian.read32(bytes, at: position + 12) == 0 && BigEndian.read32(bytes, at: position) == 0
-            && BigEndian.read32(bytes, at: position + 4) == 0 && BigEndian.read32(bytes, at: position + 20) == 0
-    }
-
     /// How `path` sorts against an entry's `name` in the index's order (bytes, then the shorter
     /// first): negative before, 0 the same, positive after. One `memcmp`: this runs for every entry
     /// of the index up to the last changed path (100,000 at 100,000 cards).
@@ -253,21 +210,6 @@ extension IndexPatch {
             let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<nameStart + nameLength])
             return .success(OldEntry(length: length, name: name, stage: (flags >> 12) & 3))
         }
-
-        /// Whether this is a file where a card path needs a folder (`cards`, `cards/xx`, a card path
-        /// used as a folder).
-        var isInTheWayOfCardPaths: Bool {
-            let slash = UInt8(ascii: "/")
-            let count = name.count
-            // Lengths first: a card path's 50 never needs the prefix compared.
-            // `cards/xx` has its slash at 5 too: a top-level `cards.md` is in nobody's way.
-            guard
-                count == 5 || (count == 8 && name[5] == slash) || (count > 50 && name[50] == slash && name[5] == slash)
-            else {
-                return false
-            }
-            return name.starts(with: "cards".utf8)
-        }
     }
 
     /// Appends the index entry for a changed path (nothing for a removal); returns whether it did.
@@ -291,10 +233,10 @@ extension IndexPatch {
     /// one that does not parse. Leaves `position` after the last one.
     private static func placeExtensions(
         _ bytes: UnsafeRawBufferPointer, end: Int, changes: [(path: [UInt8], update: IndexUpdate)],
-        position: inout Int, into image: inout IndexImage
+        paths: PatchablePaths, position: inout Int, into image: inout IndexImage
     ) -> Reason? {
-        var invalid: Set<[UInt8]> = changes.isEmpty ? [[]] : [[], Array("cards".utf8)]
-        for change in changes { invalid.insert(Array(change.path[0..<8])) }
+        var invalid: Set<[UInt8]> = [[]]
+        for change in changes { invalid.formUnion(paths.folders(of: change.path)) }
         while position + 8 <= end {
             let signature = Array(bytes[position..<position + 4])
             let size = Int(BigEndian.read32(bytes, at: position + 4))

@@ -5,11 +5,6 @@ public struct FileStat: Sendable, Hashable {
     /// The fields in index order: ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size (each truncated to 32 bits).
     var fields: [UInt32]
 
-    /// No stat data, only the mode of a plain file, as git's read-tree leaves an entry: git and
-    /// libgit2 compare such an entry's file by content, and a later patch fills it in
-    /// (`IndexPatch.build`'s `refresh`).
-    public static let unknown = FileStat(fields: [0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 0])
-
     /// Stat data given field by field, in index order.
     init(fields: [UInt32]) {
         self.fields = fields
@@ -52,7 +47,8 @@ public struct IndexUpdate: Sendable {
 /// the unchanged entries are never copied in user space. At 100,000 entries (a 12 MB index) this
 /// takes a few milliseconds where `git_repository_index` + `git_index_write` take ~200 ms.
 ///
-/// It handles index versions 2 and 3 and card paths (`cards/xx/<id>.json`) only, and declines
+/// It handles index versions 2 and 3 and the caller's patchable paths (`PatchablePaths`: CardStore's
+/// card files) only, and declines
 /// (returns the reason, changing nothing) on anything else, so the caller can use libgit2 instead:
 /// no index yet, version 4, a mandatory extension (split or sparse index), a conflict at a changed
 /// path, or a file where a changed path needs a folder.
@@ -70,25 +66,19 @@ public enum IndexPatch {
         var text: String
     }
 
-    /// Whether `path` has the shape of a card file path, the only paths the patch changes.
-    static func isCardPath(_ path: [UInt8]) -> Bool {
-        guard path.count == 50, path[8] == UInt8(ascii: "/") else { return false }
-        guard path.starts(with: Array("cards/".utf8)), path.suffix(5).elementsEqual(".json".utf8) else { return false }
-        return !path[9..<45].contains(UInt8(ascii: "/"))
-    }
-
     /// Applies `updates` to the index file at `indexPath`; `.locked` when another process holds
     /// `index.lock`. `flush`: fsync before the rename (`.strict`), or only write the data out before it
     /// (`.ordered`: the caller fsyncs the index afterwards, committing the rename with everything before).
     /// `lock`: `index.lock` as the caller holds it; it stays held (the caller gives it up), and the new
     /// index goes through a file of its own (`IndexLock.newIndexPath`).
     /// `workingDirectory`: where the entries' files are (`build`'s), nil for an index of its own.
+    /// `paths`: the only paths it may change (`updates` of any other path decline).
     public static func apply(
-        _ updates: [IndexUpdate], indexPath: String, flush: FlushMode, lock: IndexLock? = nil,
+        _ updates: [IndexUpdate], paths: PatchablePaths, indexPath: String, flush: FlushMode, lock: IndexLock? = nil,
         workingDirectory: String? = nil
     ) throws(GitError) -> Outcome {
         let changes: [(path: [UInt8], update: IndexUpdate)]
-        switch sortedChanges(updates) {
+        switch sortedChanges(updates, paths: paths) {
         case .failure(let reason): return .declined(reason.text)
         case .success(let sorted): changes = sorted
         }
@@ -99,7 +89,8 @@ public enum IndexPatch {
         }
         defer { munmap(UnsafeMutableRawPointer(mutating: old.bytes.baseAddress), old.bytes.count) }
         switch build(
-            old.bytes, changes: changes, indexTime: (old.seconds, old.nanoseconds), workingDirectory: workingDirectory)
+            old.bytes, changes: changes, paths: paths, indexTime: (old.seconds, old.nanoseconds),
+            workingDirectory: workingDirectory)
         {
         case .failure(let reason): return .declined(reason.text)
         case .success(let image):
@@ -109,12 +100,14 @@ public enum IndexPatch {
     }
 
     /// The last update of each path, sorted by path as the index sorts entries; a reason when one is
-    /// not a card path.
-    static func sortedChanges(_ updates: [IndexUpdate]) -> Result<[(path: [UInt8], update: IndexUpdate)], Reason> {
+    /// not one of `paths`.
+    static func sortedChanges(_ updates: [IndexUpdate], paths: PatchablePaths)
+        -> Result<[(path: [UInt8], update: IndexUpdate)], Reason>
+    {
         var latest: [[UInt8]: IndexUpdate] = [:]
         for update in updates {
             let path = Array(update.path.utf8)
-            guard isCardPath(path) else { return .failure(Reason(text: "\(update.path) is not a card path")) }
+            guard paths.contains(path) else { return .failure(Reason(text: "\(update.path) is not a card path")) }
             latest[path] = update
         }
         let sorted = latest.keys.sorted { $0.lexicographicallyPrecedes($1) }
@@ -160,9 +153,8 @@ public enum IndexPatch {
 
     /// Writes `image` (its `.original` pieces from `old`) and then its SHA-1 through `index.lock`
     /// (created exclusively, as git does), flushed as `flush` says, then renames it over the index;
-    /// removes the lock on failure. A big index is instead rewritten in place in its spare (the index
-    /// the last patch replaced, `IndexSpare`) and swapped with the index, `index.lock` held meanwhile;
-    /// when that is not possible it is written whole, and the index it replaces becomes the spare.
+    /// removes the lock on failure. Side files of earlier versions (`IndexPatch.staleSideFiles`) go
+    /// once the new index is in place.
     ///
     /// The SHA-1 is computed on a second thread while this one writes the same pieces, and the
     /// file's pages start going to the disk (`FileSync.startWriteOut`) before the SHA-1 is done: at
@@ -192,32 +184,17 @@ public enum IndexPatch {
         /// Gives up a lock of this write's own; the caller's stays held.
         func releaseOwn() { if held == nil { lock.release() } }
         // A small index (~1,000 cards) hashes in less time than a thread takes to start.
-        let hashed = BackgroundWork(onThread: old.count >= Background.worthAThread) {
-            image.checksum(over: old, indexPath: indexPath)
-        }
+        let hashed = BackgroundWork(onThread: old.count >= Background.worthAThread) { image.checksum(over: old) }
         // Joined on every way out: the thread reads the old index's mapping, unmapped after this returns.
         defer { _ = hashed.wait() }
-        if old.count >= IndexSpare.minimumSize {
-            let swapped = image.withVectors(over: old) { vectors in
-                IndexSpare.write(vectors, checksum: { hashed.wait().digest }, indexPath: indexPath, flush: flush)
-            }
-            if swapped {
-                if held != nil { unlink(newPath) }
-                releaseOwn()
-                hashed.wait().midstates?.save(for: indexPath)
-                return
-            }
-        }
         var failure = image.withVectors(over: old) { FileSync.writeAll(fd, $0) }
         // Only a head start for the flush below, which decides: where sync_file_range is missing
         // (WSL1, some sandboxes) the write goes on without it.
         if failure == 0 && flush != .none { _ = FileSync.startWriteOut(fd) }
-        let checksum = hashed.wait().digest
+        let checksum = hashed.wait()
         if failure == 0 { failure = FileSync.writeAll(fd, checksum) }
         if failure == 0 { failure = FileSync.flush(fd, flush) }
-        if failure == 0 {
-            failure = IndexSpare.replaceKeepingSpare(newPath, over: indexPath, size: old.count, flush: flush)
-        }
+        if failure == 0 && rename(newPath, indexPath) != 0 { failure = errno }
         if failure == 0 && held == nil { lock.renamedOverIndex() }
         if failure != 0 {
             if held != nil { unlink(newPath) }
@@ -226,6 +203,17 @@ public enum IndexPatch {
                 code: .system(failure), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
                 function: "IndexPatch.write")
         }
-        hashed.wait().midstates?.save(for: indexPath)
+        removeStaleSideFiles(of: indexPath)
+    }
+
+    /// What version 0.1 kept beside a big index, named by suffix (`index.cards-spare`, a copy
+    /// of the index rewritten in place, and `index.cards-sha1`, checkpoints of its checksum): nothing
+    /// reads them now, and the spare is as big as the index.
+    static let staleSideFileSuffixes = [".cards-spare", ".cards-sha1"]
+
+    /// Removes the `staleSideFileSuffixes` files beside the index at `indexPath` where an earlier
+    /// version left them (two `unlink` calls that find nothing, on a deck that never had them).
+    public static func removeStaleSideFiles(of indexPath: String) {
+        for suffix in staleSideFileSuffixes { _ = unlink(indexPath + suffix) }
     }
 }

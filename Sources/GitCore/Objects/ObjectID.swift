@@ -127,12 +127,17 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 extension ObjectID {
     /// The id git gives a blob with these bytes, computed without writing anything.
     public static func blobHash(of bytes: [UInt8]) -> ObjectID {
+        bytes.withUnsafeBytes { hash(of: $0, type: GIT_OBJECT_BLOB) }
+    }
+
+    /// The id git gives an object of `type` with these bytes, through `git_odb_hash`: libgit2's
+    /// SHA-1 that looks for the patterns of a collision attack (SHA1DC), as git hashes every new
+    /// object. Every object this package names goes through it, since commits and trees carry text
+    /// from users and remotes (messages, file names); `hardwareHash` only checks bytes read back.
+    static func hash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
         Libgit2.ensureInitialized()
         var oid = git_oid()
-        let result = bytes.withUnsafeBytes { buffer in
-            git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
-        }
-        if result != 0 { git_error_clear() }
+        if git_odb_hash(&oid, buffer.baseAddress, buffer.count, type) != 0 { git_error_clear() }
         return ObjectID(oid)
     }
 }

@@ -29,38 +29,8 @@ extension SHA1 {
             self.context = context
         }
 
-        /// A hasher that goes on from `midstate`, as if the bytes it was taken after had been added.
-        init(resuming midstate: SHA1.Midstate, portable: Bool = false) {
-            self.init(portable: portable)
-            let bits = UInt64(midstate.length) &* 8
-            guard let context else {
-                self.portable.resume(midstate)
-                return
-            }
-            // OpenSSL's public `SHA_CTX`: h0...h4, Nl, Nh, data[16], num (`SHA1.canResume` checks it).
-            for (index, word) in midstate.words.enumerated() {
-                context.storeBytes(of: word, toByteOffset: 4 * index, as: UInt32.self)
-            }
-            context.storeBytes(of: UInt32(truncatingIfNeeded: bits), toByteOffset: 20, as: UInt32.self)
-            context.storeBytes(of: UInt32(truncatingIfNeeded: bits >> 32), toByteOffset: 24, as: UInt32.self)
-            context.storeBytes(of: 0, toByteOffset: 92, as: UInt32.self)
-        }
-
         deinit {
             context?.deallocate()
-        }
-
-        /// The state after the bytes added so far, when they are a whole number of 64-byte blocks; nil
-        /// in the middle of a block.
-        func midstate() -> SHA1.Midstate? {
-            guard let context else { return portable.midstate() }
-            guard context.load(fromByteOffset: 92, as: UInt32.self) == 0 else { return nil }
-            let bits =
-                UInt64(context.load(fromByteOffset: 24, as: UInt32.self)) << 32
-                | UInt64(context.load(fromByteOffset: 20, as: UInt32.self))
-            guard bits % 512 == 0 else { return nil }
-            let words = (0..<5).map { context.load(fromByteOffset: 4 * $0, as: UInt32.self) }
-            return SHA1.Midstate(words: words, length: Int(bits / 8))
         }
 
         /// Adds `bytes` to the hashed data.
@@ -83,41 +53,6 @@ extension SHA1 {
     }
 }
 
-extension SHA1 {
-    /// The state of a SHA-1 between two 64-byte blocks: enough to go on hashing later from there
-    /// without the bytes before it (the index's checkpoints, `IndexMidstates`).
-    struct Midstate: Equatable, Sendable {
-        /// The five chaining words.
-        let words: [UInt32]
-        /// How many bytes were hashed to reach it (a multiple of 64).
-        let length: Int
-
-        /// The state after `length` bytes with chaining words `words`; nil unless there are five
-        /// words and `length` is a whole number of blocks.
-        init?(words: [UInt32], length: Int) {
-            guard words.count == 5, length >= 0, length % 64 == 0 else { return nil }
-            self.words = words
-            self.length = length
-        }
-    }
-
-    /// Whether a hasher resumed from a midstate gives the digest of the whole (the native hasher
-    /// reads and writes libcrypto's `SHA_CTX` fields, whose layout is checked here once).
-    static let canResume: Bool = {
-        let bytes = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
-        return bytes.withUnsafeBytes { buffer in
-            var first = Hasher()
-            first.update(UnsafeRawBufferPointer(rebasing: buffer[0..<128]))
-            var reference = PortableSHA1()
-            reference.update(UnsafeRawBufferPointer(rebasing: buffer[0..<128]))
-            guard let midstate = first.midstate(), midstate == reference.midstate() else { return false }
-            var resumed = Hasher(resuming: midstate)
-            resumed.update(UnsafeRawBufferPointer(rebasing: buffer[128...]))
-            return resumed.finalize() == digest(buffer)
-        }
-    }()
-}
-
 /// SHA-1 (FIPS 180-4) without libcrypto, fed in pieces of any size.
 struct PortableSHA1 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
@@ -127,20 +62,6 @@ struct PortableSHA1 {
     private var pending: [UInt8] = []
     /// Bytes added so far.
     private var length: UInt64 = 0
-
-    /// The state after the bytes added so far, when they are a whole number of blocks.
-    func midstate() -> SHA1.Midstate? {
-        guard pending.isEmpty else { return nil }
-        return SHA1.Midstate(words: [state.0, state.1, state.2, state.3, state.4], length: Int(length))
-    }
-
-    /// Starts over from `midstate`, as if the bytes it was taken after had been added.
-    mutating func resume(_ midstate: SHA1.Midstate) {
-        let words = midstate.words
-        state = (words[0], words[1], words[2], words[3], words[4])
-        length = UInt64(midstate.length)
-        pending.removeAll()
-    }
 
     /// Adds `bytes`: completes the pending block, compresses whole blocks in place, keeps the rest.
     mutating func update(_ bytes: UnsafeRawBufferPointer) {

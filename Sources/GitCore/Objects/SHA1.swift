@@ -46,9 +46,9 @@ extension SHA1 {
 extension ObjectID {
     /// The id git gives an object of `type` with these bytes (SHA-1 of "<type> <size>\0" and the
     /// bytes) through libcrypto's SHA-1 in hardware, ~5x faster than `git_odb_hash`, which also looks
-    /// for the patterns of a SHA-1 collision attack. For trees this package builds (entry names and
-    /// object ids, nothing an attacker lays out freely) and for checking bytes against an id already
-    /// stored; an object from elsewhere is hashed by libgit2 when it is written.
+    /// for the patterns of a SHA-1 collision attack. Only to check bytes read back against the id they
+    /// are stored under (as git's unsafe SHA-1 checks pack and index checksums); a new object is
+    /// named by `ObjectID.hash(of:type:)`.
     public static func hardwareHash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
         let header = Array("\(String(cString: git_object_type2string(type))) \(buffer.count)".utf8) + [0]
         var hasher = SHA1.Hasher()

@@ -73,11 +73,10 @@ public final class PackWriter {
     /// `finish` packs them without walking the new trees (a splice writes every new tree of the commit
     /// through here, or gives way and has them forgotten).
     ///
-    /// The id is `known` (hashed already, on the thread that made the bytes) or hashed here by
-    /// `ObjectID.hardwareHash`: a merge makes ~250 new 27 KB card folders at 100,000 cards, and
-    /// libgit2's collision-detecting SHA-1 took ~15 ms over them. `known` must be the bytes' tree id.
+    /// The id is `known` (hashed already, on the thread that made the bytes) or hashed here
+    /// (`ObjectID.hash(of:type:)`, collision-detecting). `known` must be the bytes' tree id.
     func write(tree bytes: [UInt8], id known: ObjectID? = nil) throws(GitError) -> ObjectID {
-        let id = known ?? bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_TREE) }
+        let id = known ?? bytes.withUnsafeBytes { ObjectID.hash(of: $0, type: GIT_OBJECT_TREE) }
         splicedTrees[id] = bytes
         return id
     }
@@ -86,7 +85,7 @@ public final class PackWriter {
     /// as `writeBlob` does a blob: through the object database, libgit2 1.5.1 would first look for the
     /// new commit in every pack on disk, opening each pack index, and rescan `objects/pack` on the miss.
     public func writeCommit(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
-        let id = bytes.withUnsafeBytes { ObjectID.hardwareHash(of: $0, type: GIT_OBJECT_COMMIT) }
+        let id = bytes.withUnsafeBytes { ObjectID.hash(of: $0, type: GIT_OBJECT_COMMIT) }
         try writeToMemory(bytes, type: GIT_OBJECT_COMMIT, id: id.raw)
         // A commit starts "tree <40 hex digits>\n".
         if bytes.count >= 46, bytes.starts(with: Array("tree ".utf8)),

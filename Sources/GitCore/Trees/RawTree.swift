@@ -205,7 +205,7 @@ struct RawTree: @unchecked Sendable {
                 for entry in sibling.entries[first...] { entries.append(entry.moved(by: shift)) }
                 return entries
             }
-            if let entry = RawTree.cardFileEntry(base, count: buffer.count, at: position) {
+            if let entry = RawTree.commonFileEntry(base, count: buffer.count, at: position) {
                 if let previous = entries.last, RawTree.order(base, previous, base, entry) >= 0 { return nil }
                 entries.append(entry)
                 position = entry.end
@@ -227,19 +227,20 @@ struct RawTree: @unchecked Sendable {
 
     /// `"100644 "` as the low seven bytes of a little-endian word.
     private static let fileModeWord: UInt64 = 0x20_34_34_36_30_30_31
-    /// The length of a card file's name, `<36-character id>.json`.
-    private static let cardNameLength = 41
+    /// The name length the fast parse looks for first: 41 bytes, a UUID and `.json`, as nearly every
+    /// entry of a deck's folders is named (CardStore's card files). Only a guess of what is common: a
+    /// tree of other names parses the general way, to the same entries.
+    private static let commonNameLength = 41
 
-    /// The entry at `position` when it has a card file's shape: mode `100644`, a 41-byte name
-    /// holding neither NUL nor "/", then its NUL and 20-byte id. nil for any other shape, which the
-    /// general parse then reads (to the same result for this shape: the mode is one of git's five
-    /// spellings, the name ends at its first NUL and holds no "/"). Nearly every entry of a deck's
-    /// folders has this shape, and the general parse (two `memchr` calls and a digit loop per entry)
-    /// was a fifth of a merge's instructions.
+    /// The entry at `position` when it has the common shape: mode `100644`, a `commonNameLength`-byte
+    /// name holding neither NUL nor "/", then its NUL and 20-byte id. nil for any other shape, which
+    /// the general parse then reads (to the same result for this shape: the mode is one of git's five
+    /// spellings, the name ends at its first NUL and holds no "/"). The general parse (two `memchr`
+    /// calls and a digit loop per entry) was a fifth of a merge's instructions.
     @inline(__always)
-    private static func cardFileEntry(_ base: UnsafePointer<UInt8>, count: Int, at position: Int) -> Entry? {
+    private static func commonFileEntry(_ base: UnsafePointer<UInt8>, count: Int, at position: Int) -> Entry? {
         let nameStart = position + 7
-        let nameEnd = nameStart + cardNameLength
+        let nameEnd = nameStart + commonNameLength
         guard nameEnd + 21 <= count, base[nameEnd] == 0 else { return nil }
         let raw = UnsafeRawPointer(base)
         let head = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
