@@ -79,10 +79,12 @@ let package = Package(
             name: "CGit2", pkgConfig: staticBuild ? nil : "libgit2",
             providers: [.apt(["libgit2-dev"]), .yum(["libgit2-devel"]), .brew(["libgit2"])]),
         .target(name: "CFastCRC"),
+        // The Linux calls the Glibc module does not show, and the fork-and-exec of git (GitCore's Platform/).
+        .target(name: "CLinux"),
         // libmicrohttpd for `cards serve`, loaded on first use (its headers from libmicrohttpd-dev).
         .target(name: "CMicroHTTPD"),
         .target(
-            name: "GitCore", dependencies: ["CGit2", "CFastCRC"] + lazyTargets, swiftSettings: staticDefine,
+            name: "GitCore", dependencies: ["CGit2", "CFastCRC", "CLinux"] + lazyTargets, swiftSettings: staticDefine,
             linkerSettings: gitCoreLinking),
         .target(name: "CardModel"),
         .target(name: "DeckMerge", dependencies: ["CardModel"]),

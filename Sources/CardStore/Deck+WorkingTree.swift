@@ -161,7 +161,8 @@ extension Deck {
     /// Runs `step` for each index below `count`, the first half and the second half on two threads
     /// when there are many (creating and renaming a file is mostly the kernel's inode and folder-entry
     /// work, which spreads over both cores; the halves are not split by folder: grouping them so was
-    /// measured no faster, PERFORMANCE item 51); the first error thrown, after both halves stop.
+    /// measured no faster, docs/PERFORMANCE.md "Import, list, export"); the first error thrown, after
+    /// both halves stop.
     static func inHalves(_ count: Int, _ step: (Int) throws(StoreError) -> Void) throws(StoreError) {
         // A hundred thousand files at ~20-100 µs each: worth a second thread from a few thousand.
         guard count >= Deck.bulkThreshold * 8, Repository.processors > 1 else {

@@ -2,7 +2,7 @@ import CGit2
 import Glibc
 
 /// The repository's index (staging area), opened for reading and updating a few entries.
-public final class Index {
+package final class Index {
     let pointer: OpaquePointer
 
     init(pointer: OpaquePointer) {
@@ -15,7 +15,7 @@ public final class Index {
 
     /// An index file on its own, at `path` (read if it exists), belonging to no repository: entries are
     /// staged by id (`stage`), and `write` writes that file (through `<path>.lock`).
-    public static func open(path: String) throws(GitError) -> Index {
+    package static func open(path: String) throws(GitError) -> Index {
         Libgit2.ensureInitialized()
         var pointer: OpaquePointer?
         try check(git_index_open(&pointer, path), "git_index_open")
@@ -24,20 +24,20 @@ public final class Index {
     }
 
     /// Number of entries.
-    public var count: Int { git_index_entrycount(pointer) }
+    package var count: Int { git_index_entrycount(pointer) }
 
     /// Re-reads the index file from disk (`force`: even when it looks unchanged).
-    public func reload(force: Bool = true) throws(GitError) {
+    package func reload(force: Bool = true) throws(GitError) {
         try check(git_index_read(pointer, force ? 1 : 0), "git_index_read")
     }
 
     /// Stages the working-tree file at `path` (hashing it and recording its stat data).
-    public func add(path: String) throws(GitError) {
+    package func add(path: String) throws(GitError) {
         try check(git_index_add_bypath(pointer, path), "git_index_add_bypath")
     }
 
     /// Removes `path` from the index; no error when it is not there.
-    public func remove(path: String) throws(GitError) {
+    package func remove(path: String) throws(GitError) {
         guard git_index_get_bypath(pointer, path, 0) != nil else { return }
         try check(git_index_remove_bypath(pointer, path), "git_index_remove_bypath")
     }
@@ -47,7 +47,7 @@ public final class Index {
     /// `skipWorktree`: git's skip-worktree bit, for an entry the working tree does not hold on purpose (a
     /// link or a submodule a deck keeps in its trees without checking it out): `git status` then does
     /// not call it deleted.
-    public func stage(path: String, id: ObjectID, mode: UInt32, skipWorktree: Bool = false) throws(GitError) {
+    package func stage(path: String, id: ObjectID, mode: UInt32, skipWorktree: Bool = false) throws(GitError) {
         var entry = git_index_entry()
         entry.mode = mode
         entry.id = id.raw
@@ -60,13 +60,13 @@ public final class Index {
     }
 
     /// The blob staged at `path`, or nil.
-    public func entryID(path: String) -> ObjectID? {
+    package func entryID(path: String) -> ObjectID? {
         guard let entry = git_index_get_bypath(pointer, path, 0) else { return nil }
         return ObjectID(entry.pointee.id)
     }
 
     /// Replaces the whole index with the contents of a tree (stat data is refreshed on the next status).
-    public func readTree(_ tree: ObjectID) throws(GitError) {
+    package func readTree(_ tree: ObjectID) throws(GitError) {
         let repository = git_index_owner(pointer)
         var treePointer: OpaquePointer?
         var oid = tree.raw
@@ -76,21 +76,21 @@ public final class Index {
     }
 
     /// The tree the index describes, written to the object database.
-    public func writeTree() throws(GitError) -> ObjectID {
+    package func writeTree() throws(GitError) -> ObjectID {
         var oid = git_oid()
         try check(git_index_write_tree(&oid, pointer), "git_index_write_tree")
         return ObjectID(oid)
     }
 
     /// Writes the index back to disk through `index.lock` (`.locked` while another writer holds it).
-    public func write() throws(GitError) {
+    package func write() throws(GitError) {
         try check(git_index_write(pointer), "git_index_write")
     }
 }
 
 extension Repository {
     /// Opens the repository's index.
-    public func index() throws(GitError) -> Index {
+    package func index() throws(GitError) -> Index {
         var out: OpaquePointer?
         try check(git_repository_index(&out, pointer), "git_repository_index")
         guard let out else { throw GitError(code: .notFound, message: "no index", function: "git_repository_index") }
@@ -99,7 +99,7 @@ extension Repository {
 
     /// Makes the working tree and index match HEAD, overwriting local changes under `paths`
     /// (all paths when empty). Used by init, clone and repair, never on the per-card hot path.
-    public func checkoutHead(paths: [String] = []) throws(GitError) {
+    package func checkoutHead(paths: [String] = []) throws(GitError) {
         var options = git_checkout_options()
         try check(
             git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)), "git_checkout_options_init")
@@ -119,9 +119,9 @@ extension Repository {
 }
 
 /// A working-tree path whose state differs from the index or HEAD.
-public struct StatusEntry: Sendable, Hashable {
+package struct StatusEntry: Sendable, Hashable {
     /// How the path differs.
-    public enum Change: Sendable, Hashable {
+    package enum Change: Sendable, Hashable {
         /// Present in the working tree, not in HEAD.
         case added
         /// Content differs from HEAD.
@@ -132,9 +132,9 @@ public struct StatusEntry: Sendable, Hashable {
         case other
     }
     /// Path relative to the working tree root.
-    public var path: String
+    package var path: String
     /// What changed.
-    public var change: Change
+    package var change: Change
 }
 
 extension Repository {
@@ -146,7 +146,7 @@ extension Repository {
     /// writes its in-memory copy of the index without checking that the file is still the one it
     /// read (git does), so an index written by another command during the scan (a card added) was
     /// overwritten, the card then showing as deleted by hand.
-    public func status(under paths: [String]) throws(GitError) -> [StatusEntry] {
+    package func status(under paths: [String]) throws(GitError) -> [StatusEntry] {
         var options = git_status_options()
         try check(git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)), "git_status_options_init")
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR

@@ -8,15 +8,15 @@ import Glibc
 /// first and `main` moved after, under the lock: a `git commit` that read `main` after it moved read
 /// an index that already had our change, and one that read it before finds the branch moved, or
 /// the lock taken, and fails; it can never put an index without our change on top of our commit.
-public final class IndexLock {
+package final class IndexLock {
     /// The lock file's path (`<index>.lock`).
-    public let path: String
+    package let path: String
     /// The lock file, open for writing: a new index can be written into it and renamed over the index.
     let descriptor: Int32
     private var held = true
 
     /// Takes the lock of the index at `indexPath`: `.locked` when another process holds it.
-    public init(indexPath: String) throws(GitError) {
+    package init(indexPath: String) throws(GitError) {
         path = indexPath + ".lock"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
@@ -33,19 +33,19 @@ public final class IndexLock {
     }
 
     /// Whether this process still holds the lock.
-    public var isHeld: Bool { held }
+    package var isHeld: Bool { held }
 
     /// Where a new index is written while the lock is held by a caller that keeps holding it.
-    public static func newIndexPath(for indexPath: String) -> String { indexPath + ".cards-new" }
+    package static func newIndexPath(for indexPath: String) -> String { indexPath + ".cards-new" }
 
     /// The files a writer killed while holding the lock can leave beside the index at `indexPath`: the new
     /// index and libgit2's lock on it.
-    public static func leftovers(of indexPath: String) -> [String] {
+    package static func leftovers(of indexPath: String) -> [String] {
         [newIndexPath(for: indexPath), newIndexPath(for: indexPath) + ".lock"]
     }
 
     /// Gives the lock up: the lock file closed and removed. Idempotent.
-    public func release() {
+    package func release() {
         guard held else { return }
         held = false
         close(descriptor)

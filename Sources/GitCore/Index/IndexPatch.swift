@@ -1,7 +1,7 @@
 import Glibc
 
 /// The stat data git records for a working-tree file in its index entry.
-public struct FileStat: Sendable, Hashable {
+package struct FileStat: Sendable, Hashable {
     /// The fields in index order: ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size (each truncated to 32 bits).
     var fields: [UInt32]
 
@@ -11,7 +11,7 @@ public struct FileStat: Sendable, Hashable {
     }
 
     /// The stat data of the file at `path` (not following a final symlink), or nil when it cannot be read.
-    public init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let executable = info.st_mode & 0o100 != 0
@@ -27,14 +27,14 @@ public struct FileStat: Sendable, Hashable {
 
 /// A new state for one index entry: the blob now in the working tree at `path` with its stat data,
 /// or nil to remove the entry.
-public struct IndexUpdate: Sendable {
+package struct IndexUpdate: Sendable {
     /// The path from the working-tree root.
-    public var path: String
+    package var path: String
     /// The blob and stat data of the file now there, or nil when the file was removed.
-    public var file: (blob: ObjectID, stat: FileStat)?
+    package var file: (blob: ObjectID, stat: FileStat)?
 
     /// Creates an update.
-    public init(path: String, file: (blob: ObjectID, stat: FileStat)?) {
+    package init(path: String, file: (blob: ObjectID, stat: FileStat)?) {
         self.path = path
         self.file = file
     }
@@ -52,9 +52,9 @@ public struct IndexUpdate: Sendable {
 /// (returns the reason, changing nothing) on anything else, so the caller can use libgit2 instead:
 /// no index yet, version 4, a mandatory extension (split or sparse index), a conflict at a changed
 /// path, or a file where a changed path needs a folder.
-public enum IndexPatch {
+package enum IndexPatch {
     /// What `apply` did.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The index was rewritten.
         case written
         /// Nothing was changed; the reason says why the fast path does not apply.
@@ -73,7 +73,7 @@ public enum IndexPatch {
     /// index goes through a file of its own (`IndexLock.newIndexPath`).
     /// `workingDirectory`: where the entries' files are (`build`'s), nil for an index of its own.
     /// `paths`: the only paths it may change (`updates` of any other path decline).
-    public static func apply(
+    package static func apply(
         _ updates: [IndexUpdate], paths: PatchablePaths, indexPath: String, flush: FlushMode, lock: IndexLock? = nil,
         workingDirectory: String? = nil
     ) throws(GitError) -> Outcome {
@@ -213,7 +213,7 @@ public enum IndexPatch {
 
     /// Removes the `staleSideFileSuffixes` files beside the index at `indexPath` where an earlier
     /// version left them (two `unlink` calls that find nothing, on a deck that never had them).
-    public static func removeStaleSideFiles(of indexPath: String) {
+    package static func removeStaleSideFiles(of indexPath: String) {
         for suffix in staleSideFileSuffixes { _ = unlink(indexPath + suffix) }
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Fixed lengths, so that the patch tells a patchable path, or a file in the way of one, from the
 /// rest of a 100,000-entry index by its length before it compares a byte.
-public struct PatchablePaths: Sendable {
+package struct PatchablePaths: Sendable {
     /// The top-level folder's name.
     let folder: [UInt8]
     /// Where the fan-out folder's name ends: the offset of the `/` after it.
@@ -16,7 +16,7 @@ public struct PatchablePaths: Sendable {
     let suffix: [UInt8]
 
     /// The layout `FOLDER/<fanOutLength bytes>/<fileNameLength bytes ending in suffix>`.
-    public init(folder: String, fanOutLength: Int, fileNameLength: Int, suffix: String) {
+    package init(folder: String, fanOutLength: Int, fileNameLength: Int, suffix: String) {
         self.folder = Array(folder.utf8)
         fanOutEnd = self.folder.count + 1 + fanOutLength
         pathLength = fanOutEnd + 1 + fileNameLength

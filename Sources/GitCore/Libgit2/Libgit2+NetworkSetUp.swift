@@ -20,13 +20,13 @@ import Glibc
 
         /// Skips libgit2's TLS and SSH set-up during init: call before any other libgit2 use. Not
         /// thread-safe (call it first thing).
-        public static func deferNetworkSetUp() {
+        package static func deferNetworkSetUp() {
             networkSetUpDeferred = true
         }
 
         /// Runs the TLS and SSH set-up that was deferred (a no-op otherwise). Every network operation
         /// must run after this.
-        public static func runDeferredNetworkSetUp() {
+        package static func runDeferredNetworkSetUp() {
             guard networkSetUpDeferred else { return }
             ensureInitialized()
             networkSetUpDeferred = false
@@ -45,7 +45,7 @@ import Glibc
     /// What `git_libgit2_init`'s call of libgit2's mbedTLS set-up reaches: skipped while network set-up
     /// is deferred (run later by `Libgit2.runDeferredNetworkSetUp`), else run.
     @_cdecl("__wrap_git_mbedtls_stream_global_init")
-    public func cardsInterposedTLSInit() -> Int32 {
+    package func cardsInterposedTLSInit() -> Int32 {
         if Libgit2.networkSetUpDeferred {
             Libgit2.skippedTLS = true
             return 0
@@ -55,7 +55,7 @@ import Glibc
 
     /// What `git_libgit2_init`'s call of libgit2's SSH set-up reaches, like `cardsInterposedTLSInit`.
     @_cdecl("__wrap_git_transport_ssh_global_init")
-    public func cardsInterposedSSHInit() -> Int32 {
+    package func cardsInterposedSSHInit() -> Int32 {
         if Libgit2.networkSetUpDeferred {
             Libgit2.skippedSSH = true
             return 0
@@ -68,10 +68,10 @@ import Glibc
     /// Package.swift) can defer them, through the linker's `--wrap`.
     extension Libgit2 {
         /// Does nothing in this build: libgit2's network set-up runs in its init (see above).
-        public static func deferNetworkSetUp() {}
+        package static func deferNetworkSetUp() {}
 
         /// Does nothing in this build: nothing was deferred.
-        public static func runDeferredNetworkSetUp() {}
+        package static func runDeferredNetworkSetUp() {}
     }
 
     // The lazily loaded libssh2's controls (Sources/CLazySSH2, static build only). With the shared

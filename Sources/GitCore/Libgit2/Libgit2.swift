@@ -2,7 +2,7 @@ import CGit2
 import Synchronization
 
 /// Process-wide libgit2 set-up: initialised once, never shut down (objects may outlive any scope).
-public enum Libgit2 {
+package enum Libgit2 {
     private static let initialized: Bool = {
         git_libgit2_init()
         // Decks are usually opened by their owner; a deck on a shared mount should still open.
@@ -22,7 +22,7 @@ public enum Libgit2 {
     }()
 
     /// Initialises libgit2 if it is not yet; cheap after the first call.
-    public static func ensureInitialized() {
+    package static func ensureInitialized() {
         _ = initialized
     }
 
@@ -34,7 +34,7 @@ public enum Libgit2 {
     /// libgit2 has one switch for the whole process, while decks (and threads) each have their own
     /// wish: so the switch is on while any holder claims it. A deck that does without fsync never
     /// takes it away from another deck, on this thread or another, that wants it.
-    public static func claimFsync() {
+    package static func claimFsync() {
         ensureInitialized()
         fsyncClaims.withLock { claims in
             claims += 1
@@ -43,7 +43,7 @@ public enum Libgit2 {
     }
 
     /// Withdraws one `claimFsync`; libgit2's fsync turns off when no claim is left.
-    public static func releaseFsync() {
+    package static func releaseFsync() {
         ensureInitialized()
         fsyncClaims.withLock { claims in
             claims = max(0, claims - 1)
@@ -52,10 +52,10 @@ public enum Libgit2 {
     }
 
     /// Whether libgit2 fsyncs what it writes now: some holder claims it.
-    public static var fsyncClaimed: Bool { fsyncClaims.withLock { $0 > 0 } }
+    package static var fsyncClaimed: Bool { fsyncClaims.withLock { $0 > 0 } }
 
     /// The libgit2 version this process runs with, as "major.minor.revision".
-    public static var version: String {
+    package static var version: String {
         var major: Int32 = 0
         var minor: Int32 = 0
         var revision: Int32 = 0

@@ -8,12 +8,12 @@ import CGit2
 /// from the object header first and never inflates a blob over the limit. Only the answer "here are
 /// the bytes" comes from here: on anything else it returns nil, and `readBlob` (which reports why) is
 /// the one to ask. Like its repository, not for use on several threads at once.
-public final class BlobReader {
+package final class BlobReader {
     private let repository: Repository
     private let odb: OpaquePointer
 
     /// A reader over `repository`'s objects.
-    public init(_ repository: Repository) throws(GitError) {
+    package init(_ repository: Repository) throws(GitError) {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.pointer), "git_repository_odb")
         guard let odb else {
@@ -29,7 +29,7 @@ public final class BlobReader {
 
     /// The bytes of the blob `id` when it is a blob of at most `limit` bytes that reads without
     /// error; nil otherwise (`Repository.readBlob(_:limit:)` then gives the error).
-    public func read(_ id: ObjectID, limit: Int) -> [UInt8]? {
+    package func read(_ id: ObjectID, limit: Int) -> [UInt8]? {
         var oid = id.raw
         var size = 0
         var type = GIT_OBJECT_ANY

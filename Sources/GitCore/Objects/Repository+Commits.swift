@@ -2,7 +2,7 @@ import CGit2
 
 extension Repository {
     /// Reads a commit.
-    public func commit(_ id: ObjectID) throws(GitError) -> Commit {
+    package func commit(_ id: ObjectID) throws(GitError) -> Commit {
         var commit: OpaquePointer?
         var oid = id.raw
         try check(git_commit_lookup(&commit, pointer, &oid), "git_commit_lookup")
@@ -24,7 +24,7 @@ extension Repository {
 
     /// Writes a commit object without moving any reference (publish it with `updateReference`). The
     /// tree and the parents must be stored already.
-    public func createCommit(
+    package func createCommit(
         tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
     ) throws(GitError) -> ObjectID {
         let bytes = try Repository.commitBytes(
@@ -56,7 +56,7 @@ extension Repository {
     /// each parent up, which in a `PackWriter`'s second handle on the repository opened every pack
     /// index again (`CommitBytesTests` checks the bytes against libgit2's on random signatures and
     /// messages). Throws for a signature libgit2 refuses (`Signature.commitText`).
-    public static func commitBytes(
+    package static func commitBytes(
         tree: ObjectID, parents: [ObjectID], message: String, author: Signature, committer: Signature
     ) throws(GitError) -> [UInt8] {
         var bytes = Array("tree \(tree.hex)\n".utf8)
@@ -70,7 +70,7 @@ extension Repository {
     }
 
     /// The best common ancestor of two commits, or nil when their histories are unrelated.
-    public func mergeBase(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> ObjectID? {
+    package func mergeBase(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> ObjectID? {
         var out = git_oid()
         var first = one.raw
         var second = two.raw
@@ -85,7 +85,7 @@ extension Repository {
 
     /// Every best common ancestor of two commits (more than one after criss-cross merges), in no
     /// particular order; empty when their histories are unrelated.
-    public func mergeBases(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> [ObjectID] {
+    package func mergeBases(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> [ObjectID] {
         var out = git_oidarray()
         var first = one.raw
         var second = two.raw
@@ -101,7 +101,7 @@ extension Repository {
     }
 
     /// Whether `commit` has `ancestor` in its history (a commit is not its own descendant).
-    public func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
+    package func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
         var one = commit.raw
         var two = ancestor.raw
         let result = git_graph_descendant_of(pointer, &one, &two)
@@ -111,7 +111,7 @@ extension Repository {
 
     /// Visits commits reachable from `start`, newest first (topological, then by time), until
     /// `body` returns false. With `firstParentOnly` it follows only first parents (the local line).
-    public func walkHistory(
+    package func walkHistory(
         from start: ObjectID, firstParentOnly: Bool = false, _ body: (Commit) throws -> Bool
     ) throws {
         // A shallow clone's history stops at the commits `shallow` lists, whose parents it lacks: libgit2
@@ -143,7 +143,7 @@ extension Repository {
 
 extension Repository {
     /// Whether this is a shallow clone (`git clone --depth`): git lists where its history stops in `shallow`.
-    public var isShallow: Bool { access(commonDirectory + "shallow", F_OK) == 0 }
+    package var isShallow: Bool { access(commonDirectory + "shallow", F_OK) == 0 }
 
     /// `walkHistory` in a shallow clone: newest committer time first, parents this repository lacks
     /// left out (where git's history of it ends).
@@ -172,7 +172,7 @@ extension Repository {
     /// pack index again beside the ones the raw trees use and hashes the commit with its
     /// collision-detecting SHA-1: ~0.2 ms of a one-card command at 100,000 cards (2 ms after a merge of
     /// 2,000 cards).
-    public func commitTree(_ id: ObjectID, cache: RawTreeCache) throws(GitError) -> ObjectID {
+    package func commitTree(_ id: ObjectID, cache: RawTreeCache) throws(GitError) -> ObjectID {
         if let known = cache.commitTrees[id] { return known }
         let tree: ObjectID
         if let bytes = cache.reader(for: self).read(id, type: GIT_OBJECT_COMMIT),

@@ -7,7 +7,7 @@ extension Repository {
     /// Through `git_odb_write`, which looks for the object before writing it: 1.5.1's
     /// `git_blob_create_from_buffer` opens a write stream first (a temporary file and a zlib
     /// state) and only then finds the blob already stored, as for most blobs of a merge.
-    public func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+    package func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
@@ -21,12 +21,12 @@ extension Repository {
 
     /// The folder shared by every worktree of the repository (objects, refs, logs), with a trailing
     /// slash: the git folder itself, except in a linked worktree (`.git/worktrees/<name>/`).
-    public var commonDirectory: String {
+    package var commonDirectory: String {
         String(cString: git_repository_commondir(pointer))
     }
 
     /// The size of an object in bytes, read from its header without inflating the whole object.
-    public func objectSize(_ id: ObjectID) throws(GitError) -> Int {
+    package func objectSize(_ id: ObjectID) throws(GitError) -> Int {
         try objectHeader(id).size
     }
 
@@ -43,7 +43,7 @@ extension Repository {
     }
 
     /// Whether the object exists in the object database.
-    public func hasObject(_ id: ObjectID) -> Bool {
+    package func hasObject(_ id: ObjectID) -> Bool {
         var odb: OpaquePointer?
         guard git_repository_odb(&odb, pointer) == 0 else {
             git_error_clear()
@@ -56,7 +56,7 @@ extension Repository {
 
     /// The bytes of a blob; refuses (`.tooLarge`, a message with the size) one larger than `limit`
     /// before reading it, so a hostile 1 GB blob is never loaded.
-    public func readBlob(_ id: ObjectID, limit: Int = Int.max) throws(GitError) -> [UInt8] {
+    package func readBlob(_ id: ObjectID, limit: Int = Int.max) throws(GitError) -> [UInt8] {
         if limit != Int.max {
             let size = try objectSize(id)
             if size > limit {
@@ -76,7 +76,7 @@ extension Repository {
     }
 
     /// The entries of a tree, in git's order (sorted by name).
-    public func treeEntries(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
+    package func treeEntries(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
         var tree: OpaquePointer?
         var oid = id.raw
         try check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
@@ -93,7 +93,7 @@ extension Repository {
     }
 
     /// The entry at a slash-separated path inside a tree, or nil when there is none.
-    public func treeEntry(in treeID: ObjectID, path: String) throws(GitError) -> TreeEntry? {
+    package func treeEntry(in treeID: ObjectID, path: String) throws(GitError) -> TreeEntry? {
         var tree: OpaquePointer?
         var oid = treeID.raw
         try check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
@@ -111,7 +111,7 @@ extension Repository {
     }
 
     /// The id of the empty tree, written if needed.
-    public func emptyTree() throws(GitError) -> ObjectID {
+    package func emptyTree() throws(GitError) -> ObjectID {
         var builder: OpaquePointer?
         try check(git_treebuilder_new(&builder, pointer, nil), "git_treebuilder_new")
         defer { git_treebuilder_free(builder) }
@@ -123,7 +123,7 @@ extension Repository {
     /// Applies updates to a tree without reading the rest of it: only the subtrees on the updated
     /// paths are rewritten, so the cost grows with the change, not with the tree.
     /// A removal of a path that is not there is skipped; duplicate paths keep the last update.
-    public func updatedTree(base: ObjectID?, updates: [TreeUpdate]) throws(GitError) -> ObjectID {
+    package func updatedTree(base: ObjectID?, updates: [TreeUpdate]) throws(GitError) -> ObjectID {
         // A nil baseline builds from nothing (the first commit), without writing an empty tree.
         var tree: OpaquePointer?
         if let base {

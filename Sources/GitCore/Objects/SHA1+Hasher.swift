@@ -11,13 +11,13 @@ extension SHA1 {
     ///     hasher.update(header)
     ///     hasher.update(body)
     ///     let digest = hasher.finalize()  // == SHA1.digest(header + body)
-    public struct Hasher: ~Copyable {
+    package struct Hasher: ~Copyable {
         /// libcrypto's `SHA_CTX`, or nil for the portable state.
         private let context: UnsafeMutableRawPointer?
         private var portable = PortableSHA1()
 
         /// A hasher over no bytes yet; `portable`: never use libcrypto (tests compare the two).
-        public init(portable: Bool = false) {
+        package init(portable: Bool = false) {
             guard !portable else {
                 context = nil
                 return
@@ -34,7 +34,7 @@ extension SHA1 {
         }
 
         /// Adds `bytes` to the hashed data.
-        public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        package mutating func update(_ bytes: UnsafeRawBufferPointer) {
             guard !bytes.isEmpty else { return }
             if let context {
                 _ = SHA1_Update(context, bytes.baseAddress, bytes.count)
@@ -44,7 +44,7 @@ extension SHA1 {
         }
 
         /// The 20-byte digest of everything added.
-        public consuming func finalize() -> [UInt8] {
+        package consuming func finalize() -> [UInt8] {
             guard let context else { return portable.finalize() }
             var out = [UInt8](repeating: 0, count: 20)
             out.withUnsafeMutableBufferPointer { _ = SHA1_Final($0.baseAddress, context) }

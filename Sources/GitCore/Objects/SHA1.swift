@@ -5,14 +5,14 @@ import Glibc
 ///
 /// Uses OpenSSL's SHA-1 (it uses the CPU's SHA instructions, ~5x faster here than portable code); the
 /// portable implementation is kept for tests, which check that both give the same digest.
-public enum SHA1 {
+package enum SHA1 {
     /// Bytes reserved for a `SHA_CTX` (96 in OpenSSL 1.1 and 3; room to spare, as in `cgit2_sha1`).
     static let contextSize = 256
 
     /// The 20-byte digest of `buffer`, through libcrypto's low-level `SHA_CTX` calls (`cgit2_sha1`):
     /// OpenSSL 3's `SHA1()` fetches an implementation through its provider machinery, which loads
     /// `openssl.cnf` on first use (~1.5 ms).
-    public static func digest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func digest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 20)
         out.withUnsafeMutableBufferPointer { digest in
             _ = cgit2_sha1(buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count, digest.baseAddress)
@@ -21,7 +21,7 @@ public enum SHA1 {
     }
 
     /// The digest computed without libcrypto (tests check the fast one against it).
-    public static func portableDigest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func portableDigest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
         var state = PortableSHA1()
         state.update(buffer)
         return state.finalize()
@@ -30,12 +30,12 @@ public enum SHA1 {
 
 extension SHA1 {
     /// The digest of a byte array.
-    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+    package static func digest(_ bytes: [UInt8]) -> [UInt8] {
         bytes.withUnsafeBytes { digest($0) }
     }
 
     /// HMAC-SHA1 (RFC 2104), to match hashed known_hosts names (`|1|salt|hash`).
-    public static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    package static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var block = key.count > 64 ? digest(key) : key
         block += [UInt8](repeating: 0, count: 64 - block.count)
         let inner = digest(block.map { $0 ^ 0x36 } + message)
@@ -49,7 +49,7 @@ extension ObjectID {
     /// for the patterns of a SHA-1 collision attack. Only to check bytes read back against the id they
     /// are stored under (as git's unsafe SHA-1 checks pack and index checksums); a new object is
     /// named by `ObjectID.hash(of:type:)`.
-    public static func hardwareHash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
+    package static func hardwareHash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
         let header = Array("\(String(cString: git_object_type2string(type))) \(buffer.count)".utf8) + [0]
         var hasher = SHA1.Hasher()
         header.withUnsafeBytes { hasher.update($0) }

@@ -16,7 +16,7 @@ import Glibc
 /// The combined pack is flushed and named before the old ones are removed, so every object stays
 /// readable throughout; a reader that had listed a removed pack misses, rescans the folder (libgit2
 /// and git both do) and finds the object in the new pack.
-public enum PackConsolidation {
+package enum PackConsolidation {
     /// A pack in the folder, by its path without the extension, mapped with its index.
     struct Pack {
         var base: String
@@ -29,7 +29,7 @@ public enum PackConsolidation {
     /// setting: old packs already on disk are removed, so the new one must be there first. Runs
     /// under the pack folder's lock (every worktree of the repository shares the packs).
     @discardableResult
-    public static func consolidate(_ repository: Repository, limit: Int = 16) throws(GitError) -> Int {
+    package static func consolidate(_ repository: Repository, limit: Int = 16) throws(GitError) -> Int {
         let folder = repository.commonDirectory + "objects/pack"
         // A multi-pack index lists packs by name; removing some would leave it stale for git.
         guard access(folder + "/multi-pack-index", F_OK) != 0 else { return 0 }

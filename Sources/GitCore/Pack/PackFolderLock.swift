@@ -6,7 +6,7 @@ import Glibc
 /// The deck lock is per worktree (each linked worktree has its own git folder), but every worktree
 /// shares `objects/pack` and the marker: without this lock, a command in one worktree could remove
 /// as orphaned the pack another is between naming and indexing, or combine packs another is writing.
-public final class PackFolderLock {
+package final class PackFolderLock {
     private let descriptor: Int32
 
     private init(descriptor: Int32) {
@@ -25,7 +25,7 @@ public final class PackFolderLock {
 
     /// Waits for the lock, up to `timeout` seconds (it is held for a few renames, or while a few small
     /// packs are combined); an error names the lock file after that.
-    public static func acquire(packFolder: String, timeout: Double = 30) throws(GitError) -> PackFolderLock {
+    package static func acquire(packFolder: String, timeout: Double = 30) throws(GitError) -> PackFolderLock {
         let lockPath = path(packFolder: packFolder)
         let descriptor = try openLockFile(lockPath)
         var start = timespec()
@@ -52,7 +52,7 @@ public final class PackFolderLock {
     }
 
     /// The lock if no other process holds it, else nil (for clean-ups that can wait for a next time).
-    public static func acquireIfFree(packFolder: String) -> PackFolderLock? {
+    package static func acquireIfFree(packFolder: String) -> PackFolderLock? {
         guard let descriptor = try? openLockFile(path(packFolder: packFolder)) else { return nil }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)

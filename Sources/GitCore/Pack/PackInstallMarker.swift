@@ -3,13 +3,13 @@ import Glibc
 /// The file that names packs being installed or removed (`<common git folder>/cards-pack-pending`),
 /// so that a pack a killed writer left without its index can be told from one another program is
 /// writing, and removed safely. Written and read under `PackFolderLock`.
-public struct PackInstallMarker {
+package struct PackInstallMarker {
     /// Where the marker is.
-    public let path: String
+    package let path: String
     private let packFolder: String
 
     /// The marker of the pack folder `packFolder` (`…/objects/pack`).
-    public init(packFolder: String) {
+    package init(packFolder: String) {
         self.packFolder = packFolder
         path = packFolder + "/../../cards-pack-pending"
     }
@@ -91,7 +91,7 @@ public struct PackInstallMarker {
     /// The pack folder's packs without an index (invisible to git and libgit2, and garbage to them),
     /// each with whether the marker names it (left by a killed writer of ours) and its age in seconds.
     /// Call under `PackFolderLock`.
-    public func packsWithoutIndex() -> [(path: String, named: Bool, age: Double)] {
+    package func packsWithoutIndex() -> [(path: String, named: Bool, age: Double)] {
         let named = namedBases()
         let names = LockFiles.list(packFolder)
         let indexed = Set(names.filter { $0.hasSuffix(".idx") }.map { $0.dropLast(4) })
@@ -109,7 +109,7 @@ public struct PackInstallMarker {
     /// Removes the packs without an index that the marker names, or (`olderThan`) that are older than
     /// that many seconds, and blanks the marker; returns the files removed. Skipped (nothing removed)
     /// while another process holds the pack folder's lock.
-    public func removeOrphans(olderThan: Double? = nil) -> [String] {
+    package func removeOrphans(olderThan: Double? = nil) -> [String] {
         let marked = isMarked()
         guard marked || olderThan != nil, let lock = PackFolderLock.acquireIfFree(packFolder: packFolder) else {
             return []

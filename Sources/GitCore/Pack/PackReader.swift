@@ -20,7 +20,7 @@ import Glibc
 /// Every offset read from a file is checked against the mapping first: a damaged pack gives nil,
 /// never a trap. One reader is for one thread (and, like its repository, not for two at once);
 /// `sibling()` gives another thread one that shares the mappings.
-public final class PackReader {
+package final class PackReader {
     private let packs: MappedPacks
     /// On the heap: zlib keeps a pointer back to the stream and refuses one that moved.
     private let stream: UnsafeMutablePointer<z_stream>
@@ -32,7 +32,7 @@ public final class PackReader {
 
     /// Maps the packs (each with its index) in `objectsDirectory`/pack; blobs read are counted in
     /// `counting`'s `blobsRead` when given.
-    public convenience init(objectsDirectory: String, counting: Repository? = nil) {
+    package convenience init(objectsDirectory: String, counting: Repository? = nil) {
         self.init(packs: MappedPacks(folder: objectsDirectory + "pack"), counting: counting)
     }
 
@@ -49,18 +49,18 @@ public final class PackReader {
     }
 
     /// A reader over the same mappings, for another thread (every pack is mapped first).
-    public func sibling() -> PackReader {
+    package func sibling() -> PackReader {
         // Mapped now, while one thread has them: mapping on first use changes the packs.
         for pack in packs.all { _ = pack.pack }
         return PackReader(packs: packs, counting: nil)
     }
 
     /// How many packs the reader has (their indexes mapped; a pack's data when first read).
-    public var packCount: Int { packs.all.count }
+    package var packCount: Int { packs.all.count }
 
     /// The content of blob `id` if it is stored whole in a mapped pack, at most `limit` bytes long,
     /// and hashes to `id`; nil otherwise.
-    public func readBlob(_ id: ObjectID, limit: Int) -> [UInt8]? {
+    package func readBlob(_ id: ObjectID, limit: Int) -> [UInt8]? {
         let bytes = read(id, type: GIT_OBJECT_BLOB, limit: limit)
         if bytes != nil {
             blobsRead += 1
@@ -70,13 +70,13 @@ public final class PackReader {
     }
 
     /// The blobs this reader has read.
-    public private(set) var blobsRead = 0
+    package private(set) var blobsRead = 0
     /// The commits this reader has read (and hashed to their ids).
-    public private(set) var commitsRead = 0
+    package private(set) var commitsRead = 0
 
     /// Counts the blobs `sibling` read (on another thread, which no repository may count from) in
     /// this reader's repository.
-    public func count(blobsReadBy sibling: PackReader) {
+    package func count(blobsReadBy sibling: PackReader) {
         counting?.blobsRead += sibling.blobsRead
     }
 

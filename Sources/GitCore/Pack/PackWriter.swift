@@ -11,7 +11,7 @@ import Dispatch
 /// repository whose object database has the in-memory store in front, opened on that first use:
 /// opening it read the configuration again and, for the commit's parent, every pack index (~0.3 ms
 /// of a one-card commit that never needed it).
-public final class PackWriter {
+package final class PackWriter {
     private let gitDirectory: String
     private let packFolder: String
     private let backend: UnsafeMutablePointer<git_odb_backend>
@@ -27,7 +27,7 @@ public final class PackWriter {
     private var commitTrees: [ObjectID: ObjectID] = [:]
 
     /// A writer for the objects of one commit to `repository` (its common folder holds the packs).
-    public init(for repository: Repository) throws(GitError) {
+    package init(for repository: Repository) throws(GitError) {
         gitDirectory = repository.gitDirectory
         packFolder = repository.commonDirectory + "objects/pack"
         var out: UnsafeMutablePointer<git_odb_backend>?
@@ -45,7 +45,7 @@ public final class PackWriter {
 
     /// A handle on the repository whose writes land in memory (opened on first use): for a tree that
     /// libgit2 builds (`git_tree_create_updated`).
-    public var repository: Repository {
+    package var repository: Repository {
         get throws(GitError) {
             if let handle { return handle }
             let opened = try Repository.open(at: gitDirectory)
@@ -63,7 +63,7 @@ public final class PackWriter {
     /// each new object, first look for it on disk and rescan `objects/pack` on the miss (1.5.1's
     /// freshen): ~20 µs of directory reads per card. A blob already on disk is written again and
     /// packed twice at worst, which is harmless.
-    public func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+    package func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
         let oid = try writeToMemory(bytes, type: GIT_OBJECT_BLOB)
         blobs.append(oid)
         return ObjectID(oid)
@@ -84,7 +84,7 @@ public final class PackWriter {
     /// Writes a commit (its bytes, from `Repository.commitBytes`) straight into the in-memory store,
     /// as `writeBlob` does a blob: through the object database, libgit2 1.5.1 would first look for the
     /// new commit in every pack on disk, opening each pack index, and rescan `objects/pack` on the miss.
-    public func writeCommit(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+    package func writeCommit(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
         let id = bytes.withUnsafeBytes { ObjectID.hash(of: $0, type: GIT_OBJECT_COMMIT) }
         try writeToMemory(bytes, type: GIT_OBJECT_COMMIT, id: id.raw)
         // A commit starts "tree <40 hex digits>\n".
@@ -117,7 +117,7 @@ public final class PackWriter {
     /// Packs the objects of the new commit that are in memory (the blobs written through `writeBlob`,
     /// the new trees and the commit) into one pack in the repository's `objects/pack`, with its
     /// index, both flushed to disk before they are named (unless `durable` is false).
-    public func finish(commit: ObjectID, durable: Bool = true) throws(GitError) {
+    package func finish(commit: ObjectID, durable: Bool = true) throws(GitError) {
         defer { _ = git_mempack_reset(backend) }
         var ids = blobs
         // A commit written through the odb that found it on disk already is not in memory: then it and

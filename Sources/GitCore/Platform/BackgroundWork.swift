@@ -34,14 +34,14 @@ final class BackgroundWork<Value> {
 }
 
 /// Values whose last release is handed to another thread (`Background.release`).
-public final class Leftovers {
+package final class Leftovers {
     private let values: Any
     /// Holds `values` (a tuple of them, say) until this object goes.
-    public init(_ values: Any) { self.values = values }
+    package init(_ values: Any) { self.values = values }
 }
 
 /// Work handed to other threads.
-public enum Background {
+package enum Background {
     /// A closure for a thread function to run.
     private final class Job {
         let body: () -> Void
@@ -49,7 +49,7 @@ public enum Background {
     }
 
     /// Starts `body` on a new joinable thread; nil (nothing started) where no thread can be.
-    public static func start(_ body: @escaping () -> Void) -> pthread_t? {
+    package static func start(_ body: @escaping () -> Void) -> pthread_t? {
         var thread = pthread_t()
         let context = Unmanaged.passRetained(Job(body)).toOpaque()
         let started = pthread_create(
@@ -73,7 +73,7 @@ public enum Background {
     /// Drops `value` on a detached thread of its own, so that whatever its last release frees (a
     /// merge's hundreds of parsed folders, the packs' mappings, whose `munmap`s each interrupt the
     /// other cores) is not freed on the caller's time. Where no thread can be started it is dropped here.
-    public static func release(_ value: AnyObject) {
+    package static func release(_ value: AnyObject) {
         let context = Unmanaged.passRetained(value).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

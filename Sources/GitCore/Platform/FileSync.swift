@@ -1,8 +1,8 @@
-import CGit2
+import CLinux
 import Glibc
 
 /// How a write is made durable.
-public enum FlushMode: Sendable, Hashable {
+package enum FlushMode: Sendable, Hashable {
     /// Not at all (`CARDS_FSYNC=0`): the page cache decides.
     case none
     /// Data pushed with `FileSync.writeOut`; one fsync at the end of the whole write commits it all.
@@ -23,14 +23,14 @@ public enum FlushMode: Sendable, Hashable {
 /// with the data pushed before it; a crash before it leaves a prefix of the renames (each with its
 /// data), which is what the per-file fsyncs guaranteed. git's `core.fsyncMethod=batch` rests on the
 /// same property. Elsewhere (or with `CARDS_FSYNC=strict`) every file is fsynced on its own.
-public enum FileSync {
+package enum FileSync {
     /// Flushes every pending write of the file system holding `folder` (`syncfs`): one call where a
     /// bulk write would otherwise fsync each file. Returns errno on failure, 0 on success.
-    public static func syncFileSystem(holding folder: String) -> Int32 {
+    package static func syncFileSystem(holding folder: String) -> Int32 {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return errno }
         defer { close(fd) }
-        return cgit2_syncfs(fd) == 0 ? 0 : errno
+        return clinux_syncfs(fd) == 0 ? 0 : errno
     }
 
     /// ext4's `f_type` (`EXT4_SUPER_MAGIC`, shared with ext2/ext3; ext2 has no journal, but
@@ -43,8 +43,8 @@ public enum FileSync {
     /// commits only its own file, so the device must also have a running jbd2 journal
     /// (`/proc/fs/jbd2/<device>-<n>`, the device named by `/sys/dev/block/<major>:<minor>/uevent`).
     /// Every folder given must be on that same device (a working tree apart from its git folder is not).
-    public static func hasOrderedJournal(_ folder: String, alsoHolding others: [String] = []) -> Bool {
-        guard cgit2_filesystem_type(folder) == ext4Magic else { return false }
+    package static func hasOrderedJournal(_ folder: String, alsoHolding others: [String] = []) -> Bool {
+        guard clinux_filesystem_type(folder) == ext4Magic else { return false }
         var info = stat()
         guard stat(folder, &info) == 0 else { return false }
         for other in others {
@@ -69,20 +69,20 @@ public enum FileSync {
     /// Writes a file's dirty pages to the device and waits for them, without a journal commit or a
     /// cache flush (`SYNC_FILE_RANGE_WAIT_BEFORE | WRITE | WAIT_AFTER`). Returns errno on failure, 0
     /// on success.
-    public static func writeOut(_ fd: Int32) -> Int32 {
-        cgit2_sync_file_range(fd, 1 | 2 | 4) == 0 ? 0 : errno
+    package static func writeOut(_ fd: Int32) -> Int32 {
+        clinux_sync_file_range(fd, 1 | 2 | 4) == 0 ? 0 : errno
     }
 
     /// Starts writing a file's dirty pages to the device without waiting (`SYNC_FILE_RANGE_WRITE`),
     /// so that several files' writes overlap; `writeOut` then waits for them. Returns errno or 0.
-    public static func startWriteOut(_ fd: Int32) -> Int32 {
-        cgit2_sync_file_range(fd, 2) == 0 ? 0 : errno
+    package static func startWriteOut(_ fd: Int32) -> Int32 {
+        clinux_sync_file_range(fd, 2) == 0 ? 0 : errno
     }
 
     /// `writeOut` of the files at `paths`, their writes started together and then waited for (one
     /// device round trip instead of one per file); a missing file is no error (nothing to push).
     /// Returns the first errno, or 0.
-    public static func writeOut(paths: [String]) -> Int32 {
+    package static func writeOut(paths: [String]) -> Int32 {
         var descriptors: [Int32] = []
         defer { for fd in descriptors { close(fd) } }
         for path in paths {
@@ -104,7 +104,7 @@ public enum FileSync {
 
     /// Writes all of `bytes` to `fd`, retrying after signals and short writes. Returns errno on
     /// failure (EIO when a write makes no progress), 0 on success.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
         bytes.withUnsafeBytes { buffer -> Int32 in
             var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
             return withUnsafeMutablePointer(to: &vector) {
@@ -122,7 +122,7 @@ public enum FileSync {
     /// Writes all of the buffers `vectors` describes, in order, to `fd` (`writev`, `IOV_MAX` buffers at
     /// a time), retrying after signals and short writes; `vectors` is used up as the loop's cursor.
     /// Returns errno on failure (EIO when a write makes no progress), 0 on success.
-    public static func writeAll(_ fd: Int32, _ vectors: UnsafeMutableBufferPointer<iovec>) -> Int32 {
+    package static func writeAll(_ fd: Int32, _ vectors: UnsafeMutableBufferPointer<iovec>) -> Int32 {
         guard let base = vectors.baseAddress else { return 0 }
         var first = 0
         while first < vectors.count {
@@ -161,7 +161,7 @@ public enum FileSync {
     /// Makes an open file's written data reach the disk as `mode` says before the caller renames it:
     /// fsynced (`.strict`), only written out (`.ordered`: a later fsync commits the rename), or not
     /// (`.none`). Returns errno on failure, 0 on success.
-    public static func flush(_ fd: Int32, _ mode: FlushMode) -> Int32 {
+    package static func flush(_ fd: Int32, _ mode: FlushMode) -> Int32 {
         switch mode {
         case .none: return 0
         case .ordered: return writeOut(fd)
@@ -170,7 +170,7 @@ public enum FileSync {
     }
 
     /// fsync of the file or folder at `path`. Returns errno on failure, 0 on success.
-    public static func flush(path: String) -> Int32 {
+    package static func flush(path: String) -> Int32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno }
         defer { close(fd) }

@@ -3,20 +3,20 @@ import Glibc
 /// Who holds a lock file, and whether a git lock file (`refs/heads/main.lock`, `index.lock`) was left
 /// behind by a process that died. Linux only: reads `/proc/locks` and `/proc/<pid>/fd`. Called only
 /// when a lock is found in the way, never on the normal write path.
-public enum LockFiles {
+package enum LockFiles {
     /// A process that has a lock file open.
-    public struct Holder: Equatable, CustomStringConvertible, Sendable {
+    package struct Holder: Equatable, CustomStringConvertible, Sendable {
         /// Its process id.
-        public var pid: Int32
+        package var pid: Int32
         /// Its command name (`/proc/<pid>/comm`), or "" when unknown.
-        public var name: String
+        package var name: String
 
         /// "process 42 (git)".
-        public var description: String { name.isEmpty ? "process \(pid)" : "process \(pid) (\(name))" }
+        package var description: String { name.isEmpty ? "process \(pid)" : "process \(pid) (\(name))" }
     }
 
     /// The processes other than this one that have `path` open (found through `/proc/*/fd`).
-    public static func openers(of path: String) -> [Holder] {
+    package static func openers(of path: String) -> [Holder] {
         var target = stat()
         guard stat(path, &target) == 0 else { return [] }
         var holders: [Holder] = []
@@ -36,7 +36,7 @@ public enum LockFiles {
     }
 
     /// The process holding a `flock` on `path`, from `/proc/locks` (nil when none, or not on Linux).
-    public static func flockHolder(of path: String) -> Holder? {
+    package static func flockHolder(of path: String) -> Holder? {
         var target = stat()
         guard stat(path, &target) == 0, let bytes = readProcFile("/proc/locks") else { return nil }
         let me = getpid()
@@ -57,13 +57,13 @@ public enum LockFiles {
     }
 
     /// The command name of a process, or "" when it is gone.
-    public static func processName(_ pid: Int32) -> String {
+    package static func processName(_ pid: Int32) -> String {
         guard let bytes = readProcFile("/proc/\(pid)/comm") else { return "" }
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: "\n")
     }
 
     /// Reads a /proc file to its end (they report a size of 0, so `FileSystem.read` cannot be used).
-    public static func readProcFile(_ path: String, limit: Int = 1 << 22) -> [UInt8]? {
+    package static func readProcFile(_ path: String, limit: Int = 1 << 22) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -79,19 +79,19 @@ public enum LockFiles {
     }
 
     /// Whether a process with this id is alive.
-    public static func isAlive(_ pid: Int32) -> Bool {
+    package static func isAlive(_ pid: Int32) -> Bool {
         pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
     }
 
     /// The modification time of a file in seconds since the epoch, or nil when it is missing.
-    public static func modificationTime(_ path: String) -> Double? {
+    package static func modificationTime(_ path: String) -> Double? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
     }
 
     /// Seconds since the epoch, from the same clock as file times.
-    public static func wallClock() -> Double {
+    package static func wallClock() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
@@ -102,7 +102,7 @@ extension LockFiles {
     /// Removes a git lock file that no process on this machine has open once it is at least
     /// `age` seconds old, waiting for that (a killed writer leaves a lock nobody will ever remove; a
     /// live writer holds it open, or for a moment only). Returns whether the lock is gone.
-    public static func clearIfAbandoned(_ path: String, age: Double) -> Bool {
+    package static func clearIfAbandoned(_ path: String, age: Double) -> Bool {
         while let written = modificationTime(path) {
             if !openers(of: path).isEmpty { return false }
             if wallClock() - written >= age { return unlink(path) == 0 || modificationTime(path) == nil }
@@ -112,7 +112,7 @@ extension LockFiles {
     }
 
     /// The git processes (by command name) working in `folder` or below it (by their current folder).
-    public static func gitProcesses(workingIn folder: String) -> [Holder] {
+    package static func gitProcesses(workingIn folder: String) -> [Holder] {
         guard let real = realpath(folder, nil) else { return [] }
         let root = String(cString: real)
         free(real)
@@ -135,7 +135,7 @@ extension LockFiles {
     /// A `git fetch` killed with its caller dies at once, but its helpers (`index-pack`,
     /// `unpack-objects`) live until they read the end of their input, and write objects meanwhile:
     /// a folder is removed only once they are gone, or they would make part of it again.
-    public static func awaitGitProcesses(workingIn folder: String, patience: Double = 5) {
+    package static func awaitGitProcesses(workingIn folder: String, patience: Double = 5) {
         let start = wallClock()
         var left = gitProcesses(workingIn: folder)
         while !left.isEmpty && wallClock() - start < patience {
@@ -147,7 +147,7 @@ extension LockFiles {
     }
 
     /// The entries of a folder (names only, no "." or "..", in directory order).
-    public static func list(_ path: String) -> [String] {
+    package static func list(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []

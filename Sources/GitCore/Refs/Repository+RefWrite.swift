@@ -13,7 +13,7 @@ extension Repository {
     /// With `flushEach` (`FlushMode.strict`) each file is fsynced instead of written out, and so is a
     /// folder that gains an entry (the ref's, on the rename; a new reflog's): libgit2 also fsyncs the
     /// folder of a reflog it appends to, which changes nothing in it.
-    public func updateReferenceWrittenOut(
+    package func updateReferenceWrittenOut(
         _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String, committer: Signature,
         flushEach: Bool = false
     ) throws(GitError) -> Bool {

@@ -2,7 +2,7 @@ import CGit2
 
 extension Repository {
     /// The commit a reference points to (following symbolic references), or nil when it does not exist.
-    public func referenceTarget(_ name: String) throws(GitError) -> ObjectID? {
+    package func referenceTarget(_ name: String) throws(GitError) -> ObjectID? {
         var oid = git_oid()
         let result = git_reference_name_to_id(&oid, pointer, name)
         if result == GIT_ENOTFOUND.rawValue {
@@ -15,7 +15,7 @@ extension Repository {
 
     /// Moves a reference only if it still points where we expect (nil: it must not exist yet).
     /// Throws `.referenceChanged` when another writer moved it, `.locked` while its lock is held.
-    public func updateReference(
+    package func updateReference(
         _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String
     ) throws(GitError) {
         var reference: OpaquePointer?
@@ -34,7 +34,7 @@ extension Repository {
     }
 
     /// Sets a reference unconditionally (for remote-tracking refs, which only we move).
-    public func setReference(_ name: String, to target: ObjectID, logMessage: String) throws(GitError) {
+    package func setReference(_ name: String, to target: ObjectID, logMessage: String) throws(GitError) {
         var reference: OpaquePointer?
         var new = target.raw
         try check(git_reference_create(&reference, pointer, name, &new, 1, logMessage), "git_reference_create")
@@ -42,7 +42,7 @@ extension Repository {
     }
 
     /// Deletes a reference; no error when it does not exist.
-    public func deleteReference(_ name: String) throws(GitError) {
+    package func deleteReference(_ name: String) throws(GitError) {
         var reference: OpaquePointer?
         let result = git_reference_lookup(&reference, pointer, name)
         if result == GIT_ENOTFOUND.rawValue {
@@ -55,12 +55,12 @@ extension Repository {
     }
 
     /// Points HEAD at a branch (which may not exist yet).
-    public func setHead(_ referenceName: String) throws(GitError) {
+    package func setHead(_ referenceName: String) throws(GitError) {
         try check(git_repository_set_head(pointer, referenceName), "git_repository_set_head")
     }
 
     /// The name HEAD points to symbolically ("refs/heads/main"), or nil when HEAD is detached or missing.
-    public func headReferenceName() -> String? {
+    package func headReferenceName() -> String? {
         var reference: OpaquePointer?
         guard git_reference_lookup(&reference, pointer, "HEAD") == 0 else {
             git_error_clear()
@@ -75,7 +75,7 @@ extension Repository {
 extension Repository {
     /// The commit a revision names (`origin/main`, `main~2`, a hex id...), or nil when it names none;
     /// fails when it is a prefix of several object ids.
-    public func resolveCommit(_ revision: String) throws(GitError) -> ObjectID? {
+    package func resolveCommit(_ revision: String) throws(GitError) -> ObjectID? {
         var object: OpaquePointer?
         let result = git_revparse_single(&object, pointer, revision)
         if result == GIT_EAMBIGUOUS.rawValue {
@@ -106,7 +106,7 @@ extension Repository {
     /// The commits a reference was moved to, by its reflog, whose log message `matches`: what this
     /// repository itself did, say (clones and fetches log other messages). Nil when the reference has
     /// no reflog (bare repositories keep none by default).
-    public func reflogTargets(_ name: String, where matches: (String) -> Bool) throws(GitError) -> Set<ObjectID>? {
+    package func reflogTargets(_ name: String, where matches: (String) -> Bool) throws(GitError) -> Set<ObjectID>? {
         try withReflog(name) { reflog in
             var result: Set<ObjectID> = []
             let count = git_reflog_entrycount(reflog)
@@ -135,7 +135,7 @@ extension Repository {
 extension Repository {
     /// Where reference `name` was last moved to, by its reflog's newest line: what it pointed to before
     /// it was removed or damaged by hand. Nil without a reflog (bare repositories keep none by default).
-    public func reflogLatest(_ name: String) -> ObjectID? {
+    package func reflogLatest(_ name: String) -> ObjectID? {
         let newest = try? withReflog(name) { reflog in
             git_reflog_entry_byindex(reflog, 0).flatMap(git_reflog_entry_id_new).map(ObjectID.init)
         }

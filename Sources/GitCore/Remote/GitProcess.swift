@@ -1,4 +1,5 @@
 import CGit2
+import CLinux
 import Glibc
 
 /// One run of the `git` executable for a fetch, push or clone: spawned with an argument array (no
@@ -55,8 +56,8 @@ struct GitProcess {
         }
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]
-        guard cgit2_pipe_cloexec(&outputPipe) == 0 else { throw GitProcess.failure("pipe2") }
-        guard cgit2_pipe_cloexec(&errorPipe) == 0 else {
+        guard clinux_pipe_cloexec(&outputPipe) == 0 else { throw GitProcess.failure("pipe2") }
+        guard clinux_pipe_cloexec(&errorPipe) == 0 else {
             close(outputPipe[0])
             close(outputPipe[1])
             throw GitProcess.failure("pipe2")
@@ -66,7 +67,7 @@ struct GitProcess {
         defer { for pointer in argv + envp { free(pointer) } }
         // git may ask on a terminal (a passphrase, a password): then its standard input is ours; in a
         // script it gets none, and GIT_TERMINAL_PROMPT=0 (see `childEnvironment`) says so.
-        let pid = cgit2_spawn_git(git, argv, envp, directory, isatty(0) == 0 ? 1 : 0, outputPipe[1], errorPipe[1])
+        let pid = clinux_spawn_git(git, argv, envp, directory, isatty(0) == 0 ? 1 : 0, outputPipe[1], errorPipe[1])
         let spawnError = errno
         close(outputPipe[1])
         close(errorPipe[1])
@@ -231,7 +232,8 @@ struct GitProcess {
 
     static func failure(_ function: String) -> GitError {
         GitError(
-            code: .system(errno), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function)
+            code: .system(errno), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function
+        )
     }
 
     static func now() -> Double {

@@ -2,9 +2,9 @@ import Glibc
 
 /// An OpenSSH `known_hosts` file, read to check a server's host key: plain and hashed (`|1|…`)
 /// host names, `[host]:port`, patterns with `*`/`?` and `!`, and `@revoked` lines.
-public struct KnownHosts: Sendable {
+package struct KnownHosts: Sendable {
     /// What the file says about one host and key.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// A line names this host with exactly this key.
         case match
         /// Lines name this host, but with other keys: the key changed, or someone is in between.
@@ -24,7 +24,7 @@ public struct KnownHosts: Sendable {
     let entries: [Entry]
 
     /// Reads the file; a missing or unreadable file has no entries.
-    public init(path: String) {
+    package init(path: String) {
         guard let file = fopen(path, "r") else {
             self.init(text: "")
             return
@@ -41,7 +41,7 @@ public struct KnownHosts: Sendable {
     }
 
     /// Parses the text of a known_hosts file.
-    public init(text: String) {
+    package init(text: String) {
         var entries: [Entry] = []
         for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             var fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
@@ -58,7 +58,7 @@ public struct KnownHosts: Sendable {
     }
 
     /// Checks `key` (the raw ssh public-key blob) for `host` (`name` or `[name]:port`).
-    public func verdict(host: String, key: [UInt8]) -> Verdict {
+    package func verdict(host: String, key: [UInt8]) -> Verdict {
         var sawHost = false
         var matched = false
         for entry in entries where entry.marker != "@cert-authority" && Self.matches(entry.patterns, host) {

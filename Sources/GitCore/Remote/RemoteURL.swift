@@ -1,9 +1,9 @@
 /// The parts of a remote URL that matter for messages, host-key checks and local-path rules.
 /// Parses the forms libgit2 1.5 speaks: a path, `file://`, `git://`, `http(s)://`, `ssh://` and
 /// the scp-like `user@host:path`.
-public struct RemoteURL: Sendable, Equatable {
+package struct RemoteURL: Sendable, Equatable {
     /// The transport a URL selects.
-    public enum Transport: String, Sendable {
+    package enum Transport: String, Sendable {
         /// A path on this machine, or `file://`.
         case local
         /// `git://`
@@ -17,22 +17,22 @@ public struct RemoteURL: Sendable, Equatable {
     }
 
     /// The URL as given.
-    public var text: String
+    package var text: String
     /// The transport.
-    public var transport: Transport
+    package var transport: Transport
     /// The user in the URL, if any (`root` in `ssh://root@host/…`).
-    public var user: String?
+    package var user: String?
     /// Whether the URL carries a password (`https://user:token@host/…`).
-    public var hasPassword: Bool
+    package var hasPassword: Bool
     /// The host (empty for local).
-    public var host: String
+    package var host: String
     /// The port, when the URL gives one.
-    public var port: Int?
+    package var port: Int?
     /// The path on the host (for local: the folder).
-    public var path: String
+    package var path: String
 
     /// Parses a URL; nil for something no transport would take.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         self.text = text
         user = nil
         hasPassword = false
@@ -100,10 +100,10 @@ public struct RemoteURL: Sendable, Equatable {
 
     /// Whether it is a path on this machine that does not start at the root (`../cards.git`): git counts
     /// such a path from the repository's top folder, a command-line argument from the current one.
-    public var isRelativePath: Bool { transport == .local && !path.hasPrefix("/") }
+    package var isRelativePath: Bool { transport == .local && !path.hasPrefix("/") }
 
     /// The port a connection uses (the URL's, else the transport's default).
-    public var effectivePort: Int {
+    package var effectivePort: Int {
         if let port { return port }
         switch transport {
         case .git: return 9418
@@ -115,12 +115,12 @@ public struct RemoteURL: Sendable, Equatable {
     }
 
     /// The host as ssh names it in known_hosts: `host`, or `[host]:port` off port 22.
-    public var knownHostsName: String {
+    package var knownHostsName: String {
         effectivePort == 22 ? host : "[\(host)]:\(effectivePort)"
     }
 
     /// The URL without a password, for messages.
-    public var redacted: String {
+    package var redacted: String {
         guard hasPassword, let schemeEnd = text.schemeSeparator else { return text }
         let rest = text[schemeEnd.upperBound...]
         guard let at = rest.firstIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return text }

@@ -2,22 +2,22 @@ import CGit2
 import Glibc
 
 /// What a push brought back besides success.
-public struct PushResult: Sendable {
+package struct PushResult: Sendable {
     /// The server's own lines (`remote: …` without the prefix), such as a post-receive hook's
     /// "CI started": for the user to see (through libgit2, what its side band brought).
-    public var serverMessages: [String] = []
+    package var serverMessages: [String] = []
     /// What the push could not do as git would have (a remote's hooks it did not run), for the user to see.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
 
     /// Creates a result.
-    public init(serverMessages: [String] = [], warnings: [String] = []) {
+    package init(serverMessages: [String] = [], warnings: [String] = []) {
         self.serverMessages = serverMessages
         self.warnings = warnings
     }
 }
 
 /// Which client moves objects to and from remotes.
-public enum RemoteTransport: String, Sendable {
+package enum RemoteTransport: String, Sendable {
     /// The `git` executable: the user's own git, ssh and their configuration (the default where git is installed).
     case git
     /// libgit2's built-in transport (the fallback where no git is installed).
@@ -27,12 +27,12 @@ public enum RemoteTransport: String, Sendable {
 extension Repository {
     /// The transport for this repository: `settings.transport` (CARDS_TRANSPORT), else git config
     /// `cards.transport`, else git when a `git` executable is installed, libgit2 when not.
-    public func transport(_ settings: RemoteSettings) throws(GitError) -> RemoteTransport {
+    package func transport(_ settings: RemoteSettings) throws(GitError) -> RemoteTransport {
         try Repository.transport(settings, configured: try? configString("cards.transport"))
     }
 
     /// The same for a repository not made yet (a clone): the user's global and system git config.
-    public static func defaultTransport(_ settings: RemoteSettings) throws(GitError) -> RemoteTransport {
+    package static func defaultTransport(_ settings: RemoteSettings) throws(GitError) -> RemoteTransport {
         Libgit2.ensureInitialized()
         var configured: String?
         var config: OpaquePointer?

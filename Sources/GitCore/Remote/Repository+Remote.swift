@@ -2,13 +2,13 @@ import CGit2
 import Glibc
 
 /// What a fetch brought back.
-public struct FetchResult: Sendable {
+package struct FetchResult: Sendable {
     /// Every branch the remote advertised (`refs/heads/…`), by full name; empty for an empty remote.
-    public var heads: [String: ObjectID]
+    package var heads: [String: ObjectID]
     /// Objects received.
-    public var receivedObjects: Int
+    package var receivedObjects: Int
     /// Bytes received.
-    public var receivedBytes: Int
+    package var receivedBytes: Int
 }
 
 extension Repository {
@@ -16,7 +16,8 @@ extension Repository {
     /// `refs/heads/main:refs/remotes/origin/main`: downloads what is missing and moves the
     /// remote-tracking refs the refspecs name. Writes no FETCH_HEAD and no tags. Through the git
     /// executable or libgit2, as `transport(_:)` chooses.
-    public func fetch(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> FetchResult
+    package func fetch(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError)
+        -> FetchResult
     {
         if try transport(settings) == .git {
             return try fetchThroughGit(from: remote, refspecs: refspecs, settings: settings)
@@ -57,7 +58,7 @@ extension Repository {
     /// of the server (a hook, a branch rule, permissions) as `.pushRefused`, with its reason and
     /// `remote:` lines. Through the git executable or libgit2, as `transport(_:)` chooses.
     @discardableResult
-    public func push(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> PushResult {
+    package func push(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> PushResult {
         if let forced = refspecs.first(where: { $0.hasPrefix("+") }) {
             throw GitError(code: .other(-1), message: "refusing a forced push (\(forced))", function: "push")
         }
@@ -105,7 +106,7 @@ extension Repository {
     }
 
     /// The configured remotes, by name, with their URLs.
-    public func remotes() throws(GitError) -> [(name: String, url: String)] {
+    package func remotes() throws(GitError) -> [(name: String, url: String)] {
         var names = git_strarray()
         try check(git_remote_list(&names, pointer), "git_remote_list")
         defer { git_strarray_dispose(&names) }
@@ -118,7 +119,7 @@ extension Repository {
     }
 
     /// The URL of a configured remote, or nil when there is no such remote.
-    public func remoteURL(_ name: String) throws(GitError) -> String? {
+    package func remoteURL(_ name: String) throws(GitError) -> String? {
         var remote: OpaquePointer?
         let result = git_remote_lookup(&remote, pointer, name)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue {
@@ -132,7 +133,7 @@ extension Repository {
 
     /// Adds a remote to the repository's config with git's default fetch refspec
     /// (`+refs/heads/*:refs/remotes/NAME/*`), so the git CLI sees it too.
-    public func addRemote(name: String, url: String) throws(GitError) {
+    package func addRemote(name: String, url: String) throws(GitError) {
         var valid: Int32 = 0
         try check(git_remote_name_is_valid(&valid, name), "git_remote_name_is_valid")
         guard valid == 1 else {
@@ -145,7 +146,7 @@ extension Repository {
     }
 
     /// Removes a remote, its config and its remote-tracking refs.
-    public func removeRemote(name: String) throws(GitError) {
+    package func removeRemote(name: String) throws(GitError) {
         try check(git_remote_delete(pointer, name), "git_remote_delete")
     }
 
@@ -179,7 +180,7 @@ extension Repository {
     /// The folder a remote URL names when it is a repository on this machine (a path or `file://`),
     /// else nil. A relative path counts from the top of this repository (its working tree, or the
     /// repository itself when bare), as git counts it whatever the current folder.
-    public func localRemotePath(_ url: String) -> String? {
+    package func localRemotePath(_ url: String) -> String? {
         guard let local = RemoteURL(url), local.transport == .local else { return nil }
         guard local.isRelativePath else { return local.path }
         return (workingDirectory ?? gitDirectory) + local.path

@@ -4,7 +4,7 @@ extension Repository {
     /// Clones `url` into the new folder `path` with a working tree: remote `origin`, branch
     /// `branch` checked out (when the remote has it; an empty remote gives an unborn branch).
     /// Credentials, host keys and progress as for `fetch`.
-    public static func clone(from url: String, to path: String, branch: String, settings: RemoteSettings)
+    package static func clone(from url: String, to path: String, branch: String, settings: RemoteSettings)
         throws(GitError) -> Repository
     {
         Libgit2.ensureInitialized()

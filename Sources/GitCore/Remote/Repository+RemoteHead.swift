@@ -4,11 +4,13 @@ extension Repository {
     /// The branch a remote's HEAD names (`refs/heads/master`, say), as `git clone` takes it: nil when
     /// its HEAD names no branch (an empty repository) or the server does not say. Through git's own
     /// client (`git ls-remote --symref`) or libgit2's, as `transport(settings)` chooses.
-    public func remoteHeadBranch(_ remote: String, settings: RemoteSettings) throws(GitError) -> String? {
+    package func remoteHeadBranch(_ remote: String, settings: RemoteSettings) throws(GitError) -> String? {
         let configured = try remoteURL(remote)
         if let path = localRemotePath(configured ?? remote) {
             // On this machine: read its HEAD, without a transfer.
-            return (try? Repository.open(at: path))?.headReferenceName().flatMap { $0.hasPrefix("refs/heads/") ? $0 : nil }
+            return (try? Repository.open(at: path))?.headReferenceName().flatMap {
+                $0.hasPrefix("refs/heads/") ? $0 : nil
+            }
         }
         if try transport(settings) == .git {
             let outcome = try runGit(["ls-remote", "--symref", "--", remote, "HEAD"], settings: settings)
@@ -27,7 +29,8 @@ extension Repository {
         defer { git_remote_free(handle) }
         let state = RemoteCallbackState(settings: settings, url: url)
         var callbacks = git_remote_callbacks()
-        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "git_remote_init_callbacks")
+        try check(
+            git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "git_remote_init_callbacks")
         state.install(into: &callbacks)
         let connected = withExtendedLifetime(state) {
             state.run { git_remote_connect(handle, GIT_DIRECTION_FETCH, &callbacks, nil, nil) }

@@ -241,7 +241,7 @@ extension Repository {
     /// with a working tree, or with `branch` checked out in a worktree of its own (pushes there are
     /// refused): for a sync to check before it fetches and merges anything. Anything else, a missing
     /// folder included, is left for the fetch to report.
-    public func checkPushable(_ url: String, branch: String) throws(GitError) {
+    package func checkPushable(_ url: String, branch: String) throws(GitError) {
         guard let path = localRemotePath(url), let remote = try? Repository.open(at: path) else { return }
         try Repository.refusePush(of: branch, into: remote, url: url)
     }

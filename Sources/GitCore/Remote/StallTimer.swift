@@ -1,4 +1,4 @@
-import CGit2
+import CLinux
 import Glibc
 
 #if CARDS_STATIC_LINK
@@ -34,7 +34,7 @@ enum StallTimer {
         var mask = sigset_t()
         pthread_sigmask(SIG_UNBLOCK, &alarm, &mask)
         var timer: timer_t?
-        let armed = cgit2_thread_timer_start(&timer, SIGALRM, max(seconds, 0.001), 0.5) == 0
+        let armed = clinux_thread_timer_start(&timer, SIGALRM, max(seconds, 0.001), 0.5) == 0
         let result = body()
         if armed, let timer { timer_delete(timer) }
         pthread_sigmask(SIG_SETMASK, &mask, nil)

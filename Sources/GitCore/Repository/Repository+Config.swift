@@ -2,7 +2,7 @@ import CGit2
 
 extension Repository {
     /// Reads a configuration value as git would (repo, then global and system files); nil when unset.
-    public func configString(_ key: String) throws(GitError) -> String? {
+    package func configString(_ key: String) throws(GitError) -> String? {
         var config: OpaquePointer?
         try check(git_repository_config(&config, pointer), "git_repository_config")
         defer { git_config_free(config) }
@@ -10,7 +10,7 @@ extension Repository {
     }
 
     /// A value from the repository's own config file only (not the user's or the system's), or nil.
-    public func localConfigString(_ key: String) throws(GitError) -> String? {
+    package func localConfigString(_ key: String) throws(GitError) -> String? {
         var value: String?
         try withLocalConfig { config throws(GitError) in value = try Repository.string(key, in: config) }
         return value
@@ -29,14 +29,14 @@ extension Repository {
     }
 
     /// Sets a value in the repository's own config file.
-    public func setConfig(_ key: String, _ value: String) throws(GitError) {
+    package func setConfig(_ key: String, _ value: String) throws(GitError) {
         try withLocalConfig { config throws(GitError) in
             try check(git_config_set_string(config, key, value), "git_config_set_string")
         }
     }
 
     /// Removes a value from the repository's own config file; no error when it was not set.
-    public func removeConfig(_ key: String) throws(GitError) {
+    package func removeConfig(_ key: String) throws(GitError) {
         try withLocalConfig { config throws(GitError) in
             let result = git_config_delete_entry(config, key)
             if result == GIT_ENOTFOUND.rawValue {
@@ -48,7 +48,7 @@ extension Repository {
     }
 
     /// Every (name, value) in the effective config whose name matches the regular expression.
-    public func configEntries(matching pattern: String) throws(GitError) -> [(name: String, value: String)] {
+    package func configEntries(matching pattern: String) throws(GitError) -> [(name: String, value: String)] {
         var config: OpaquePointer?
         try check(git_repository_config(&config, pointer), "git_repository_config")
         defer { git_config_free(config) }

@@ -1,14 +1,14 @@
 import CGit2
 
 /// The three-way merge of one file's contents, as `git merge` merges a text file line by line.
-public struct FileMerge: Sendable, Equatable {
+package struct FileMerge: Sendable, Equatable {
     /// The merged bytes, when both sides' changes fit together (no overlapping lines changed apart).
-    public var merged: [UInt8]?
+    package var merged: [UInt8]?
     /// The merged file mode (an executable bit one side set is kept).
-    public var mode: UInt32
+    package var mode: UInt32
 
     /// Whether the sides' changes overlap, so a person must settle the file.
-    public var isConflict: Bool { merged == nil }
+    package var isConflict: Bool { merged == nil }
 }
 
 extension Repository {
@@ -16,7 +16,7 @@ extension Repository {
     /// line through libgit2's `git_merge_file`, the algorithm `git merge` uses for a text file. A file
     /// that looks binary to git (a NUL byte among its first 8,000) merges only when a side left it as
     /// the base had it, as git merges it.
-    public func mergeFile(
+    package func mergeFile(
         path: String, base: (id: ObjectID, mode: UInt32)?, ours: (id: ObjectID, mode: UInt32),
         theirs: (id: ObjectID, mode: UInt32)
     ) throws(GitError) -> FileMerge {
@@ -38,7 +38,9 @@ extension Repository {
                         func input(_ buffer: UnsafeBufferPointer<UInt8>, mode: UInt32?) -> git_merge_file_input {
                             var input = git_merge_file_input()
                             git_merge_file_input_init(&input, UInt32(GIT_MERGE_FILE_INPUT_VERSION))
-                            input.ptr = buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                            input.ptr = buffer.baseAddress.map {
+                                UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)
+                            }
                             input.size = buffer.count
                             input.path = name
                             input.mode = mode ?? 0
@@ -57,9 +59,10 @@ extension Repository {
         defer { git_merge_file_result_free(&result) }
         let mode = result.mode == 0 ? ours.mode : UInt32(result.mode)
         guard result.automergeable != 0 else { return FileMerge(merged: nil, mode: mode) }
-        let merged = result.ptr.map { pointer in
-            Array(UnsafeRawBufferPointer(start: pointer, count: result.len).bindMemory(to: UInt8.self))
-        } ?? []
+        let merged =
+            result.ptr.map { pointer in
+                Array(UnsafeRawBufferPointer(start: pointer, count: result.len).bindMemory(to: UInt8.self))
+            } ?? []
         return FileMerge(merged: merged, mode: mode)
     }
 

@@ -7,7 +7,7 @@ extension Repository {
     /// worktree whose folder is gone is git's to prune and not counted. Read from the files git keeps,
     /// as git reads them (a relative `gitdir`, as git 2.48 can write, counts from the worktree's own
     /// administrative folder).
-    public func otherWorktrees(checkingOut branch: String) -> [(folder: String, linked: Bool)] {
+    package func otherWorktrees(checkingOut branch: String) -> [(folder: String, linked: Bool)] {
         let common = Repository.trimmedSlash(commonDirectory)
         let own = Repository.trimmedSlash(gitDirectory)
         var others: [(head: String, folder: String, linked: Bool)] = []
@@ -32,7 +32,7 @@ extension Repository {
     }
 
     /// `path` without trailing slashes (`/` stays `/`).
-    public static func trimmedSlash(_ path: String) -> String {
+    package static func trimmedSlash(_ path: String) -> String {
         var path = Substring(path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         return String(path)

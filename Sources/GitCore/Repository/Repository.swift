@@ -6,7 +6,7 @@ public final class Repository {
     let pointer: OpaquePointer
 
     /// How many blobs this handle has read (for tests that check a cost grows with what changed).
-    public internal(set) var blobsRead = 0
+    package internal(set) var blobsRead = 0
 
     private init(pointer: OpaquePointer) {
         self.pointer = pointer
@@ -17,7 +17,7 @@ public final class Repository {
     }
 
     /// Opens the repository at exactly `path` (a work tree or a bare repository), without searching upward.
-    public static func open(at path: String) throws(GitError) -> Repository {
+    package static func open(at path: String) throws(GitError) -> Repository {
         Libgit2.ensureInitialized()
         var out: OpaquePointer?
         try check(
@@ -30,7 +30,7 @@ public final class Repository {
     }
 
     /// Finds the repository that contains `path`, searching upward like git does.
-    public static func discover(from path: String) throws(GitError) -> Repository {
+    package static func discover(from path: String) throws(GitError) -> Repository {
         Libgit2.ensureInitialized()
         var out: OpaquePointer?
         try check(git_repository_open_ext(&out, path, 0, nil), "git_repository_open_ext")
@@ -65,25 +65,25 @@ public final class Repository {
     }
 
     /// The `.git` folder (or the bare repository's folder), with a trailing slash.
-    public var gitDirectory: String {
+    package var gitDirectory: String {
         String(cString: git_repository_path(pointer))
     }
 
     /// The working tree's folder with a trailing slash, or nil for a bare repository.
-    public var workingDirectory: String? {
+    package var workingDirectory: String? {
         guard let path = git_repository_workdir(pointer) else { return nil }
         return String(cString: path)
     }
 
     /// Whether the repository has no working tree.
-    public var isBare: Bool {
+    package var isBare: Bool {
         git_repository_is_bare(pointer) == 1
     }
 
     /// The git operation left unfinished in this repository (a merge git stopped on conflicts, a
     /// rebase, a bisect …): its name, how to finish it and how to abandon it (commands in backquotes);
     /// nil when there is none.
-    public var unfinishedOperation: (name: String, finish: String, abort: String)? {
+    package var unfinishedOperation: (name: String, finish: String, abort: String)? {
         let state = git_repository_state(pointer)
         switch UInt32(bitPattern: state) {
         case GIT_REPOSITORY_STATE_NONE.rawValue: return nil

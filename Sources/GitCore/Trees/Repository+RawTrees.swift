@@ -22,7 +22,7 @@ public final class RawTreeCache {
 
     /// The reader of `repository`'s packs for this cache's operation, made on first use (each index
     /// mapped then, each pack's data when an object is first found in it).
-    public func reader(for repository: Repository) -> PackReader {
+    package func reader(for repository: Repository) -> PackReader {
         if let packReader { return packReader }
         let reader = PackReader(objectsDirectory: repository.commonDirectory + "objects/", counting: repository)
         packReader = reader
@@ -33,7 +33,7 @@ public final class RawTreeCache {
     /// (`Background.release`): ~1 ms after a merge that read a few hundred folders, which the
     /// caller need not wait for once the commit is made. A tree still held elsewhere keeps its pack
     /// mapped (each tree holds the pack its bytes lie in, its `owner`).
-    public func emptyInBackground() {
+    package func emptyInBackground() {
         let held = Held(trees: trees, versions: versions, packReader: packReader)
         trees = [:]
         versions = [:]
@@ -71,7 +71,7 @@ extension Repository {
     /// was read apart and hashed whole by its collision-detecting SHA-1 (a card folder is ~27 KB at
     /// 100,000 cards: a sixth of a one-card commit's instructions). A tree not read so (not canonical,
     /// loose, a delta) gives the question to libgit2, which answers it as before.
-    public func treeEntry(in treeID: ObjectID, path: String, cache: RawTreeCache) throws(GitError) -> TreeEntry? {
+    package func treeEntry(in treeID: ObjectID, path: String, cache: RawTreeCache) throws(GitError) -> TreeEntry? {
         do {
             return try rawTreeEntry(in: treeID, path: path, cache: cache)
         } catch {
@@ -82,7 +82,7 @@ extension Repository {
     /// `readBlob(_:limit:)` through `cache`'s pack reader: a blob stored whole in a pack is read where
     /// it lies and hashed in hardware against `id`; anything else (loose, a delta, too big) through
     /// libgit2, which reads or explains it.
-    public func readBlob(_ id: ObjectID, limit: Int, cache: RawTreeCache) throws(GitError) -> [UInt8] {
+    package func readBlob(_ id: ObjectID, limit: Int, cache: RawTreeCache) throws(GitError) -> [UInt8] {
         if let bytes = cache.reader(for: self).readBlob(id, limit: limit) { return bytes }
         return try readBlob(id, limit: limit)
     }
@@ -90,7 +90,7 @@ extension Repository {
     /// The entries of tree `id` whose names start with the bytes of `namePrefix` (as `treeEntries(_:)`
     /// has them, in the same order), read through `cache` as `treeEntry(in:path:cache:)` reads: only the
     /// matching entries are made into values (a card folder has ~400, a prefix picks one or two).
-    public func treeEntries(_ id: ObjectID, namePrefix: String, cache: RawTreeCache) throws(GitError) -> [TreeEntry] {
+    package func treeEntries(_ id: ObjectID, namePrefix: String, cache: RawTreeCache) throws(GitError) -> [TreeEntry] {
         let prefix = Array(namePrefix.utf8)
         if let tree = try? rawTree(id, cache: cache), let base = tree.bytes.baseAddress {
             return tree.entries.filter { entry in
@@ -208,7 +208,7 @@ extension Repository {
     /// Trees smaller than this are read on one thread (see `readAhead`).
     static let readAheadTreeSize = 8_192
     /// The processors online, asked once: glibc reads a file in /sys for each `sysconf` of it.
-    public static let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    package static let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     /// Reads the trees `ids` into `cache` ahead of the walk that needs them, half of them on a second
     /// thread (a repository is not for two threads: it reads the packs through a `PackReader` of its
@@ -271,12 +271,12 @@ private final class ReadAhead: @unchecked Sendable {
 }
 
 /// A value handed to worker threads whose safety the code around it ensures (said where it is made).
-public struct UncheckedSendable<Value>: @unchecked Sendable {
+package struct UncheckedSendable<Value>: @unchecked Sendable {
     /// The value.
-    public let value: Value
+    package let value: Value
 
     /// Wraps `value`.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 }

@@ -15,7 +15,7 @@ extension Repository {
     /// file and as a folder.
     ///
     /// New trees go through `writer` when given (a pack in the making), else `git_odb_write`.
-    public func splicedTree(
+    package func splicedTree(
         base: ObjectID?, updates: [TreeUpdate], cache: RawTreeCache, writer: PackWriter? = nil
     ) throws(GitError) -> ObjectID {
         if let id = try? splice(base: base, updates: updates, cache: cache, writer: writer) { return id }

@@ -2,11 +2,11 @@ import CGit2
 import Glibc
 
 /// One path where trees walked together differ, with each tree's entry there (nil: absent).
-public struct TreeWalkChange: Sendable, Hashable {
+package struct TreeWalkChange: Sendable, Hashable {
     /// The path from the root.
-    public var path: String
+    package var path: String
     /// One entry per tree walked, in the order the trees were given.
-    public var entries: [TreeEntry?]
+    package var entries: [TreeEntry?]
 }
 
 extension Repository {
@@ -27,7 +27,7 @@ extension Repository {
     /// - Complexity: O(entries of the folders that differ), no allocation per equal entry.
     /// `verified`: read every tree through libgit2, which checks each one's hash (`cards fsck`); the
     /// raw path reads canonical trees straight from the backends without that check.
-    public func changedLeaves(
+    package func changedLeaves(
         _ trees: [ObjectID?], comparing pair: (Int, Int), cache: RawTreeCache? = nil, verified: Bool = false
     ) throws(GitError) -> [TreeWalkChange] {
         precondition(trees.count <= 3 && pair.0 < trees.count && pair.1 < trees.count)
