@@ -310,22 +310,28 @@ struct CloneTests {
         usleep(500_000)
         let timeout = ["CARDS_NETWORK_TIMEOUT": "2"]
         // Run under timeout(1): were the limit ignored, the test fails instead of waiting for ever.
-        func cards(_ arguments: [String], in directory: String? = nil) throws -> RunResult {
+        func cards(_ arguments: [String], in directory: String? = nil, transport: String = "git") throws -> RunResult {
             try scratch.run(
-                "/usr/bin/timeout", ["30", Binaries.cards] + arguments, in: directory, extraEnvironment: timeout)
+                "/usr/bin/timeout", ["30", Binaries.cards] + arguments, in: directory,
+                extraEnvironment: timeout.merging(["CARDS_TRANSPORT": transport]) { $1 })
         }
         let target = scratch.path("never")
         let clone = try cards(["clone", "git://127.0.0.1:\(port)/deck.git", target])
         #expect(clone.status == 1 && clone.stderr.contains("gave up after 2 s"), "\(clone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target))
         let deck = try scratch.sampleDeck()
-        for (name, url) in [
-            ("http", "http://127.0.0.1:\(port)/deck.git"), ("ssh", "ssh://git@127.0.0.1:\(port)/deck.git"),
+        for (name, url, transport) in [
+            ("http", "http://127.0.0.1:\(port)/deck.git", "git"),
+            ("ssh", "ssh://git@127.0.0.1:\(port)/deck.git", "git"),
+            // libgit2's own transport: its timeout (`RemoteCallbacks`) told as git's is.
+            ("libgit2", "http://127.0.0.1:\(port)/deck.git", "libgit2"),
         ] {
             #expect(try scratch.cards(["remote", "add", name, url], in: deck).status == 0)
             let started = Date()
-            let sync = try cards(["sync", name], in: deck)
+            let sync = try cards(["sync", name], in: deck, transport: transport)
             #expect(sync.status == 1 && sync.stderr.contains("gave up after 2 s"), "\(name): \(sync.stderr)")
+            // A timeout is told as one (`.timedOut`), not as a URL to check.
+            #expect(!sync.stderr.contains("check the URL"), "\(name): \(sync.stderr)")
             #expect(Date().timeIntervalSince(started) < 15, "\(name) took \(Date().timeIntervalSince(started)) s")
         }
         // Values no timer takes: no trap, a day at most.

@@ -80,7 +80,7 @@ final class RemoteCallbackState {
 
     func timeoutError(_ timeout: Double) -> GitError {
         GitError(
-            code: .other(-1),
+            code: .timedOut,
             message:
                 "gave up after \(Int(timeout)) s talking to \(url?.redacted ?? "the remote") (CARDS_NETWORK_TIMEOUT)",
             function: "timeout")
