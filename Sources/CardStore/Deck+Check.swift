@@ -101,7 +101,7 @@ extension Deck {
     }
 
     private func checkLeftovers(_ report: inout CheckReport, repair: Bool) {
-        let fixed = ["refs/heads/main.lock", "index.lock", "HEAD.lock", "config.lock", "packed-refs.lock"]
+        let fixed = ["\(branch).lock"] + Repository.topLevelLockFiles
         let prefix = gitDirectory.count + 1
         for lock in fixed + fetchLockFiles().map({ String($0.dropFirst(prefix)) }) {
             let path = "\(gitDirectory)/\(lock)"
@@ -164,7 +164,7 @@ extension Deck {
                 report.repaired.append("removed \(path), a pack left without its index")
             }
         }
-        guard let lock = PackFolderLock.acquireIfFree(packFolder: repository.commonDirectory + "objects/pack") else {
+        guard let lock = PackFolderLock.acquireIfFree(packFolder: repository.packFolder) else {
             return
         }
         defer { withExtendedLifetime(lock) {} }
@@ -176,24 +176,11 @@ extension Deck {
         }
     }
 
-    /// The names temp files of object and pack writes start with (libgit2's, git's, ours).
-    static let objectTempPrefixes = [
-        "tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", "tmp_cards_pack_", "tmp_cards_obj_",
-    ]
-
-    /// Temp files of an object or pack write that was killed (libgit2's `tmp_object_git2_*`,
-    /// `pack_git2_*`, git's `tmp_pack_*`/`tmp_idx_*`, our `tmp_cards_pack_*`/`tmp_cards_obj_*`): garbage that nothing refers to. One a live
-    /// process still has open is a write in progress, never touched.
+    /// Temp files of an object or pack write that was killed (`Repository.objectTemporaryPrefixes`):
+    /// garbage that nothing refers to. One a live process still has open is a write in progress, never
+    /// touched.
     private func checkObjectTempFiles(_ report: inout CheckReport, repair: Bool) {
-        // The common folder: a linked worktree's git folder has no objects of its own.
-        let objects = repository.commonDirectory + "objects"
-        var candidates: [String] = []
-        for folder in FileSystem.list(objects) where folder.count == 2 || folder == "pack" {
-            for name in FileSystem.list("\(objects)/\(folder)")
-            where Deck.objectTempPrefixes.contains(where: name.hasPrefix) {
-                candidates.append("\(objects)/\(folder)/\(name)")
-            }
-        }
+        let candidates = repository.objectWriteTemporaries()
         for path in candidates where LockFiles.openers(of: path).isEmpty {
             if repair, unlink(path) == 0 {
                 report.repaired.append("removed the temp file \(path)")

@@ -16,7 +16,7 @@ extension Deck {
     var pendingPath: String { "\(gitDirectory)/cards-pending" }
 
     /// The file naming packs being installed or removed (see `PackInstallMarker`).
-    var packMarker: PackInstallMarker { PackInstallMarker(packFolder: repository.commonDirectory + "objects/pack") }
+    var packMarker: PackInstallMarker { PackInstallMarker(packFolder: repository.packFolder) }
 
     /// Records that this process is about to bring the working tree and index along to a change and
     /// publish it: each path with the blob it gets (nil: removed), a line `<blob hex or ->\t<path>`; on a
@@ -146,8 +146,8 @@ extension Deck {
     /// lock (a fetch holds the sync lock; a push from another deck into a bare one holds neither).
     /// One listing of a small folder when there is nothing to remove.
     func removeStalePackTemporaries() {
-        let folder = repository.commonDirectory + "objects/pack"
-        for name in FileSystem.list(folder) where Deck.objectTempPrefixes.contains(where: name.hasPrefix) {
+        let folder = repository.packFolder
+        for name in FileSystem.list(folder) where Repository.isObjectTemporary(name) {
             let path = "\(folder)/\(name)"
             guard let written = LockFiles.modificationTime(path), LockFiles.wallClock() - written > Deck.abandonedAge,
                 LockFiles.openers(of: path).isEmpty

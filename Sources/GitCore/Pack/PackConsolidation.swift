@@ -30,7 +30,7 @@ package enum PackConsolidation {
     /// under the pack folder's lock (every worktree of the repository shares the packs).
     @discardableResult
     package static func consolidate(_ repository: Repository, limit: Int = 16) throws(GitError) -> Int {
-        let folder = repository.commonDirectory + "objects/pack"
+        let folder = repository.packFolder
         // A multi-pack index lists packs by name; removing some would leave it stale for git.
         guard access(folder + "/multi-pack-index", F_OK) != 0 else { return 0 }
         var names = packNames(in: folder)

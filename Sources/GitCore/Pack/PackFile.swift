@@ -259,8 +259,8 @@ struct PackFile {
         // Joined on every way out: the thread reads this pack's buffers.
         defer { _ = digest.wait() }
         var packChecksum: [UInt8] = []
-        let temporaryPack = try FileSync.writeTemporary(in: packFolder, prefix: "tmp_cards_pack_", flush: durable) {
-            fd in
+        let prefix = Repository.ownPackTemporaryPrefix
+        let temporaryPack = try FileSync.writeTemporary(in: packFolder, prefix: prefix, flush: durable) { fd in
             var failure = forEachRun { FileSync.writeAll(fd, $0) }
             // Only a head start for the flush that follows.
             if failure == 0 && durable { _ = FileSync.startWriteOut(fd) }
@@ -273,7 +273,7 @@ struct PackFile {
         let temporaryIndex: String
         do {
             temporaryIndex = try FileSync.writeTemporary(
-                index, in: packFolder, prefix: "tmp_cards_pack_", flush: durable)
+                index, in: packFolder, prefix: prefix, flush: durable)
         } catch {
             unlink(temporaryPack)
             throw error

@@ -29,7 +29,7 @@ package final class PackWriter {
     /// A writer for the objects of one commit to `repository` (its common folder holds the packs).
     package init(for repository: Repository) throws(GitError) {
         gitDirectory = repository.gitDirectory
-        packFolder = repository.commonDirectory + "objects/pack"
+        packFolder = repository.packFolder
         var out: UnsafeMutablePointer<git_odb_backend>?
         try check(git_mempack_new(&out), "git_mempack_new")
         guard let out else {

@@ -189,7 +189,7 @@ extension Repository {
             guard let tip = heads[pair.source] else { continue }
             if !hasObject(tip) {
                 result.receivedObjects += try source.writePack(
-                    tip: tip, excluding: haves, into: commonDirectory + "objects/pack")
+                    tip: tip, excluding: haves, into: packFolder)
                 // Ours now, with everything under it: a later branch sharing it sends none of it again.
                 haves.append(tip)
             }
