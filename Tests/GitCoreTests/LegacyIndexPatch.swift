@@ -22,7 +22,10 @@ enum LegacyIndexPatch {
         var latest: [[UInt8]: IndexUpdate] = [:]
         for update in updates {
             let path = Array(update.path.utf8)
-            guard PatchablePaths.cardFiles.contains(path) else { return nil }
+            // The card-path rule as the old builder spelled it, not `PatchablePaths` (the code under test).
+            guard path.count == 50, path[8] == UInt8(ascii: "/"), path.starts(with: Array("cards/".utf8)),
+                path.suffix(5).elementsEqual(".json".utf8), !path[9..<45].contains(UInt8(ascii: "/"))
+            else { return nil }
             latest[path] = update
         }
         let sorted = latest.keys.sorted { $0.lexicographicallyPrecedes($1) }

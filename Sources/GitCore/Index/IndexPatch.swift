@@ -5,11 +5,6 @@ package struct FileStat: Sendable, Hashable {
     /// The fields in index order: ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size (each truncated to 32 bits).
     var fields: [UInt32]
 
-    /// Stat data given field by field, in index order.
-    init(fields: [UInt32]) {
-        self.fields = fields
-    }
-
     /// The stat data of the file at `path` (not following a final symlink), or nil when it cannot be read.
     package init?(path: String) {
         var info = stat()
@@ -82,7 +77,7 @@ package enum IndexPatch {
         case .failure(let reason): return .declined(reason.text)
         case .success(let sorted): changes = sorted
         }
-        let old: (bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32, identity: [Int])
+        let old: (bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32)
         switch map(indexPath) {
         case .failure(let reason): return .declined(reason.text)
         case .success(let mapped): old = mapped
@@ -114,11 +109,10 @@ package enum IndexPatch {
         return .success(sorted.compactMap { path in latest[path].map { (path: path, update: $0) } })
     }
 
-    /// The index file mapped read-only (the caller unmaps it) with its modification time and what
-    /// identifies the file mapped (`identity(of:)`, from the same open file).
-    /// Mapped, not read: no zero-filled copy of a 12 MB file, and its pages are the page cache's own.
+    /// The index file mapped read-only (the caller unmaps it) with its modification time. Mapped, not
+    /// read: no zero-filled copy of a 12 MB file, and its pages are the page cache's own.
     static func map(_ indexPath: String)
-        -> Result<(bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32, identity: [Int]), Reason>
+        -> Result<(bytes: UnsafeRawBufferPointer, seconds: UInt32, nanoseconds: UInt32), Reason>
     {
         let fd = open(indexPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Reason(text: "no index file")) }
@@ -133,27 +127,12 @@ package enum IndexPatch {
         }
         let seconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_sec)
         let nanoseconds = UInt32(truncatingIfNeeded: info.st_mtim.tv_nsec)
-        return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds, nanoseconds, identity(info)))
-    }
-
-    /// What tells one index file from another, or from itself rewritten: device, inode, size,
-    /// modification and change times (git and libgit2 always write a new file; a patch swaps one in).
-    static func identity(of path: String) -> [Int]? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return identity(info)
-    }
-
-    static func identity(_ info: stat) -> [Int] {
-        [
-            Int(info.st_dev), Int(info.st_ino), Int(info.st_size), info.st_mtim.tv_sec, info.st_mtim.tv_nsec,
-            info.st_ctim.tv_sec, info.st_ctim.tv_nsec,
-        ]
+        return .success((UnsafeRawBufferPointer(start: mapped, count: size), seconds, nanoseconds))
     }
 
     /// Writes `image` (its `.original` pieces from `old`) and then its SHA-1 through `index.lock`
     /// (created exclusively, as git does), flushed as `flush` says, then renames it over the index;
-    /// removes the lock on failure. Side files of earlier versions (`IndexPatch.staleSideFiles`) go
+    /// removes the lock on failure. Side files of version 0.1 (`staleSideFileSuffixes`) go
     /// once the new index is in place.
     ///
     /// The SHA-1 is computed on a second thread while this one writes the same pieces, and the

@@ -125,19 +125,23 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 }
 
 extension ObjectID {
-    /// The id git gives a blob with these bytes, computed without writing anything.
+    /// The id git gives a blob with these bytes, computed without writing anything: for comparing
+    /// content with a stored blob (a blob written is named by libgit2's write, which refuses the
+    /// content of a collision attack). The zero id where libgit2 refuses to hash it.
     public static func blobHash(of bytes: [UInt8]) -> ObjectID {
-        bytes.withUnsafeBytes { hash(of: $0, type: GIT_OBJECT_BLOB) }
+        (try? hash(of: bytes, type: GIT_OBJECT_BLOB)) ?? .zero
     }
 
     /// The id git gives an object of `type` with these bytes, through `git_odb_hash`: libgit2's
     /// SHA-1 that looks for the patterns of a collision attack (SHA1DC), as git hashes every new
     /// object. Every object this package names goes through it, since commits and trees carry text
     /// from users and remotes (messages, file names); `hardwareHash` only checks bytes read back.
-    static func hash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
+    /// Throws libgit2's error ("SHA1 collision attack detected") for bytes laid out as such an attack.
+    static func hash(of bytes: [UInt8], type: git_object_t) throws(GitError) -> ObjectID {
         Libgit2.ensureInitialized()
         var oid = git_oid()
-        if git_odb_hash(&oid, buffer.baseAddress, buffer.count, type) != 0 { git_error_clear() }
+        let result = bytes.withUnsafeBytes { git_odb_hash(&oid, $0.baseAddress, $0.count, type) }
+        try check(result, "git_odb_hash")
         return ObjectID(oid)
     }
 }

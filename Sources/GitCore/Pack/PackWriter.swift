@@ -76,7 +76,8 @@ package final class PackWriter {
     /// The id is `known` (hashed already, on the thread that made the bytes) or hashed here
     /// (`ObjectID.hash(of:type:)`, collision-detecting). `known` must be the bytes' tree id.
     func write(tree bytes: [UInt8], id known: ObjectID? = nil) throws(GitError) -> ObjectID {
-        let id = known ?? bytes.withUnsafeBytes { ObjectID.hash(of: $0, type: GIT_OBJECT_TREE) }
+        let id: ObjectID
+        if let known { id = known } else { id = try ObjectID.hash(of: bytes, type: GIT_OBJECT_TREE) }
         splicedTrees[id] = bytes
         return id
     }
@@ -85,7 +86,7 @@ package final class PackWriter {
     /// as `writeBlob` does a blob: through the object database, libgit2 1.5.1 would first look for the
     /// new commit in every pack on disk, opening each pack index, and rescan `objects/pack` on the miss.
     package func writeCommit(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
-        let id = bytes.withUnsafeBytes { ObjectID.hash(of: $0, type: GIT_OBJECT_COMMIT) }
+        let id = try ObjectID.hash(of: bytes, type: GIT_OBJECT_COMMIT)
         try writeToMemory(bytes, type: GIT_OBJECT_COMMIT, id: id.raw)
         // A commit starts "tree <40 hex digits>\n".
         if bytes.count >= 46, bytes.starts(with: Array("tree ".utf8)),

@@ -1,6 +1,6 @@
 import Glibc
 
-/// A value (a digest, an index written ahead) worked out on a thread of its own from the moment this
+/// A value (an index or pack checksum) worked out on a thread of its own from the moment this
 /// is made, while the caller goes on (hashing a 12 MB index while the same bytes are written out);
 /// `wait` gives it. Where no thread can be started, `wait` works it out on the caller's thread.
 ///

@@ -168,7 +168,7 @@ extension Repository {
             return .tree(candidate)
         }
         guard hashed else { return .new(bytes, nil) }
-        return .new(bytes, bytes.withUnsafeBytes { ObjectID.hash(of: $0, type: GIT_OBJECT_TREE) })
+        return .new(bytes, try ObjectID.hash(of: bytes, type: GIT_OBJECT_TREE))
     }
 
     /// Below this many changed sub-folders of one folder they are rebuilt one after another.
