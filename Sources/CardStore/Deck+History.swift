@@ -29,10 +29,6 @@ extension Deck {
     /// How main's reflog names a commit a command of ours made on this device: what `undo` looks for
     /// in commits made before they carried a `Device` trailer.
     static let ownCommitLogPrefix = "cards: "
-    /// The trailer naming the deck a commit was made in (`deviceID`).
-    static let deviceTrailer = "Device"
-    /// Where a deck keeps its own id, in its git config.
-    static let deviceSetting = "cards.device"
 
     /// Operations `undo` can revert.
     static let undoableOperations: Set<String> = [

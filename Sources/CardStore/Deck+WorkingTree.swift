@@ -3,20 +3,12 @@ import CardModel
 import GitCore
 import Glibc
 
+/// The working tree following a change or a tree: files written (one by one, or many in bulk with two
+/// `syncfs`), removed, made executable, then their index entries updated (`Deck+Index.swift`).
 extension Deck {
     /// From this many files on, a change updates the working tree with one `syncfs` per phase instead
     /// of one fsync per file.
     static let bulkThreshold = 256
-
-    /// A pack writer for the objects of a change, or nil for a change that is not `packable`. Every
-    /// commit is one pack, however small: three fsyncs (pack, index, folder) where the five loose
-    /// objects of a one-card commit take ten; `PackConsolidation` keeps the count down.
-    func packWriter(for change: DeckChange) throws(StoreError) -> PackWriter? {
-        guard change.packable else { return nil }
-        return try withStoreError("opening the object database for a pack") { () throws(GitError) in
-            try PackWriter(for: repository)
-        }
-    }
 
     /// Brings the working tree and index in line with a change just committed, from the bytes and blob
     /// ids already at hand (`files` and `updates` are parallel; for a path given twice the last wins).
@@ -57,62 +49,46 @@ extension Deck {
         try updateIndexEntries(entries, tree: tree, flush: flush, indexLock: indexLock)
     }
 
-    /// `.ordered` mode, after `main` moved (the working tree and index are brought along before it): fsyncs
-    /// the ref, renamed last, which commits every earlier rename and the data written out before it (see
-    /// `FileSync`). Nothing to do in other modes.
-    func finishOrderedFlush() throws(StoreError) {
-        guard flushMode == .ordered else { return }
-        // A linked worktree keeps its index in its own git folder, the branch in the common one.
-        let common = Repository.trimmedSlash(repository.commonDirectory)
-        let last = "\(common)/\(branch)"
-        let failure = FileSync.flush(path: last)
-        if failure != 0 {
-            throw StoreError(
-                .io,
-                "cannot flush the commit to disk (\(last)): \(String(cString: strerror(failure))); the commit was "
-                    + "made but may not survive a crash: check the disk, then run `cards fsck`")
+    /// Brings the working tree and index in line with `tree` for the given paths only. `indexLock`:
+    /// git's index lock as the caller holds it (and keeps holding). `skippingUnchanged`: a file already
+    /// as `tree` has it is not written again (putting back).
+    func updateWorkingTree(
+        _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil, skippingUnchanged: Bool = false
+    ) throws(StoreError) {
+        guard let workingDirectory else { return }
+        var entries: [(path: String, blob: ObjectID?)] = []
+        for path in paths {
+            let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
+            let entry = try withStoreError("reading \(path)") { () throws(GitError) in
+                try repository.treeEntry(in: tree, path: path)
+            }
+            // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
+            let present =
+                skippingUnchanged ? Deck.workingBlobID(full) : nil
+            if let entry, notCheckedOut(entry) == nil {
+                if !skippingUnchanged || present != entry.id {
+                    let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                }
+                try Deck.setExecutable(full, entry.mode)
+                entries.append((path, entry.id))
+            } else if let entry {
+                // A link, a submodule, a huge file: in the index, not checked out (`notCheckedOut`); the
+                // working tree keeps what it has there.
+                entries.append((path, entry.id))
+            } else {
+                if !skippingUnchanged || present != nil { try FileSystem.remove(full) }
+                entries.append((path, nil))
+            }
         }
+        try updateIndexEntries(entries, tree: tree, indexLock: indexLock)
     }
 
-    /// Updates the index entries of files just written (blob) or removed (nil): by patching the index
-    /// file when it allows (`IndexPatch`, a few ms at 100,000 cards), else through libgit2's index
-    /// (which reads and rewrites every entry). Retries while another git process holds `index.lock`.
-    func updateIndexEntries(
-        _ entries: [(path: String, blob: ObjectID?)], tree: ObjectID, flush: FlushMode? = nil,
-        indexLock: IndexLock? = nil
-    ) throws(StoreError) {
-        let flush = flush ?? (durable ? .strict : .none)
-        guard let workingDirectory else { return }
-        var updates: [IndexUpdate] = []
-        updates.reserveCapacity(entries.count)
-        for entry in entries {
-            guard let blob = entry.blob else {
-                updates.append(IndexUpdate(path: entry.path, file: nil))
-                continue
-            }
-            guard let stat = FileStat(path: "\(workingDirectory)/\(entry.path)") else {
-                return try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock)
-            }
-            updates.append(IndexUpdate(path: entry.path, file: (blob, stat)))
-        }
-        var attempt = 0
-        while true {
-            attempt += 1
-            let outcome: IndexPatch.Outcome
-            do {
-                outcome = try IndexPatch.apply(
-                    updates, paths: Deck.cardPaths, indexPath: "\(gitDirectory)/index", flush: flush, lock: indexLock,
-                    workingDirectory: workingDirectory)
-            } catch  where error.code == .locked && Double(attempt) * 0.01 < lockTimeout {
-                usleep(10_000)
-                continue
-            } catch {
-                if error.code == .locked { throw gitLockError("index.lock") }
-                throw StoreError.git(
-                    error, while: "updating the index (`cards fsck --repair` makes it again from main)")
-            }
-            if outcome != .written { try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock) }
-            return
+    /// Gives a file just written the executable bits its git mode asks for (git keeps only that bit).
+    static func setExecutable(_ path: String, _ mode: UInt32) throws(StoreError) {
+        guard mode == 0o100755 else { return }
+        guard chmod(path, 0o755) == 0 else {
+            throw StoreError(.io, "cannot make \(path) executable: \(String(cString: strerror(errno)))")
         }
     }
 

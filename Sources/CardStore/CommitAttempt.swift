@@ -1,0 +1,240 @@
+import GitCore
+import Glibc
+
+/// One attempt of `Deck.commitChange` at committing a change built from one snapshot of `main`, in
+/// phases called in this order: `checkBeforeWriting`, `writeObjects`, `writeCommit`, `flushObjects`,
+/// `takeIndexLock`, `bringWorkingTreeAlong`, `publish`, `finish`; and `end` on every way out.
+/// `publish` says when another writer moved `main` first: the change is then built again from the
+/// new `main`, in a new attempt. What a kill between the phases leaves is in `Deck+Recovery.swift`.
+final class CommitAttempt {
+    /// What `publish` did.
+    enum Publication {
+        /// `main` points at the new commit.
+        case published
+        /// `main` did not move, and the working tree and index are as it has them: another writer got
+        /// in first (or holds its lock), and the change is to be built again from the new `main`.
+        case retry
+    }
+
+    /// The deck the change goes into.
+    let deck: Deck
+    /// Which attempt this is, from 1: the pause before the next one grows with it.
+    let number: Int
+    /// `main` as this attempt read it: the change was built from it, and `publish` expects it.
+    let snapshot: DeckSnapshot
+    /// The change to commit.
+    let change: DeckChange
+    /// The commit's author and committer.
+    let author: Signature
+    /// The commit's parents after `main`'s tip (a merge's other side).
+    let extraParents: [ObjectID]
+    /// Whether the change records working-tree edits (`cards commit`): it may overwrite them, and
+    /// putting back leaves the files alone.
+    let recordingHandEdits: Bool
+    /// When waiting for git's locks gives up (set once, for every attempt of a command).
+    let deadline: Double
+    /// The paths the change writes or removes, in the order of `change.files`.
+    let paths: [String]
+
+    /// The pack the change's objects go into (nil: loose objects through libgit2), from `writeObjects`.
+    private var packer: PackWriter?
+    /// libgit2's per-object fsync, turned off while many loose objects are written (`ObjectsFlush`).
+    private var objectsFlush: ObjectsFlush?
+    /// Git's index lock, held from `takeIndexLock` until `main` has moved.
+    private var indexLock: IndexLock?
+
+    /// Starts an attempt: nothing is checked or written until its phases are called.
+    init(
+        deck: Deck, number: Int, snapshot: DeckSnapshot, change: DeckChange, author: Signature,
+        extraParents: [ObjectID], recordingHandEdits: Bool, deadline: Double
+    ) {
+        self.deck = deck
+        self.number = number
+        self.snapshot = snapshot
+        self.change = change
+        self.author = author
+        self.extraParents = extraParents
+        self.recordingHandEdits = recordingHandEdits
+        self.deadline = deadline
+        paths = change.files.map(\.path)
+    }
+
+    /// Refuses the change before anything is written: when it would overwrite hand edits in the
+    /// working tree (unless it records them), or the disk has no room for it.
+    func checkBeforeWriting() throws(StoreError) {
+        if !deck.isBare && !recordingHandEdits {
+            // An entry the working tree does not hold (a link, a submodule) has no hand edits to lose.
+            let checkedOut = change.files.enumerated().filter { position, _ in
+                !change.outsideWorkingTree.contains(position)
+            }
+            try deck.checkNoHandEdits(
+                checkedOut.map { _, file in (file.path, { file.content.map(ObjectID.blobHash(of:)) }) },
+                snapshot: snapshot)
+        }
+        try deck.checkSpace(forFileSizes: change.files.map { $0.content?.count })
+    }
+
+    /// Writes the change's blobs and its new tree, into a pack of their own or loose (`DeckChange.packable`).
+    /// Returns the tree updates, in the order of `change.files`, and the new tree.
+    func writeObjects() throws(StoreError) -> (updates: [TreeUpdate], tree: ObjectID) {
+        // The new objects go into one pack (flushed before it is named). Without a pack, many loose
+        // objects are written without an fsync each and flushed together before publishing; a few
+        // are fsynced by libgit2 in every mode: it renames each object into place itself, so an
+        // object written out only after that rename could survive a crash empty under its final
+        // name, and libgit2 would then take it as stored and never write it again.
+        let packer = try deck.packWriter(for: change)
+        self.packer = packer
+        objectsFlush = ObjectsFlush(durable: deck.durable, files: packer == nil ? change.files.count : 0)
+        var updates: [TreeUpdate] = []
+        for (position, file) in change.files.enumerated() {
+            if let content = file.content {
+                let blob = try withStoreError("writing \(file.path)") { () throws(GitError) in
+                    if let stored = change.storedBlobs[position] { return stored }
+                    if let packer { return try packer.writeBlob(content) }
+                    return try deck.repository.writeBlob(content)
+                }
+                updates.append(
+                    TreeUpdate(path: file.path, blob: blob, mode: change.modes[position] ?? TreeUpdate.fileMode))
+            } else {
+                updates.append(TreeUpdate(path: file.path, blob: nil))
+            }
+        }
+        // Into a pack, every new tree and the commit go straight to the writer's memory: written
+        // through libgit2's object database, each would first be looked for in every pack on disk.
+        let tree = try withStoreError("building the new tree") { () throws(GitError) in
+            if let packer {
+                return try deck.repository.splicedTree(
+                    base: snapshot.tree, updates: updates, cache: change.trees ?? snapshot.trees, writer: packer)
+            }
+            return try deck.repository.updatedTree(base: snapshot.tree, updates: updates)
+        }
+        return (updates, tree)
+    }
+
+    /// Writes the commit of `tree`, on `main`'s tip and `extraParents`, with the change's message and
+    /// this deck's `Device` trailer. Returns its id.
+    func writeCommit(tree: ObjectID) throws(StoreError) -> ObjectID {
+        let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
+        var message = change.message
+        if let device = deck.deviceID() { message.trailers.append((Deck.deviceTrailer, device)) }
+        return try withStoreError("writing the commit") { () throws(GitError) in
+            guard let packer else {
+                return try deck.repository.createCommit(
+                    tree: tree, parents: parents, message: message.text, author: author, committer: author)
+            }
+            return try packer.writeCommit(
+                Repository.commitBytes(
+                    tree: tree, parents: parents, message: message.text, author: author, committer: author))
+        }
+    }
+
+    /// Makes every object `main` is to point at durable: the pack finished and named (its commit
+    /// `commit`), or the loose objects flushed together; then libgit2's object fsync is back on.
+    func flushObjects(commit: ObjectID) throws(StoreError) {
+        if let packer {
+            try withStoreError("writing the pack") { () throws(GitError) in
+                try packer.finish(commit: commit, durable: deck.durable)
+            }
+        }
+        try objectsFlush?.flush(deck.gitDirectory)
+        objectsFlush?.restore()
+    }
+
+    /// Waits out git's index lock, marks the change pending (`markPending`: from here a kill is finished
+    /// by the next command), then takes the index lock (with a working tree), held until `main` has moved.
+    func takeIndexLock(marking updates: [TreeUpdate]) throws(StoreError) {
+        // The working tree and index are brought along first and main moved after, all under git's
+        // index lock (`IndexLock`): a `git commit` run meanwhile can never commit an index without this
+        // change on top of it. Wait out git's index lock first.
+        if !deck.isBare { try deck.waitForIndex(deadline: deadline, expected: snapshot.commit != nil) }
+        try deck.markPending(
+            zip(change.files, updates).map { file, update in (file.path, update.blob) },
+            handEdits: recordingHandEdits)
+        indexLock = deck.isBare ? nil : try deck.lockIndex(deadline: deadline, expected: snapshot.commit != nil)
+    }
+
+    /// Writes the change into the working tree and index (a bare deck has neither), from the bytes and
+    /// the blob ids at hand (`updates`, with `tree` for what the index patch cannot do). When that fails,
+    /// they are put back as `main` has them, and the error says that nothing was changed.
+    func bringWorkingTreeAlong(updates: [TreeUpdate], tree: ObjectID) throws(StoreError) {
+        guard !deck.isBare else { return }
+        do {
+            try deck.updateWorkingTree(
+                change.files, updates: updates, tree: tree, flush: deck.flushMode, indexLock: indexLock,
+                outside: change.outsideWorkingTree)
+        } catch {
+            throw deck.putBack(
+                paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: error)
+        }
+    }
+
+    /// Moves `main` to `commit` by compare-and-swap against the snapshot's commit. When that fails, the
+    /// working tree and index go back as `main` has them first; then `.retry` when another writer moved
+    /// `main` or holds its lock (after a pause, while attempts and time are left), else the error.
+    func publish(_ commit: ObjectID) throws(StoreError) -> Publication {
+        do {
+            let logMessage = Deck.ownCommitLogPrefix + change.message.subject
+            // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
+            // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
+            var done = false
+            if deck.flushMode != .none {
+                done = try deck.repository.updateReferenceWrittenOut(
+                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage, committer: author,
+                    flushEach: deck.flushMode == .strict)
+            }
+            if !done {
+                try deck.repository.updateReference(
+                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage)
+            }
+        } catch {
+            // main did not move: the working tree and index go back to it before anything else.
+            let why = StoreError.git(error, while: "publishing the commit on main")
+            if !deck.isBare {
+                if let failure = deck.putBack(
+                    paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits)
+                {
+                    throw Deck.notPutBack(why, because: failure)
+                }
+                // Put back as it was: a retry that then finds nothing to do leaves no flag behind.
+                deck.clearPending()
+            }
+            if error.code == .referenceChanged && number < Deck.publishAttempts {
+                // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
+                usleep(UInt32(1_000 * number))
+                return .retry
+            }
+            if error.code == .locked && DeckLock.now() < deadline {
+                // A git command holds main.lock, or a killed writer of ours left it (removed when proved stale).
+                if !deck.clearStaleGitLock("refs/heads/main.lock") { usleep(UInt32(min(1_000 * number, 50_000))) }
+                return .retry
+            }
+            deck.clearPending()
+            if error.code == .locked { throw deck.gitLockError("refs/heads/main.lock") }
+            throw StoreError(why.code, "\(why.message); nothing was changed: try again")
+        }
+        return .published
+    }
+
+    /// After `main` moved to `commit`: records the index it left, lets git's index lock go, makes the
+    /// commit durable, clears the pending flag and tidies up. Returns what the operation made.
+    func finish(_ commit: ObjectID) throws(StoreError) -> CommitOutcome {
+        // The index this commit left, recorded while nobody else can have changed it.
+        if !deck.isBare { deck.recordIndexFollows(commit) }
+        indexLock?.release()
+        // main was renamed last: its flush makes everything before it durable (`.ordered`).
+        try deck.finishOrderedFlush()
+        deck.clearPending()
+        deck.consolidatePacks()
+        // A merge's few hundred folders and the packs' mappings: freed off the caller's time (~1 ms).
+        (change.trees ?? snapshot.trees).emptyInBackground()
+        return CommitOutcome(commit: commit, parent: snapshot.commit)
+    }
+
+    /// Lets go of what the attempt holds, however it ends (a retry takes it again): git's index lock,
+    /// and the deck's claim on libgit2's object fsync, given back. Each is let go once only.
+    func end() {
+        // Given up on every way out of this attempt; a retry takes it again.
+        indexLock?.release()
+        objectsFlush?.restore()
+    }
+}

@@ -1,0 +1,83 @@
+import GitCore
+import Glibc
+
+/// The write path: every operation is one commit, made by `commitChange` in phases (`CommitAttempt`).
+extension Deck {
+    /// How often a compare-and-swap of `main` is retried when another writer moved it.
+    static let publishAttempts = 20
+
+    /// Runs one operation as one commit: takes the deck lock, builds the change from the current
+    /// `main`, writes blobs, the changed subtrees and the commit, publishes it by compare-and-swap
+    /// (re-reading and re-applying when another writer moved `main`), then updates the working
+    /// tree and index. `recordingHandEdits` lets the change overwrite working-tree edits (it is them).
+    /// Returns nil when `build` returns nil (nothing to do: no commit).
+    @discardableResult
+    public func commitChange(
+        parents extraParents: [ObjectID] = [],
+        recordingHandEdits: Bool = false,
+        _ build: (DeckSnapshot) throws(StoreError) -> DeckChange?
+    ) throws(StoreError) -> CommitOutcome? {
+        let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        try checkNoUnfinishedGitOperation()
+        try recoverInterruptedWrite()
+        // The author is needed only once there is something to commit: a no-op needs no identity.
+        var author: Signature?
+        let deadline = DeckLock.now() + lockTimeout
+        var attempts = 0
+        while true {
+            attempts += 1
+            let snapshot = try snapshot()
+            guard let change = try build(snapshot) else { return nil }
+            let signed: Signature
+            if let author { signed = author } else { signed = try signature() }
+            author = signed
+            let attempt = CommitAttempt(
+                deck: self, number: attempts, snapshot: snapshot, change: change, author: signed,
+                extraParents: extraParents, recordingHandEdits: recordingHandEdits, deadline: deadline)
+            defer { attempt.end() }
+            try attempt.checkBeforeWriting()
+            let (updates, tree) = try attempt.writeObjects()
+            let commit = try attempt.writeCommit(tree: tree)
+            try attempt.flushObjects(commit: commit)
+            try attempt.takeIndexLock(marking: updates)
+            try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
+            if try attempt.publish(commit) == .retry { continue }
+            return try attempt.finish(commit)
+        }
+    }
+
+    /// A pack writer for the objects of a change, or nil for a change that is not `packable`. Every
+    /// commit is one pack, however small: three fsyncs (pack, index, folder) where the five loose
+    /// objects of a one-card commit take ten; `PackConsolidation` keeps the count down.
+    func packWriter(for change: DeckChange) throws(StoreError) -> PackWriter? {
+        guard change.packable else { return nil }
+        return try withStoreError("opening the object database for a pack") { () throws(GitError) in
+            try PackWriter(for: repository)
+        }
+    }
+
+    /// `.ordered` mode, after `main` moved (the working tree and index are brought along before it): fsyncs
+    /// the ref, renamed last, which commits every earlier rename and the data written out before it (see
+    /// `FileSync`). Nothing to do in other modes.
+    func finishOrderedFlush() throws(StoreError) {
+        guard flushMode == .ordered else { return }
+        // A linked worktree keeps its index in its own git folder, the branch in the common one.
+        let common = Repository.trimmedSlash(repository.commonDirectory)
+        let last = "\(common)/\(branch)"
+        let failure = FileSync.flush(path: last)
+        if failure != 0 {
+            throw StoreError(
+                .io,
+                "cannot flush the commit to disk (\(last)): \(String(cString: strerror(failure))); the commit was "
+                    + "made but may not survive a crash: check the disk, then run `cards fsck`")
+        }
+    }
+
+    /// Combines small packs once there are many (see `PackConsolidation`). The commit is already made
+    /// and every object stays readable whatever happens here, so a failure (a full disk) is left for
+    /// the next commit to retry rather than reported as the command's.
+    func consolidatePacks() {
+        _ = try? PackConsolidation.consolidate(repository)
+    }
+}
