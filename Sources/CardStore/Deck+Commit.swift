@@ -7,9 +7,9 @@ extension Deck {
     static let publishAttempts = 20
 
     /// Runs one operation as one commit: takes the deck lock, builds the change from the current
-    /// `main`, writes blobs, the changed subtrees and the commit, publishes it by compare-and-swap
-    /// (re-reading and re-applying when another writer moved `main`), then updates the working
-    /// tree and index. `recordingHandEdits` lets the change overwrite working-tree edits (it is them).
+    /// `main`, writes blobs, the changed subtrees and the commit, brings the working tree and index
+    /// along under git's index lock, then publishes the commit by compare-and-swap of `main`
+    /// (re-reading and re-applying when another writer moved it; the working tree and index put back). `recordingHandEdits` lets the change overwrite working-tree edits (it is them).
     /// Returns nil when `build` returns nil (nothing to do: no commit).
     @discardableResult
     public func commitChange(
