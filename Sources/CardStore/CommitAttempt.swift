@@ -205,11 +205,11 @@ final class CommitAttempt {
             }
             if error.code == .locked && DeckLock.now() < deadline {
                 // A git command holds main.lock, or a killed writer of ours left it (removed when proved stale).
-                if !deck.clearStaleGitLock("refs/heads/main.lock") { usleep(UInt32(min(1_000 * number, 50_000))) }
+                if !deck.clearStaleGitLock("\(deck.branch).lock") { usleep(UInt32(min(1_000 * number, 50_000))) }
                 return .retry
             }
             deck.clearPending()
-            if error.code == .locked { throw deck.gitLockError("refs/heads/main.lock") }
+            if error.code == .locked { throw deck.gitLockError("\(deck.branch).lock") }
             throw StoreError(why.code, "\(why.message); nothing was changed: try again")
         }
         return .published

@@ -104,7 +104,7 @@ extension Deck {
         let fixed = ["\(branch).lock"] + Repository.topLevelLockFiles
         let prefix = gitDirectory.count + 1
         for lock in fixed + fetchLockFiles().map({ String($0.dropFirst(prefix)) }) {
-            let path = "\(gitDirectory)/\(lock)"
+            let path = gitLockPath(lock)
             guard FileSystem.exists(path) else { continue }
             // A lock some process has open is in use (a git command is running): never remove it.
             let openers = LockFiles.openers(of: path)

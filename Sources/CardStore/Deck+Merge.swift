@@ -216,11 +216,11 @@ extension Deck {
                     branch, to: target, expected: current, logMessage: "merge \(theirsName): Fast-forward")
                 break
             } catch  where error.code == .locked && DeckLock.now() < deadline {
-                if !clearStaleGitLock("refs/heads/main.lock") { Deck.pause(milliseconds: 10) }
+                if !clearStaleGitLock("\(branch).lock") { Deck.pause(milliseconds: 10) }
             } catch {
                 let why =
                     error.code == .locked
-                    ? gitLockError("refs/heads/main.lock")
+                    ? gitLockError("\(branch).lock")
                     : StoreError.git(
                         error, while: "moving main forward (another command changed the deck meanwhile; try again)")
                 if isBare { clearPending() }

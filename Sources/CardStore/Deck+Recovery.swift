@@ -170,7 +170,7 @@ extension Deck {
             try recoverLostFlag()
             return
         }
-        for name in ["refs/heads/main.lock", "index.lock"] { _ = clearStaleGitLock(name) }
+        for name in ["\(branch).lock", "index.lock"] { _ = clearStaleGitLock(name) }
         for path in IndexLock.leftovers(of: "\(gitDirectory)/index") { unlink(path) }
         if let workingDirectory {
             for path in interrupted.files.map(\.path) {
@@ -295,15 +295,15 @@ extension Deck {
         (FileSystem.exists(pendingPath) && interruptedWrite() != nil) || isIndexLeftBehind
     }
 
-    /// Removes a git lock file (`refs/heads/main.lock`, `index.lock`) left by a dead `cards` writer:
-    /// its pending flag names a dead process, the lock was written after the flag, and no process
-    /// has the lock open. Returns whether it removed one.
     /// Where git's lock file `name` is: a ref's in the folder every worktree shares (in a linked
     /// worktree, not its own git folder), the index's in the git folder.
     func gitLockPath(_ name: String) -> String {
         name.hasPrefix("refs/") ? repository.commonDirectory + name : "\(gitDirectory)/\(name)"
     }
 
+    /// Removes a git lock file (the branch's `refs/heads/NAME.lock`, `index.lock`) left by a dead
+    /// `cards` writer: its pending flag names a dead process, the lock was written after the flag,
+    /// and no process has the lock open. Returns whether it removed one.
     func clearStaleGitLock(_ name: String) -> Bool {
         let path = gitLockPath(name)
         // Every caller holds the deck lock (a write, `fsck`).

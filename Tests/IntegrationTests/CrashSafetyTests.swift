@@ -303,23 +303,28 @@ struct CrashSafetyTests {
         try scratch.expectClean(a)
     }
 
-    @Test("a bare deck: a writer killed holding main.lock left its flag (its pid alone); the next write clears both")
-    func bareInterruptedWrite() throws {
+    @Test(
+        "a bare deck: a writer killed holding its branch's lock left its flag (its pid alone); the next write clears both",
+        arguments: ["main", "master"])
+    func bareInterruptedWrite(branch: String) throws {
         let scratch = try Scratch()
         let deck = scratch.path("bare.git")
         #expect(try scratch.cards(["init", "--bare", deck, "--from", Binaries.sampleRepo]).status == 0)
+        // A deck on another branch (HEAD's, as a repository git made with `master`): its own lock is the one.
+        if branch != "main" { #expect(try scratch.git(["branch", "-m", "main", branch], in: deck).status == 0) }
+        let lock = deck + "/refs/heads/\(branch).lock"
         let before = try scratch.cards(["--deck", deck, "list", "--json"]).stdout
         // A write of a bare deck names no paths in its flag: there is no working tree or index to bring along.
         // As a kill between taking main.lock and renaming it leaves the deck: the flag, then the lock.
         try "pid 999999\n".write(toFile: deck + "/cards-pending", atomically: true, encoding: .utf8)
         usleep(20_000)
-        writeFileCloseOnExec(deck + "/refs/heads/main.lock", "0000000000000000000000000000000000000000\n")
+        writeFileCloseOnExec(lock, "0000000000000000000000000000000000000000\n")
         let fsck = try scratch.cards(["--deck", deck, "fsck"])
         #expect(fsck.status == 1 && fsck.stderr.contains("was interrupted"), "\(fsck.stdout)\(fsck.stderr)")
         let add = try scratch.cards(["--deck", deck, "add", "--title", "After", "--url", "https://after.example"])
         #expect(add.status == 0, "\(add.stderr)")
         #expect(!FileManager.default.fileExists(atPath: deck + "/cards-pending"), "flag left")
-        #expect(!FileManager.default.fileExists(atPath: deck + "/refs/heads/main.lock"), "main.lock left")
+        #expect(!FileManager.default.fileExists(atPath: lock), "\(branch).lock left")
         let after = try scratch.cards(["--deck", deck, "list", "--json"]).stdout
         #expect(after.contains("After") && after.count > before.count)
         #expect(try scratch.cards(["--deck", deck, "fsck"]).status == 0)
