@@ -101,10 +101,8 @@ extension Deck {
     }
 
     private func checkLeftovers(_ report: inout CheckReport, repair: Bool) {
-        let fixed = ["\(branch).lock"] + Repository.topLevelLockFiles
-        let prefix = gitDirectory.count + 1
-        for lock in fixed + fetchLockFiles().map({ String($0.dropFirst(prefix)) }) {
-            let path = gitLockPath(lock)
+        let fixed = (["\(branch).lock"] + Repository.topLevelLockFiles).map(gitLockPath)
+        for path in fixed + fetchLockFiles() {
             guard FileSystem.exists(path) else { continue }
             // A lock some process has open is in use (a git command is running): never remove it.
             let openers = LockFiles.openers(of: path)
