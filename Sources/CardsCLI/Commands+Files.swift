@@ -63,11 +63,18 @@ extension Commands {
 
     static let commitCommand = Command(
         spec: CommandSpec(
-            name: "commit", abstract: "Validate and commit hand edits to card files.", usage: "commit [-m <message>]",
-            options: [.value("--message", "message", "The commit's subject.", short: "-m")])
+            name: "commit", abstract: "Validate and commit hand edits to card files.",
+            usage: "commit [-m <message>] [--allow-mass-delete]",
+            options: [
+                .value("--message", "message", "The commit's subject.", short: "-m"),
+                .flag(
+                    "--allow-mass-delete",
+                    "Commit even when card files missing from the working tree would delete more than half of the cards."),
+            ])
     ) { context, arguments in
         let deck = try context.openDeck()
-        let (outcome, edits, reformatted) = try deck.commitHandEdits(message: arguments.value("--message"))
+        let (outcome, edits, reformatted) = try deck.commitHandEdits(
+            message: arguments.value("--message"), allowMassDelete: arguments.has("--allow-mass-delete"))
         if reformatted > 0 {
             context.output.print(
                 "Wrote back \(reformatted) reformatted card file\(reformatted == 1 ? "" : "s") as the deck has "

@@ -165,7 +165,10 @@ extension Commands {
             arguments: [("remote", "The remote (default: the only one, else origin).")],
             options: [
                 .flag("--dry-run", "Fetch and show what would happen; change nothing else."),
-                .flag("--allow-mass-delete", "Push even when it deletes more than half of the remote's cards."),
+                .flag(
+                    "--allow-mass-delete",
+                    "Push even when it deletes more than half of the remote's cards, and commit hand edits first "
+                        + "even when missing card files delete more than half of the deck's."),
                 .flag(
                     "--allow-unrelated-histories",
                     "Merge a remote's main that shares no commit with this deck (another deck, or a rewritten one)."),

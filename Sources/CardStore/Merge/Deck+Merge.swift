@@ -181,15 +181,19 @@ extension Deck {
         // What comes into the working tree (a path a deck may write), filtered once for every step below.
         let incoming = changes.filter { Deck.isSafeWorkingPath($0.path) }
         let paths = incoming.map(\.path)
+        // What git keeps out of the working tree (a sparse checkout's paths): index entries only.
+        let skips = workingTreeSkips(for: paths, adding: Set(incoming.compactMap { $0.new == nil ? nil : $0.path }))
         if !isBare {
             let snapshot = try snapshot()
-            try checkNoHandEdits(incoming.map { change in (change.path, { change.new?.id }) }, snapshot: snapshot)
+            try checkNoHandEdits(
+                incoming.filter { !skips.contains($0.path) }.map { change in (change.path, { change.new?.id }) },
+                snapshot: snapshot)
         }
         // Only what is written out takes room in the working tree.
         var carried: [String] = []
         var sizes: [Int?] = []
         for change in incoming {
-            guard let entry = change.new else { continue }
+            guard let entry = change.new, !skips.contains(change.path) else { continue }
             if let reason = notCheckedOut(entry) {
                 carried.append(Deck.carriedNote(change.path, reason))
             } else {
@@ -205,9 +209,9 @@ extension Deck {
         defer { indexLock?.release() }
         if !isBare {
             do {
-                try updateWorkingTree(paths, snapshotTree: newTree, indexLock: indexLock)
+                try updateWorkingTree(paths, snapshotTree: newTree, indexLock: indexLock, skips: skips)
             } catch {
-                throw putBack(paths, to: oldTree, indexLock: indexLock, after: error)
+                throw putBack(paths, to: oldTree, indexLock: indexLock, skips: skips, after: error)
             }
         }
         while true {
@@ -224,12 +228,13 @@ extension Deck {
                     : StoreError.git(
                         error, while: "moving main forward (another command changed the deck meanwhile; try again)")
                 if isBare { clearPending() }
-                throw isBare ? why : putBack(paths, to: oldTree, indexLock: indexLock, after: why)
+                throw isBare ? why : putBack(paths, to: oldTree, indexLock: indexLock, skips: skips, after: why)
             }
         }
         if !isBare { recordIndexFollows(target) }
         indexLock?.release()
         clearPending()
+        reapplySparsePatterns(skips, following: target)
         return (target, invalidCards(amongChanged: changes.map(\.path), in: newTree), carried)
     }
 

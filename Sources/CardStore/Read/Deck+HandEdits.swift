@@ -50,9 +50,9 @@ extension Deck {
     /// `checkingIndex` false: the caller has compared the index with main itself (`fsck`).
     func handEdits(against main: DeckSnapshot, checkingIndex: Bool = true) throws(StoreError) -> [HandEdit] {
         guard let workingDirectory else { return [] }
-        let entries: [StatusEntry]
+        let scanned: [StatusEntry]
         do {
-            entries = try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
+            scanned = try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
         } catch {
             // A file git cannot read: libgit2 says "failed open - '<path>' is locked: Permission denied" (the
             // path between the first "'" and that ending: a path may hold a quote). Said as our own reads say it.
@@ -70,12 +70,17 @@ extension Deck {
                 )
             }
             if isSplitIndex { try checkIndexNotSplit() }
+            try checkIndexNotSparse()
             // Most often the index is damaged or missing, which `fsck --repair` makes again.
             throw StoreError(
                 .git(error.code),
                 "reading the working tree's status failed: \(error.message); if \(gitDirectory)/index is damaged, "
                     + "`cards fsck --repair` makes it again from main")
         }
+        // A file git keeps out of the working tree (skip-worktree: a sparse checkout's paths outside its
+        // patterns) is neither deleted nor edited, whatever is there: git does not look at it.
+        let skipped = scanned.isEmpty ? [] : skipWorktreePaths(among: Set(scanned.map(\.path)))
+        let entries = skipped.isEmpty ? scanned : scanned.filter { !skipped.contains($0.path) }
         var edits: [HandEdit] = []
         if entries.contains(where: { $0.path == Deck.metadataPath }),
             let edit = try deckDescriptionEdit(in: workingDirectory, main: main)
@@ -179,9 +184,12 @@ extension Deck {
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.
     /// Refuses, naming every invalid file and why, when any is invalid. `outcome` is nil when there is
     /// nothing to commit; `reformatted` counts files only reformatted, written back as main has them.
+    /// Refuses, as the push of a sync does, to delete more than half of main's cards and more than 10
+    /// (card files gone from the working tree) unless `allowMassDelete`.
     @discardableResult
     public func commitHandEdits(
-        message: String?, refusal: String = "not committed", retry: String = "cards commit"
+        message: String?, refusal: String = "not committed", retry: String = "cards commit",
+        allowMassDelete: Bool = false
     ) throws(StoreError) -> (outcome: CommitOutcome?, edits: [HandEdit], reformatted: Int) {
         guard !isBare else { throw StoreError(.invalidInput, "a bare deck has no working tree to commit from") }
         var committed: [HandEdit] = []
@@ -190,6 +198,7 @@ extension Deck {
             // commitChange has checked what is checked out.
             let edits = try handEdits(against: snapshot)
             try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
+            if !allowMassDelete { try refuseMassDeletion(edits, main: snapshot, saying: refusal, retry: retry) }
             let changed = edits.filter { $0.change != .reformatted }
             reformatted = edits.count - changed.count
             if changed.isEmpty {
@@ -211,6 +220,28 @@ extension Deck {
                 message: CommitMessage(subject: CommitMessage.oneLine(subject), trailers: trailers))
         }
         return (outcome, outcome == nil ? [] : committed, reformatted)
+    }
+
+    /// Fails when committing `edits` would delete more than half of `main`'s cards and more than 10 (the
+    /// threshold of the push's guard, `guardVerdict`): card files gone from the working tree by a mistake
+    /// (a folder removed, a tool that emptied it) are far likelier than a wish to delete most of a deck.
+    /// `refusal` says what was not done; `retry` is the command that, given `--allow-mass-delete`, commits them.
+    func refuseMassDeletion(_ edits: [HandEdit], main: DeckSnapshot, saying refusal: String, retry: String)
+        throws(StoreError)
+    {
+        let deleted = edits.filter { $0.change == .deleted && CardID.id(fromPath: $0.path) != nil }.count
+        let verdict = try Deck.guardVerdict(deleted: deleted) { () throws(StoreError) in
+            var count = 0
+            try main.forEachCardEntry { (_) throws(StoreError) in count += 1 }
+            return count
+        }
+        guard let verdict else { return }
+        throw StoreError(
+            .uncommittedChanges,
+            "\(refusal): the files of \(verdict.deleted) of the deck's \(verdict.of) cards are missing from the "
+                + "working tree, more than half, and committing that would delete those cards; if you meant to "
+                + "delete them, run `\(retry) --allow-mass-delete`; if not, bring them back with "
+                + "`git checkout -- \(Deck.cardsFolder)` and try again")
     }
 
     /// Fails, naming every invalid card file and why, when any edit is invalid: `refusal` says what was

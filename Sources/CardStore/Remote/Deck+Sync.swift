@@ -232,15 +232,20 @@ extension Deck {
         guard !isBare else { return }
         let refusal = "not syncing (nothing was sent or fetched)"
         if options.dryRun {
-            let edits = try handEdits(against: snapshot())  // checked at the start of the sync
+            let main = try snapshot()
+            let edits = try handEdits(against: main)  // checked at the start of the sync
             try Deck.refuseInvalid(edits, saying: refusal, retry: "cards sync")
+            if !options.allowMassDelete {
+                try refuseMassDeletion(edits, main: main, saying: refusal, retry: "cards sync")
+            }
             // Reformatted files are written back, not committed.
             report.handEdits = edits.filter { $0.change != .reformatted }.count
             return
         }
         // commitHandEdits scans the working tree once and refuses invalid files with the same message.
         let committed = try commitHandEdits(
-            message: "Commit hand edits before sync with \(remote.name)", refusal: refusal, retry: "cards sync")
+            message: "Commit hand edits before sync with \(remote.name)", refusal: refusal, retry: "cards sync",
+            allowMassDelete: options.allowMassDelete)
         if let outcome = committed.outcome {
             report.handEdits = committed.edits.count
             report.handEditsCommit = outcome.commit
@@ -404,7 +409,10 @@ extension Deck {
             deleted: deleted, remoteCards: { () throws(StoreError) in try cardCount(at: theirs) })
     }
 
-    private static func guardVerdict(deleted: Int, remoteCards: () throws(StoreError) -> Int) throws(StoreError) -> (
+    /// The mass-delete guard's threshold, for a push and for a commit of hand edits alike: (deleted,
+    /// cards) when `deleted` is more than 10 and more than half of the cards (`remoteCards`, counted
+    /// only then); else nil.
+    static func guardVerdict(deleted: Int, remoteCards: () throws(StoreError) -> Int) throws(StoreError) -> (
         deleted: Int, of: Int
     )? {
         guard deleted > 10 else { return nil }

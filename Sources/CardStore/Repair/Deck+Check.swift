@@ -72,6 +72,17 @@ extension Deck {
                 return report
             }
             if isSplitIndex { return report }
+            // Nor a sparse index: made full through git (keeping every skip-worktree bit), else said.
+            if repair {
+                unsparseIndex(&report)
+            } else if isSparseIndex {
+                report.problems.append(
+                    "\(gitDirectory)/index: a sparse index (`index.sparse`), which cards cannot read; "
+                        + "`cards fsck --repair` (or `\(Deck.unsparseCommand)`) makes it a full one, keeping your "
+                        + "sparse checkout")
+                return report
+            }
+            if isSparseIndex { return report }
             if repair, let flagged { try putBackUnpublished(flagged.files, main: tree) }
             // What the working tree was last brought to, told before the index check rewrites the index.
             let bases = try workingTreeBases(head: head, indexTree: indexTreeOnDisk())
@@ -221,6 +232,10 @@ extension Deck {
         bases: WorkingTreeBases? = nil
     ) throws(StoreError) -> Bool {
         let path = "\(gitDirectory)/index"
+        // What git keeps out of the working tree, read before the index is touched: a path skipped there
+        // is never brought into the working tree nor taken for deleted, and keeps its bit.
+        let skipped = skipWorktreePaths(among: nil)
+        let sparse = isSparseCheckout
         var opened: (index: Index, tree: ObjectID)?
         var state = "missing"
         if FileSystem.exists(path) {
@@ -245,12 +260,18 @@ extension Deck {
             }
             if FileSystem.exists(path) { try FileSystem.remove(path) }
             IndexPatch.removeStaleSideFiles(of: path)
+            let workingDirectory = workingDirectory ?? location
             try withStoreError("making the index again") { () throws(GitError) in
                 let fresh = try repository.index()
                 try fresh.readTree(tree)
+                // In a sparse checkout a missing file is one git left out: held out, git's patterns decide.
+                try fresh.markSkipWorktree { entry in
+                    skipped.contains(entry) || (sparse && !FileSystem.exists("\(workingDirectory)/\(entry)"))
+                }
                 try fresh.write()
             }
             report.repaired.append("made the index \(path) again from main (it was \(state))")
+            if sparse { applySparsePatterns(following: nil) }
             return true
         }
         guard indexTree != tree else { return true }
@@ -280,7 +301,20 @@ extension Deck {
             return true
         }
         var current: [String] = []
+        // New paths with no file, in a sparse checkout: held out, git's patterns decide (`applySparsePatterns`).
+        var heldOut: Set<String> = []
         for change in changes {
+            if !skipped.contains(change.path) && sparse && change.old == nil && change.new != nil
+                && !FileSystem.exists("\(workingDirectory)/\(change.path)")
+            {
+                heldOut.insert(change.path)
+            }
+            if skipped.contains(change.path) || heldOut.contains(change.path) {
+                // Outside the sparse checkout: the entry follows main, the working tree is left alone.
+                report.repaired.append(
+                    "brought \(change.path) up to date with main in the index (git keeps it out of the working tree)")
+                continue
+            }
             let full: String
             do {
                 full = try workingFile(change.path) ?? "\(workingDirectory)/\(change.path)"
@@ -310,12 +344,17 @@ extension Deck {
         }
         try withStoreError("rewriting the index") { () throws(GitError) in
             try index.readTree(tree)
+            // Every skip-worktree bit as it was: a sparse checkout's files are not deletions.
+            if !skipped.isEmpty || !heldOut.isEmpty {
+                try index.markSkipWorktree { skipped.contains($0) || heldOut.contains($0) }
+            }
             // Refresh the stat data of files that now match main, so git need not re-hash them.
             for path in current { try index.add(path: path) }
             // Changes staged by hand, staged again.
             for change in staged {
                 if let entry = change.old {
-                    try index.stage(path: change.path, id: entry.id, mode: entry.mode)
+                    try index.stage(
+                        path: change.path, id: entry.id, mode: entry.mode, skipWorktree: skipped.contains(change.path))
                 } else {
                     try index.remove(path: change.path)
                 }
@@ -323,6 +362,7 @@ extension Deck {
             try index.write()
         }
         for change in staged { report.repaired.append("kept the change staged in \(change.path)") }
+        if !heldOut.isEmpty { applySparsePatterns(following: nil) }
         return true
     }
 

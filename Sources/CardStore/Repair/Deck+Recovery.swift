@@ -105,6 +105,10 @@ extension Deck {
             return index
         }
         var indexChanged = false
+        // What git keeps out of the working tree: a path the write left skip-worktree, or, in a sparse
+        // checkout, one whose entry the write removed (git's patterns decide it at its next checkout).
+        let skipped = skipWorktreePaths(among: Set(written.map(\.path)))
+        let sparse = isSparseCheckout
         for file in written {
             let main = try withStoreError("reading \(file.path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: file.path)
@@ -112,6 +116,20 @@ extension Deck {
             guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             let present = Deck.workingBlobID(full)
+            let outside = skipped.contains(file.path) || (sparse && present == nil && index.entryID(path: file.path) == nil)
+            if outside {
+                if index.entryID(path: file.path) != main?.id || !skipped.contains(file.path) {
+                    try withStoreError("putting back \(file.path) in the index") { () throws(GitError) in
+                        if let main {
+                            try index.stage(path: file.path, id: main.id, mode: main.mode, skipWorktree: true)
+                        } else {
+                            try index.remove(path: file.path)
+                        }
+                    }
+                    indexChanged = true
+                }
+                continue
+            }
             if !file.handEdit
                 && (present != nil && present == file.blob || present == nil && file.blob == nil && main != nil)
             {
@@ -164,6 +182,7 @@ extension Deck {
     func recoverInterruptedWrite() throws(StoreError) {
         // Before anything is written: a split index could not follow the write, which would stop half done.
         try checkIndexNotSplit()
+        try checkIndexNotSparse()
         _ = packMarker.removeOrphans()
         removeStalePackTemporaries()
         guard FileSystem.exists(pendingPath), let interrupted = interruptedWrite(holdingLock: true) else {

@@ -42,6 +42,8 @@ final class CommitAttempt {
     private var objectsFlush: ObjectsFlush?
     /// Git's index lock, held from `takeIndexLock` until `main` has moved.
     private var indexLock: IndexLock?
+    /// The paths git keeps out of the working tree (a sparse checkout's), read before anything is written.
+    private(set) var skips = WorkingTreeSkips.none
 
     /// Starts an attempt: nothing is checked or written until its phases are called.
     init(
@@ -62,10 +64,15 @@ final class CommitAttempt {
     /// Refuses the change before anything is written: when it would overwrite hand edits in the
     /// working tree (unless it records them), or the disk has no room for it.
     func checkBeforeWriting() throws(StoreError) {
+        if !deck.isBare {
+            skips = deck.workingTreeSkips(
+                for: paths, adding: Set(change.files.compactMap { $0.content == nil ? nil : $0.path }))
+        }
         if !deck.isBare && !recordingHandEdits {
-            // An entry the working tree does not hold (a link, a submodule) has no hand edits to lose.
-            let checkedOut = change.files.enumerated().filter { position, _ in
-                !change.outsideWorkingTree.contains(position)
+            // An entry the working tree does not hold (a link, a submodule, a path outside the sparse
+            // checkout) has no hand edits to lose.
+            let checkedOut = change.files.enumerated().filter { position, file in
+                !change.outsideWorkingTree.contains(position) && !skips.contains(file.path)
             }
             try deck.checkNoHandEdits(
                 checkedOut.map { _, file in (file.path, { file.content.map(ObjectID.blobHash(of:)) }) },
@@ -161,10 +168,11 @@ final class CommitAttempt {
         do {
             try deck.updateWorkingTree(
                 change.files, updates: updates, tree: tree, flush: deck.flushMode, indexLock: indexLock,
-                outside: change.outsideWorkingTree)
+                outside: change.outsideWorkingTree, skips: skips)
         } catch {
             throw deck.putBack(
-                paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, after: error)
+                paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, skips: skips,
+                after: error)
         }
     }
 
@@ -191,7 +199,7 @@ final class CommitAttempt {
             let why = StoreError.git(error, while: "publishing the commit on main")
             if !deck.isBare {
                 if let failure = deck.putBack(
-                    paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits)
+                    paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, skips: skips)
                 {
                     throw Deck.notPutBack(why, because: failure)
                 }

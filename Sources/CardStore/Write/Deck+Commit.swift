@@ -43,7 +43,10 @@ extension Deck {
             try attempt.takeIndexLock(marking: updates)
             try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
             if try attempt.publish(commit) == .retry { continue }
-            return try attempt.finish(commit)
+            let outcome = try attempt.finish(commit)
+            // New paths held out of a sparse checkout: git's patterns place them, under the deck lock.
+            reapplySparsePatterns(attempt.skips, following: commit)
+            return outcome
         }
     }
 

@@ -7,21 +7,29 @@ extension Deck {
     /// Updates the index entries of files just written (blob) or removed (nil): by patching the index
     /// file when it allows (`IndexPatch`, a few ms at 100,000 cards), else through libgit2's index
     /// (which reads and rewrites every entry). Retries while another git process holds `index.lock`.
+    /// `skipModes`: the entries git keeps out of the working tree, by path, with their git modes: staged
+    /// with the skip-worktree bit and no stat data (their files are not read).
     func updateIndexEntries(
         _ entries: [(path: String, blob: ObjectID?)], tree: ObjectID, flush: FlushMode? = nil,
-        indexLock: IndexLock? = nil
+        indexLock: IndexLock? = nil, skipModes: [String: UInt32] = [:]
     ) throws(StoreError) {
         let flush = flush ?? (durable ? .strict : .none)
         guard let workingDirectory else { return }
         var updates: [IndexUpdate] = []
         updates.reserveCapacity(entries.count)
+        let skipped = Set(skipModes.keys)
         for entry in entries {
             guard let blob = entry.blob else {
                 updates.append(IndexUpdate(path: entry.path, file: nil))
                 continue
             }
+            if let mode = skipModes[entry.path] {
+                updates.append(
+                    IndexUpdate(path: entry.path, file: (blob, FileStat(notInWorkingTree: mode)), skipWorktree: true))
+                continue
+            }
             guard let stat = FileStat(path: "\(workingDirectory)/\(entry.path)") else {
-                return try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock)
+                return try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock, skipped: skipped)
             }
             updates.append(IndexUpdate(path: entry.path, file: (blob, stat)))
         }
@@ -41,7 +49,9 @@ extension Deck {
                 throw StoreError.git(
                     error, while: "updating the index (`cards fsck --repair` makes it again from main)")
             }
-            if outcome != .written { try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock) }
+            if outcome != .written {
+                try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock, skipped: skipped)
+            }
             return
         }
     }
@@ -49,8 +59,13 @@ extension Deck {
     /// Updates the index entries of `paths` to match the working tree (which matches `tree`), retrying
     /// while another git process holds `index.lock`. With `indexLock` held (a publish in progress) the
     /// entries are staged through a copy beside the index instead (`stageFromTree`): the lock stays held.
-    func updateIndex(_ paths: [String], tree: ObjectID, indexLock: IndexLock? = nil) throws(StoreError) {
-        if let indexLock, indexLock.isHeld { return try stageFromTree(paths, tree: tree, indexLock: indexLock) }
+    /// `skipped`: paths git keeps out of the working tree, staged by id with the skip-worktree bit.
+    func updateIndex(_ paths: [String], tree: ObjectID, indexLock: IndexLock? = nil, skipped: Set<String> = [])
+        throws(StoreError)
+    {
+        if let indexLock, indexLock.isHeld {
+            return try stageFromTree(paths, tree: tree, indexLock: indexLock, skipped: skipped)
+        }
         var attempt = 0
         while true {
             attempt += 1
@@ -59,8 +74,8 @@ extension Deck {
                 try index.reload(force: true)
                 for path in paths {
                     let entry = try repository.treeEntry(in: tree, path: path)
-                    if let entry, notCheckedOut(entry) != nil {
-                        try stage(entry, at: path, in: index)
+                    if let entry, skipped.contains(path) || notCheckedOut(entry) != nil {
+                        try stage(entry, at: path, in: index, skipping: skipped.contains(path))
                     } else if entry != nil {
                         try index.add(path: path)
                     } else {
@@ -84,7 +99,9 @@ extension Deck {
     /// writes a copy of the index beside it (`index.cards-new`), renamed over the index, so the lock is
     /// never let go before main has moved. The path for indexes `IndexPatch` cannot patch, and for
     /// putting back the entries of a commit of hand edits.
-    func stageFromTree(_ paths: [String], tree: ObjectID, indexLock: IndexLock?) throws(StoreError) {
+    func stageFromTree(_ paths: [String], tree: ObjectID, indexLock: IndexLock?, skipped: Set<String> = [])
+        throws(StoreError)
+    {
         let indexPath = "\(gitDirectory)/index"
         let side = IndexLock.newIndexPath(for: indexPath)
         // A new deck has no index yet: libgit2 starts an empty one.
@@ -98,7 +115,7 @@ extension Deck {
             let index = try Index.open(path: side)
             for path in paths {
                 if let entry = try repository.treeEntry(in: tree, path: path), entry.kind != .tree {
-                    try stage(entry, at: path, in: index)
+                    try stage(entry, at: path, in: index, skipping: skipped.contains(path))
                 } else {
                     try index.remove(path: path)
                 }
@@ -115,8 +132,10 @@ extension Deck {
     }
 
     /// Stages a tree entry by its id, without its stat data; a link or a submodule the working tree does
-    /// not hold is marked skip-worktree, so that git keeps it and does not call it deleted.
-    func stage(_ entry: TreeEntry, at path: String, in index: Index) throws(GitError) {
+    /// not hold is marked skip-worktree, so that git keeps it and does not call it deleted, and so is an
+    /// entry git keeps out of the working tree (`skipping`: a sparse checkout's).
+    func stage(_ entry: TreeEntry, at path: String, in index: Index, skipping: Bool = false) throws(GitError) {
+        if skipping { return try index.stage(path: path, id: entry.id, mode: entry.mode, skipWorktree: true) }
         var skipped = notCheckedOut(entry) != nil
         if skipped, let workingDirectory, entry.kind != .blob {
             // Checked out by git itself (a plain git clone): the working tree holds it, nothing to skip.

@@ -8,7 +8,11 @@ extension Deck {
     /// the pending flag); else why not, and the flag stays for the next command (or `cards fsck
     /// --repair`) to finish. `handEdits`: the files are the user's, being committed (`cards commit`):
     /// only their index entries go back; the files are never touched.
-    func putBack(_ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false) -> StoreError? {
+    /// `skips`: what git kept out of the working tree before the write (left out again).
+    func putBack(
+        _ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false,
+        skips: WorkingTreeSkips? = nil
+    ) -> StoreError? {
         guard !isBare else { return nil }
         do throws(StoreError) {
             if handEdits {
@@ -16,11 +20,12 @@ extension Deck {
                 if base == nil {
                     base = try withStoreError("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
                 }
-                if let base { try stageFromTree(paths, tree: base, indexLock: indexLock) }
+                if let base { try stageFromTree(paths, tree: base, indexLock: indexLock, skipped: skips?.skipped ?? []) }
             } else if let tree {
-                try updateWorkingTree(paths, snapshotTree: tree, indexLock: indexLock, skippingUnchanged: true)
+                try updateWorkingTree(
+                    paths, snapshotTree: tree, indexLock: indexLock, skippingUnchanged: true, skips: skips)
             } else {
-                for path in paths where Deck.isSafeWorkingPath(path) {
+                for path in paths where Deck.isSafeWorkingPath(path) && skips?.contains(path) != true {
                     try FileSystem.remove(try workingFile(path) ?? "\(location)/\(path)")
                 }
                 let empty = try withStoreError("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
@@ -35,9 +40,10 @@ extension Deck {
     /// The error for a change that could not be written to the working tree and index (or published),
     /// after putting them back: nothing was changed, or what the next command does about it.
     func putBack(
-        _ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false, after error: StoreError
+        _ paths: [String], to tree: ObjectID?, indexLock: IndexLock?, handEdits: Bool = false,
+        skips: WorkingTreeSkips? = nil, after error: StoreError
     ) -> StoreError {
-        if let failure = putBack(paths, to: tree, indexLock: indexLock, handEdits: handEdits) {
+        if let failure = putBack(paths, to: tree, indexLock: indexLock, handEdits: handEdits, skips: skips) {
             return Deck.notPutBack(error, because: failure)
         }
         clearPending()

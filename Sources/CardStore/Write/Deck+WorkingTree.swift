@@ -13,9 +13,11 @@ extension Deck {
     /// Brings the working tree and index in line with a change just committed, from the bytes and blob
     /// ids already at hand (`files` and `updates` are parallel; for a path given twice the last wins).
     /// With `.ordered` the files are only written out: the caller's last fsync makes them durable.
+    /// `skips`: paths git keeps out of the working tree (`WorkingTreeSkips`): only their index entries
+    /// follow, with the skip-worktree bit.
     func updateWorkingTree(
         _ files: [(path: String, content: [UInt8]?)], updates: [TreeUpdate], tree: ObjectID, flush: FlushMode,
-        indexLock: IndexLock? = nil, outside: Set<Int> = []
+        indexLock: IndexLock? = nil, outside: Set<Int> = [], skips: WorkingTreeSkips = .none
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         // Keyed by bytes: two names that differ only in Unicode normalization are two files.
@@ -25,9 +27,16 @@ extension Deck {
         var writes: [(full: String, bytes: [UInt8])] = []
         var entries: [(path: String, blob: ObjectID?)] = []
         var executables: [String] = []
+        var skipModes: [String: UInt32] = [:]
         for (position, file) in files.enumerated() where last[keys[position]] == position {
-            let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             let mode = updates[position].mode
+            if skips.contains(file.path) {
+                // Outside the sparse checkout: the entry follows (bit kept), the file is never written or removed.
+                if updates[position].blob != nil { skipModes[file.path] = mode }
+                entries.append((file.path, updates[position].blob))
+                continue
+            }
+            let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             if outside.contains(position), let blob = updates[position].blob {
                 // A link, a submodule, a huge file a merge carries: into the index only (`notCheckedOut`).
                 entries.append((file.path, blob))
@@ -46,22 +55,33 @@ extension Deck {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
         for path in executables { try Deck.setExecutable(path, 0o100755) }
-        try updateIndexEntries(entries, tree: tree, flush: flush, indexLock: indexLock)
+        try updateIndexEntries(entries, tree: tree, flush: flush, indexLock: indexLock, skipModes: skipModes)
     }
 
     /// Brings the working tree and index in line with `tree` for the given paths only. `indexLock`:
     /// git's index lock as the caller holds it (and keeps holding). `skippingUnchanged`: a file already
     /// as `tree` has it is not written again (putting back).
+    /// `skips`: what git keeps out of the working tree, as the caller read it before its write (else
+    /// read from the index now).
     func updateWorkingTree(
-        _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil, skippingUnchanged: Bool = false
+        _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil, skippingUnchanged: Bool = false,
+        skips known: WorkingTreeSkips? = nil
     ) throws(StoreError) {
         guard let workingDirectory else { return }
+        let skips = known ?? workingTreeSkips(for: paths)
         var entries: [(path: String, blob: ObjectID?)] = []
+        var skipModes: [String: UInt32] = [:]
         for path in paths {
-            let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
             let entry = try withStoreError("reading \(path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: path)
             }
+            if skips.contains(path) {
+                // Outside the sparse checkout: the entry follows (bit kept), the file is left as it is.
+                if let entry { skipModes[path] = entry.mode }
+                entries.append((path, entry?.id))
+                continue
+            }
+            let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
             // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
             let present =
                 skippingUnchanged ? Deck.workingBlobID(full) : nil
@@ -81,7 +101,7 @@ extension Deck {
                 entries.append((path, nil))
             }
         }
-        try updateIndexEntries(entries, tree: tree, indexLock: indexLock)
+        try updateIndexEntries(entries, tree: tree, indexLock: indexLock, skipModes: skipModes)
     }
 
     /// Gives a file just written the executable bits its git mode asks for (git keeps only that bit).

@@ -59,6 +59,35 @@ package final class Index {
         try check(status, "git_index_add")
     }
 
+    /// Sets git's skip-worktree bit on every stage-0 entry whose path `marks` says (a repair that made
+    /// the index again from a tree keeps what a sparse checkout left out of the working tree); returns
+    /// how many entries it marked.
+    @discardableResult
+    package func markSkipWorktree(where marks: (String) -> Bool) throws(GitError) -> Int {
+        let bit = UInt16(GIT_INDEX_ENTRY_SKIP_WORKTREE.rawValue)
+        var marked: [git_index_entry] = []
+        var names: [String] = []
+        for position in 0..<git_index_entrycount(pointer) {
+            guard let entry = git_index_get_byindex(pointer, position), let name = entry.pointee.path else { continue }
+            guard git_index_entry_stage(entry) == 0, entry.pointee.flags_extended & bit == 0 else { continue }
+            let path = String(cString: name)
+            guard marks(path) else { continue }
+            var copy = entry.pointee
+            copy.flags_extended |= bit
+            marked.append(copy)
+            names.append(path)
+        }
+        // Added after the walk: adding replaces entries, and the borrowed pointers would go stale.
+        for (position, var entry) in marked.enumerated() {
+            let status = names[position].withCString { name in
+                entry.path = name
+                return git_index_add(pointer, &entry)
+            }
+            try check(status, "git_index_add")
+        }
+        return marked.count
+    }
+
     /// The blob staged at `path`, or nil.
     package func entryID(path: String) -> ObjectID? {
         guard let entry = git_index_get_bypath(pointer, path, 0) else { return nil }

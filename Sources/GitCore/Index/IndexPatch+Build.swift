@@ -31,6 +31,10 @@ extension IndexPatch {
         case .success(let count): written = count
         }
         image.set32(UInt32(truncatingIfNeeded: written), atAdded: 8)
+        // An entry with extended flags (skip-worktree) needs version 3, as git and libgit2 write it.
+        if version == 2 && changes.contains(where: { $0.update.skipWorktree && $0.update.file != nil }) {
+            image.set32(3, atAdded: 4)
+        }
         if let reason = placeExtensions(
             bytes, end: end, changes: changes, paths: paths, position: &position, into: &image)
         {
@@ -218,13 +222,19 @@ extension IndexPatch {
         guard let file = change.update.file else { return false }
         // Straight into the image: it merges adjacent added bytes into one piece.
         let length = change.path.count
+        let skips = change.update.skipWorktree
         for field in file.stat.fields { image.append32(field) }
         image.append(contentsOf: file.blob.bytes)
-        image.append(contentsOf: [
-            UInt8(truncatingIfNeeded: min(length, 0xfff) >> 8), UInt8(truncatingIfNeeded: min(length, 0xfff)),
-        ])
+        // Extended flags (version 3) carry the skip-worktree bit: the flags say they follow.
+        let flags = min(length, 0xfff) | (skips ? Int(IndexSkipWorktree.extendedBit) : 0)
+        image.append(contentsOf: [UInt8(truncatingIfNeeded: flags >> 8), UInt8(truncatingIfNeeded: flags)])
+        if skips {
+            let extended = IndexSkipWorktree.skipWorktreeBit
+            image.append(contentsOf: [UInt8(truncatingIfNeeded: extended >> 8), UInt8(truncatingIfNeeded: extended)])
+        }
+        let header = skips ? 64 : 62
         image.append(contentsOf: change.path)
-        image.append(contentsOf: repeatElement(0, count: ((62 + length + 8) & ~7) - 62 - length))
+        image.append(contentsOf: repeatElement(0, count: ((header + length + 8) & ~7) - header - length))
         return true
     }
 

@@ -18,6 +18,12 @@ package struct FileStat: Sendable, Hashable {
             UInt32(truncatingIfNeeded: info.st_gid), UInt32(truncatingIfNeeded: info.st_size),
         ]
     }
+
+    /// No stat data but the git `mode` (`0o100644`, `0o100755`, `0o120000`…): for an entry whose file
+    /// the working tree does not hold (skip-worktree), which git never compares with a file.
+    package init(notInWorkingTree mode: UInt32) {
+        fields = [0, 0, 0, 0, 0, 0, mode, 0, 0, 0]
+    }
 }
 
 /// A new state for one index entry: the blob now in the working tree at `path` with its stat data,
@@ -27,11 +33,15 @@ package struct IndexUpdate: Sendable {
     package var path: String
     /// The blob and stat data of the file now there, or nil when the file was removed.
     package var file: (blob: ObjectID, stat: FileStat)?
+    /// Whether the entry carries git's skip-worktree bit: the working tree does not hold the file on
+    /// purpose (a sparse checkout's path outside its patterns), so git neither reads nor writes it there.
+    package var skipWorktree: Bool
 
     /// Creates an update.
-    package init(path: String, file: (blob: ObjectID, stat: FileStat)?) {
+    package init(path: String, file: (blob: ObjectID, stat: FileStat)?, skipWorktree: Bool = false) {
         self.path = path
         self.file = file
+        self.skipWorktree = skipWorktree
     }
 }
 
