@@ -69,7 +69,8 @@ extension Commands {
                 .value("--message", "message", "The commit's subject.", short: "-m"),
                 .flag(
                     "--allow-mass-delete",
-                    "Commit even when card files missing from the working tree would delete more than half of the cards."),
+                    "Commit even when card files missing from the working tree would delete more than half of "
+                        + "the cards."),
             ])
     ) { context, arguments in
         let deck = try context.openDeck()

@@ -116,7 +116,8 @@ extension Deck {
             guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             let present = Deck.workingBlobID(full)
-            let outside = skipped.contains(file.path) || (sparse && present == nil && index.entryID(path: file.path) == nil)
+            let outside =
+                skipped.contains(file.path) || (sparse && present == nil && index.entryID(path: file.path) == nil)
             if outside {
                 if index.entryID(path: file.path) != main?.id || !skipped.contains(file.path) {
                     try withStoreError("putting back \(file.path) in the index") { () throws(GitError) in

@@ -20,7 +20,9 @@ extension Deck {
                 if base == nil {
                     base = try withStoreError("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
                 }
-                if let base { try stageFromTree(paths, tree: base, indexLock: indexLock, skipped: skips?.skipped ?? []) }
+                if let base {
+                    try stageFromTree(paths, tree: base, indexLock: indexLock, skipped: skips?.skipped ?? [])
+                }
             } else if let tree {
                 try updateWorkingTree(
                     paths, snapshotTree: tree, indexLock: indexLock, skippingUnchanged: true, skips: skips)

@@ -98,7 +98,8 @@ package struct IndexSkipWorktree: Sendable {
             guard position + 62 <= end else { return }
             let flags = UInt16(bytes[position + 60]) << 8 | UInt16(bytes[position + 61])
             let extended = version >= 3 && flags & extendedBit != 0
-            let skips = extended && (UInt16(bytes[position + 62]) << 8 | UInt16(bytes[position + 63])) & skipWorktreeBit != 0
+            let extendedFlags = extended ? UInt16(bytes[position + 62]) << 8 | UInt16(bytes[position + 63]) : 0
+            let skips = extendedFlags & skipWorktreeBit != 0
             let mode = BigEndian.read32(bytes, at: position + 24)
             let nameStart = position + (extended ? 64 : 62)
             let name: [UInt8]
