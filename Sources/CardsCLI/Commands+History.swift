@@ -62,7 +62,9 @@ extension Commands {
         } else {
             for entry in entries {
                 let commit = entry.commit
-                context.output.print("\(commit.id.short) \(DateText.utc(commit.author.time))  \(commit.subject)")
+                context.output.print(
+                    "\(commit.id.short) \(DateText.text(commit.author.time, offsetMinutes: commit.author.offsetMinutes))  \(commit.subject)"
+                )
             }
         }
         if deck.isShallow && limit.map({ entries.count < $0 }) ?? true {
@@ -85,7 +87,7 @@ extension Commands {
             "parents": .array(commit.parents.map { .string($0.hex) }),
             "author": .object(["name": .string(commit.author.name), "email": .string(commit.author.email)]),
             "time": .number(String(commit.author.time)),
-            "date": .string(DateText.iso8601(commit.author.time)),
+            "date": .string(DateText.iso8601(commit.author.time, offsetMinutes: commit.author.offsetMinutes)),
             "subject": .string(commit.subject),
             "message": .string(commit.message),
             "op": entry.operation.map { .string($0) } ?? .null,
@@ -95,18 +97,25 @@ extension Commands {
     }
 }
 
-/// Dates without Foundation: UTC only, which is what a shared history should show anyway.
+/// Dates without Foundation, in the time zone each commit was recorded in (as `git log` shows them).
 enum DateText {
-    /// "2026-11-29 19:30" in UTC.
-    static func utc(_ seconds: Int64) -> String {
-        let (year, month, day, hour, minute, _) = civil(seconds)
-        return "\(year)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute))"
+    /// "2026-11-29 19:30 +0545": the time where it was made, with its offset from UTC.
+    static func text(_ seconds: Int64, offsetMinutes: Int32) -> String {
+        let (year, month, day, hour, minute, _) = civil(seconds + Int64(offsetMinutes) * 60)
+        return "\(year)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute)) \(zone(offsetMinutes, colon: false))"
     }
 
-    /// "2026-11-29T19:30:05Z".
-    static func iso8601(_ seconds: Int64) -> String {
-        let (year, month, day, hour, minute, second) = civil(seconds)
-        return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))Z"
+    /// "2026-11-29T19:30:05+05:45" (ISO 8601 with the commit's offset).
+    static func iso8601(_ seconds: Int64, offsetMinutes: Int32) -> String {
+        let (year, month, day, hour, minute, second) = civil(seconds + Int64(offsetMinutes) * 60)
+        return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
+            + zone(offsetMinutes, colon: true)
+    }
+
+    /// "+0545" or "+05:45".
+    private static func zone(_ offsetMinutes: Int32, colon: Bool) -> String {
+        let magnitude = Int64(offsetMinutes.magnitude)
+        return (offsetMinutes < 0 ? "-" : "+") + two(magnitude / 60) + (colon ? ":" : "") + two(magnitude % 60)
     }
 
     private static func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -24,8 +24,8 @@ final class CommitAttempt {
     let snapshot: DeckSnapshot
     /// The change to commit.
     let change: DeckChange
-    /// The commit's author and committer.
-    let author: Signature
+    /// The commit's author and committer (`Deck.commitIdentity`).
+    let identity: CommitIdentity
     /// The commit's parents after `main`'s tip (a merge's other side).
     let extraParents: [ObjectID]
     /// Whether the change records working-tree edits (`cards commit`): it may overwrite them, and
@@ -45,14 +45,14 @@ final class CommitAttempt {
 
     /// Starts an attempt: nothing is checked or written until its phases are called.
     init(
-        deck: Deck, number: Int, snapshot: DeckSnapshot, change: DeckChange, author: Signature,
+        deck: Deck, number: Int, snapshot: DeckSnapshot, change: DeckChange, identity: CommitIdentity,
         extraParents: [ObjectID], recordingHandEdits: Bool, deadline: Double
     ) {
         self.deck = deck
         self.number = number
         self.snapshot = snapshot
         self.change = change
-        self.author = author
+        self.identity = identity
         self.extraParents = extraParents
         self.recordingHandEdits = recordingHandEdits
         self.deadline = deadline
@@ -120,11 +120,13 @@ final class CommitAttempt {
         return try withStoreError("writing the commit") { () throws(GitError) in
             guard let packer else {
                 return try deck.repository.createCommit(
-                    tree: tree, parents: parents, message: message.text, author: author, committer: author)
+                    tree: tree, parents: parents, message: message.text, author: identity.author,
+                    committer: identity.committer)
             }
             return try packer.writeCommit(
                 Repository.commitBytes(
-                    tree: tree, parents: parents, message: message.text, author: author, committer: author))
+                    tree: tree, parents: parents, message: message.text, author: identity.author,
+                    committer: identity.committer))
         }
     }
 
@@ -179,7 +181,8 @@ final class CommitAttempt {
             var done = false
             if deck.flushMode != .none {
                 done = try deck.repository.updateReferenceWrittenOut(
-                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage, committer: author,
+                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage,
+                    committer: identity.committer,
                     flushEach: deck.flushMode == .strict)
             }
             if !done {
