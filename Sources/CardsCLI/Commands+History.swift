@@ -58,7 +58,8 @@ extension Commands {
         let deck = try context.openDeck()
         let entries = limit == 0 ? [] : try deck.log(limit: limit)
         if arguments.has("--json") {
-            context.output.write(JSONValue.array(entries.map(logJSON)).canonicalBytes())
+            context.output.write(
+                JSONValue.array(entries.map { logJSON($0, signed: deck.isSigned($0.commit.id)) }).canonicalBytes())
         } else {
             for entry in entries {
                 let commit = entry.commit
@@ -74,7 +75,7 @@ extension Commands {
         return 0
     }
 
-    static func logJSON(_ entry: LogEntry) -> JSONValue {
+    static func logJSON(_ entry: LogEntry, signed: Bool) -> JSONValue {
         let commit = entry.commit
         var trailers: [String: JSONValue] = [:]
         for (key, value) in commit.trailers {
@@ -88,6 +89,7 @@ extension Commands {
             "author": .object(["name": .string(commit.author.name), "email": .string(commit.author.email)]),
             "time": .number(String(commit.author.time)),
             "date": .string(DateText.iso8601(commit.author.time, offsetMinutes: commit.author.offsetMinutes)),
+            "signed": .bool(signed),
             "subject": .string(commit.subject),
             "message": .string(commit.message),
             "op": entry.operation.map { .string($0) } ?? .null,

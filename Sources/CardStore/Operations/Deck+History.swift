@@ -47,6 +47,11 @@ extension Deck {
     /// parents it does not have.
     public var isShallow: Bool { repository.isShallow }
 
+    /// Whether `commit` is signed (`commit.gpgsign`): it carries a signature, verified or not.
+    public func isSigned(_ commit: ObjectID) -> Bool {
+        repository.commitIsSigned(commit)
+    }
+
     /// The newest `limit` commits of `main`, newest first; in a shallow clone, as far as it goes.
     public func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
         guard let head = try headCommit() else { return [] }

@@ -117,16 +117,26 @@ final class CommitAttempt {
         let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
         var message = change.message
         if let device = deck.deviceID() { message.trailers.append((Deck.deviceTrailer, device)) }
-        return try withStoreError("writing the commit") { () throws(GitError) in
-            guard let packer else {
-                return try deck.repository.createCommit(
-                    tree: tree, parents: parents, message: message.text, author: identity.author,
-                    committer: identity.committer)
+        var bytes = try withStoreError("writing the commit") { () throws(GitError) in
+            try Repository.commitBytes(
+                tree: tree, parents: parents, message: message.text, author: identity.author,
+                committer: identity.committer)
+        }
+        // `commit.gpgsign`: signed as git signs (one config read when it is not set).
+        if let signer = try withStoreError(
+            "reading the signing settings",
+            { () throws(GitError) in
+                try CommitSigner.configured(in: deck.repository)
+            })
+        {
+            bytes = try withStoreError("signing the commit") { () throws(GitError) in
+                try signer.sign(bytes, committer: identity.committer, in: deck.workingDirectory ?? deck.gitDirectory)
             }
-            return try packer.writeCommit(
-                Repository.commitBytes(
-                    tree: tree, parents: parents, message: message.text, author: identity.author,
-                    committer: identity.committer))
+        }
+        let signed = bytes
+        return try withStoreError("writing the commit") { () throws(GitError) in
+            guard let packer else { return try deck.repository.writeCommit(signed, tree: tree, parents: parents) }
+            return try packer.writeCommit(signed)
         }
     }
 
