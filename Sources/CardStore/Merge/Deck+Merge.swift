@@ -133,6 +133,8 @@ extension Deck {
             }
             var report = MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: versions)
             report.otherFiles = carried
+            // As after `git merge` (and `git pull`): post-merge, told it was not a squash.
+            if !isBare { runAfterHook("post-merge", arguments: ["0"]) }
             return report
         }
         if let ours, !allowUnrelatedHistories, try chooseMergeBase(ours, theirs) == nil {
@@ -155,6 +157,7 @@ extension Deck {
         }
         let outcome = try commitChange(parents: [theirs], build)
         report.commit = outcome?.commit
+        if outcome != nil && !isBare { runAfterHook("post-merge", arguments: ["0"]) }
         return report
     }
 

@@ -35,6 +35,8 @@ final class CommitAttempt {
     let deadline: Double
     /// The paths the change writes or removes, in the order of `change.files`.
     let paths: [String]
+    /// The client hooks this commit runs (`Deck+Hooks`).
+    let hooks: Deck.CommitHooks
 
     /// The pack the change's objects go into (nil: loose objects through libgit2), from `writeObjects`.
     private var packer: PackWriter?
@@ -57,6 +59,7 @@ final class CommitAttempt {
         self.recordingHandEdits = recordingHandEdits
         self.deadline = deadline
         paths = change.files.map(\.path)
+        hooks = deck.commitHooks(merge: !extraParents.isEmpty)
     }
 
     /// Refuses the change before anything is written: when it would overwrite hand edits in the
@@ -82,7 +85,8 @@ final class CommitAttempt {
         // are fsynced by libgit2 in every mode: it renames each object into place itself, so an
         // object written out only after that rename could survive a crash empty under its final
         // name, and libgit2 would then take it as stored and never write it again.
-        let packer = try deck.packWriter(for: change)
+        // A hook that reads the commit's tree finds it only among loose objects before the commit is written.
+        let packer = hooks.readsObjects ? nil : try deck.packWriter(for: change)
         self.packer = packer
         objectsFlush = ObjectsFlush(durable: deck.durable, files: packer == nil ? change.files.count : 0)
         var updates: [TreeUpdate] = []
@@ -117,9 +121,11 @@ final class CommitAttempt {
         let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
         var message = change.message
         if let device = deck.deviceID() { message.trailers.append((Deck.deviceTrailer, device)) }
+        if let before = hooks.before { try deck.runBeforeCommitHook(before, tree: tree) }
+        let text = hooks.message ? try deck.runCommitMessageHook(message.text) : message.text
         var bytes = try withStoreError("writing the commit") { () throws(GitError) in
             try Repository.commitBytes(
-                tree: tree, parents: parents, message: message.text, author: identity.author,
+                tree: tree, parents: parents, message: text, author: identity.author,
                 committer: identity.committer)
         }
         // `commit.gpgsign`: signed as git signs (one config read when it is not set).
@@ -240,6 +246,7 @@ final class CommitAttempt {
         deck.consolidatePacks()
         // A merge's few hundred folders and the packs' mappings: freed off the caller's time (~1 ms).
         (change.trees ?? snapshot.trees).emptyInBackground()
+        if hooks.afterCommit { deck.runAfterHook("post-commit") }
         return CommitOutcome(commit: commit, parent: snapshot.commit)
     }
 
