@@ -10,14 +10,21 @@ extension Commands {
             positionals: 0...1,
             discussion: """
                 Without a commit: the newest card operation made on this deck and not yet undone; repeat to go
-                further back. With one (an id or a prefix from `cards log`): that operation, wherever it was made.
+                further back. With one (an id or a prefix from `cards log`): that operation, wherever it was made;
+                the commit of an undo is undone too, which makes its change again (a redo).
                 A deleted card comes back with the same id and content. What changed since is kept: of a card
                 edited since, only the fields still as the operation left them are changed back.
                 """)
     ) { context, arguments in
         let deck = try context.openDeck()
         let result = try deck.undo(arguments.positionals.first)
-        context.output.print("Undid: \(result.undone.commit.subject) (\(result.undone.commit.id.short)).")
+        let undone = result.undone.commit
+        if result.undone.operation == "undo" {
+            let subject = undone.subject.hasPrefix("Undo: ") ? String(undone.subject.dropFirst(6)) : undone.subject
+            context.output.print("Redid: \(subject) (the undo \(undone.id.short) undone).")
+        } else {
+            context.output.print("Undid: \(undone.subject) (\(undone.id.short)).")
+        }
         for skip in result.skipped {
             context.output.error("note: \(skip) changed since; left as it is now")
         }

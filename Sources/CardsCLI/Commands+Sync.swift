@@ -77,7 +77,8 @@ extension Commands {
             return
         }
         do {
-            try deck.repository.checkPushable(remote.url, branch: remote.branch)
+            try deck.repository.checkPushable(
+                remote.url, branch: remote.branch, throughGit: (try? Repository.defaultTransport(.fromEnvironment())) == .git)
         } catch {
             context.output.error(
                 "note: \(error.message); `cards sync` can take changes from it but not send this deck's")

@@ -107,7 +107,9 @@ extension Deck {
         // meets the same refusal in `push` itself.
         func checkPushable() throws(StoreError) {
             do {
-                try repository.checkPushable(remote.url, branch: remote.branch)
+                try repository.checkPushable(
+                    remote.url, branch: remote.branch,
+                    throughGit: (try? Repository.defaultTransport(options.settings)) == .git)
             } catch {
                 throw StoreError.remote(error, "pushing to", remote)
             }
