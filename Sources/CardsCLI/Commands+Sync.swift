@@ -77,8 +77,8 @@ extension Commands {
             return
         }
         do {
-            try deck.repository.checkPushable(
-                remote.url, branch: remote.branch, throughGit: (try? Repository.defaultTransport(.fromEnvironment())) == .git)
+            let throughGit = (try? Repository.defaultTransport(.fromEnvironment())) == .git
+            try deck.repository.checkPushable(remote.url, branch: remote.branch, throughGit: throughGit)
         } catch {
             context.output.error(
                 "note: \(error.message); `cards sync` can take changes from it but not send this deck's")
