@@ -98,7 +98,9 @@ public final class Deck {
     static let branchSetting = "cards.branch"
 
     /// The values `CARDS_FSYNC` and `cards.fsync` take.
-    static let fsyncValues: Set<String> = ["0", "1", "false", "true", "no", "yes", "off", "on", "strict"]
+    static let fsyncValues: Set<String> = [
+        "0", "1", "false", "true", "no", "yes", "off", "on", "strict", "ordered-unchecked",
+    ]
 
     /// Refuses a setting that means nothing, naming it (a typo must not quietly turn durability off, or
     /// a lock wait into the default): `CARDS_FSYNC`, `cards.fsync`, `CARDS_LOCK_TIMEOUT`.

@@ -165,7 +165,9 @@ extension Deck {
     /// git names it), then the changed files.
     /// Returns the files it brought in that are not valid cards, and the notes on entries it took into
     /// the tree and index without checking them out.
-    func fastForward(to target: ObjectID, from current: ObjectID?, theirsName: String) throws(StoreError) -> (
+    func fastForward(
+        to target: ObjectID, from current: ObjectID?, theirsName: String, logMessage: String? = nil
+    ) throws(StoreError) -> (
         ObjectID, invalid: [CardProblem], carried: [String]
     ) {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
@@ -216,7 +218,7 @@ extension Deck {
         while true {
             do {
                 try repository.updateReference(
-                    branch, to: target, expected: current, logMessage: "merge \(theirsName): Fast-forward")
+                    branch, to: target, expected: current, logMessage: logMessage ?? "merge \(theirsName): Fast-forward")
                 break
             } catch  where error.code == .locked && DeckLock.now() < deadline {
                 if !clearStaleGitLock("\(branch).lock") { Deck.pause(milliseconds: 10) }
@@ -275,10 +277,11 @@ extension Deck {
 
     /// Decides the merge of `theirs` into `ours` from the changed paths of the two sides against their
     /// merge base (none: an empty base), reading only the cards that changed; in the phases of `MergePlanner`.
-    func planMerge(ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError)
-        -> MergePlan
-    {
-        var planner = try MergePlanner(deck: self, ours: ours, theirs: theirs, theirsName: theirsName, policy: policy)
+    func planMerge(
+        ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy, base: ObjectID?? = nil
+    ) throws(StoreError) -> MergePlan {
+        var planner = try MergePlanner(
+            deck: self, ours: ours, theirs: theirs, theirsName: theirsName, policy: policy, base: base)
         try planner.findDisagreements()
         planner.readCardsAhead()
         for disagreement in planner.disagreeing { try planner.decide(disagreement) }

@@ -48,7 +48,7 @@ final class CommitAttempt {
     /// Starts an attempt: nothing is checked or written until its phases are called.
     init(
         deck: Deck, number: Int, snapshot: DeckSnapshot, change: DeckChange, identity: CommitIdentity,
-        extraParents: [ObjectID], recordingHandEdits: Bool, deadline: Double
+        extraParents: [ObjectID], recordingHandEdits: Bool, deadline: Double, runsHooks: Bool = true
     ) {
         self.deck = deck
         self.number = number
@@ -59,7 +59,11 @@ final class CommitAttempt {
         self.recordingHandEdits = recordingHandEdits
         self.deadline = deadline
         paths = change.files.map(\.path)
-        hooks = deck.commitHooks(merge: !extraParents.isEmpty)
+        // A rebase's replayed commits run none, as git's rebase runs none.
+        hooks =
+            runsHooks
+            ? deck.commitHooks(merge: !extraParents.isEmpty)
+            : Deck.CommitHooks(before: nil, message: false, afterCommit: false)
     }
 
     /// Refuses the change before anything is written: when it would overwrite hand edits in the

@@ -133,9 +133,10 @@ extension Repository {
     }
 
     /// Visits commits reachable from `start`, newest first (topological, then by time), until
-    /// `body` returns false. With `firstParentOnly` it follows only first parents (the local line).
+    /// `body` returns false. With `firstParentOnly` it follows only first parents (the local line);
+    /// commits reachable from `hiding` are left out (`git log hidden..start`).
     package func walkHistory(
-        from start: ObjectID, firstParentOnly: Bool = false, _ body: (Commit) throws -> Bool
+        from start: ObjectID, firstParentOnly: Bool = false, hiding: [ObjectID] = [], _ body: (Commit) throws -> Bool
     ) throws {
         // A shallow clone's history stops at the commits `shallow` lists, whose parents it lacks: libgit2
         // 1.5 knows no shallow history and fails on them, so such a history is walked by hand, as far as
@@ -151,6 +152,10 @@ extension Repository {
         if firstParentOnly { try check(git_revwalk_simplify_first_parent(walker), "git_revwalk_simplify_first_parent") }
         var startOID = start.raw
         try check(git_revwalk_push(walker, &startOID), "git_revwalk_push")
+        for hidden in hiding {
+            var hiddenOID = hidden.raw
+            try check(git_revwalk_hide(walker, &hiddenOID), "git_revwalk_hide")
+        }
         var oid = git_oid()
         while true {
             let result = git_revwalk_next(&oid, walker)
