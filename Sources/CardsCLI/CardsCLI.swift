@@ -182,6 +182,7 @@ public enum CardsCLI {
             }
             context.deckOption = Context.expandingHome(deck)
         }
+        Deck.runsVerifyHooks = !parsed.has("--no-verify")
         // libgit2's TLS and SSH set-up (~8 ms a process) waits for a connection that needs it: fetch,
         // push and clone run it themselves; most commands never connect.
         Deck.deferNetworkSetUp()
@@ -298,4 +299,19 @@ struct Context {
 struct Command: Sendable {
     var spec: CommandSpec
     var run: @Sendable (inout Context, ParsedArguments) throws -> Int32
+
+    /// The commands that make commits, which take `--no-verify` as `git commit` and `git merge` do.
+    static let committing: Set<String> = [
+        "add", "edit", "move", "delete", "commit", "import", "undo", "restore", "merge", "resolve", "sync", "swipe",
+    ]
+
+    init(spec: CommandSpec, run: @escaping @Sendable (inout Context, ParsedArguments) throws -> Int32) {
+        var spec = spec
+        if Command.committing.contains(spec.name) {
+            spec.options.append(
+                .flag("--no-verify", "Do not run the pre-commit, pre-merge-commit and commit-msg hooks (as git's)."))
+        }
+        self.spec = spec
+        self.run = run
+    }
 }

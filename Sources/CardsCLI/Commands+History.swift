@@ -10,14 +10,21 @@ extension Commands {
             positionals: 0...1,
             discussion: """
                 Without a commit: the newest card operation made on this deck and not yet undone; repeat to go
-                further back. With one (an id or a prefix from `cards log`): that operation, wherever it was made.
+                further back. With one (an id or a prefix from `cards log`): that operation, wherever it was made;
+                the commit of an undo is undone too, which makes its change again (a redo).
                 A deleted card comes back with the same id and content. What changed since is kept: of a card
                 edited since, only the fields still as the operation left them are changed back.
                 """)
     ) { context, arguments in
         let deck = try context.openDeck()
         let result = try deck.undo(arguments.positionals.first)
-        context.output.print("Undid: \(result.undone.commit.subject) (\(result.undone.commit.id.short)).")
+        let undone = result.undone.commit
+        if result.undone.operation == "undo" {
+            let subject = undone.subject.hasPrefix("Undo: ") ? String(undone.subject.dropFirst(6)) : undone.subject
+            context.output.print("Redid: \(subject) (the undo \(undone.id.short) undone).")
+        } else {
+            context.output.print("Undid: \(undone.subject) (\(undone.id.short)).")
+        }
         for skip in result.skipped {
             context.output.error("note: \(skip) changed since; left as it is now")
         }
@@ -58,11 +65,14 @@ extension Commands {
         let deck = try context.openDeck()
         let entries = limit == 0 ? [] : try deck.log(limit: limit)
         if arguments.has("--json") {
-            context.output.write(JSONValue.array(entries.map(logJSON)).canonicalBytes())
+            context.output.write(
+                JSONValue.array(entries.map { logJSON($0, signed: deck.isSigned($0.commit.id)) }).canonicalBytes())
         } else {
             for entry in entries {
                 let commit = entry.commit
-                context.output.print("\(commit.id.short) \(DateText.utc(commit.author.time))  \(commit.subject)")
+                context.output.print(
+                    "\(commit.id.short) \(DateText.text(commit.author.time, offsetMinutes: commit.author.offsetMinutes))  \(commit.subject)"
+                )
             }
         }
         if deck.isShallow && limit.map({ entries.count < $0 }) ?? true {
@@ -72,7 +82,7 @@ extension Commands {
         return 0
     }
 
-    static func logJSON(_ entry: LogEntry) -> JSONValue {
+    static func logJSON(_ entry: LogEntry, signed: Bool) -> JSONValue {
         let commit = entry.commit
         var trailers: [String: JSONValue] = [:]
         for (key, value) in commit.trailers {
@@ -85,7 +95,8 @@ extension Commands {
             "parents": .array(commit.parents.map { .string($0.hex) }),
             "author": .object(["name": .string(commit.author.name), "email": .string(commit.author.email)]),
             "time": .number(String(commit.author.time)),
-            "date": .string(DateText.iso8601(commit.author.time)),
+            "date": .string(DateText.iso8601(commit.author.time, offsetMinutes: commit.author.offsetMinutes)),
+            "signed": .bool(signed),
             "subject": .string(commit.subject),
             "message": .string(commit.message),
             "op": entry.operation.map { .string($0) } ?? .null,
@@ -95,18 +106,25 @@ extension Commands {
     }
 }
 
-/// Dates without Foundation: UTC only, which is what a shared history should show anyway.
+/// Dates without Foundation, in the time zone each commit was recorded in (as `git log` shows them).
 enum DateText {
-    /// "2026-11-29 19:30" in UTC.
-    static func utc(_ seconds: Int64) -> String {
-        let (year, month, day, hour, minute, _) = civil(seconds)
-        return "\(year)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute))"
+    /// "2026-11-29 19:30 +0545": the time where it was made, with its offset from UTC.
+    static func text(_ seconds: Int64, offsetMinutes: Int32) -> String {
+        let (year, month, day, hour, minute, _) = civil(seconds + Int64(offsetMinutes) * 60)
+        return "\(year)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute)) \(zone(offsetMinutes, colon: false))"
     }
 
-    /// "2026-11-29T19:30:05Z".
-    static func iso8601(_ seconds: Int64) -> String {
-        let (year, month, day, hour, minute, second) = civil(seconds)
-        return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))Z"
+    /// "2026-11-29T19:30:05+05:45" (ISO 8601 with the commit's offset).
+    static func iso8601(_ seconds: Int64, offsetMinutes: Int32) -> String {
+        let (year, month, day, hour, minute, second) = civil(seconds + Int64(offsetMinutes) * 60)
+        return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
+            + zone(offsetMinutes, colon: true)
+    }
+
+    /// "+0545" or "+05:45".
+    private static func zone(_ offsetMinutes: Int32, colon: Bool) -> String {
+        let magnitude = Int64(offsetMinutes.magnitude)
+        return (offsetMinutes < 0 ? "-" : "+") + two(magnitude / 60) + (colon ? ":" : "") + two(magnitude % 60)
     }
 
     private static func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -77,7 +77,8 @@ extension Commands {
             return
         }
         do {
-            try deck.repository.checkPushable(remote.url, branch: remote.branch)
+            let throughGit = (try? Repository.defaultTransport(.fromEnvironment())) == .git
+            try deck.repository.checkPushable(remote.url, branch: remote.branch, throughGit: throughGit)
         } catch {
             context.output.error(
                 "note: \(error.message); `cards sync` can take changes from it but not send this deck's")
@@ -161,7 +162,9 @@ extension Commands {
     static let syncCommand = Command(
         spec: CommandSpec(
             name: "sync", abstract: "Make the deck and a remote equal: fetch, merge, push.",
-            usage: "sync [<remote>] [--dry-run] [--allow-mass-delete] [--allow-unrelated-histories] [--policy keep|delete]",
+            usage:
+                "sync [<remote>] [--dry-run] [--rebase|--no-rebase] [--allow-mass-delete] [--allow-unrelated-histories] "
+                + "[--policy keep|delete]",
             arguments: [("remote", "The remote (default: the only one, else origin).")],
             options: [
                 .flag("--dry-run", "Fetch and show what would happen; change nothing else."),
@@ -175,6 +178,11 @@ extension Commands {
                 .value(
                     "--policy", "keep|delete",
                     "A card deleted on one side and edited on the other: keep it (default) or delete it."),
+                .flag(
+                    "--rebase",
+                    "When both moved, replay this deck's commits onto the remote's: no merge commit (default: as "
+                        + "pull.rebase says)."),
+                .flag("--no-rebase", "When both moved, merge (a merge commit), whatever pull.rebase says."),
             ],
             positionals: 0...1,
             discussion: """
@@ -199,6 +207,11 @@ extension Commands {
             remote: arguments.positionals.first, dryRun: arguments.has("--dry-run"),
             allowMassDelete: arguments.has("--allow-mass-delete"), policy: policy, settings: progress.settings())
         options.allowUnrelatedHistories = arguments.has("--allow-unrelated-histories")
+        if arguments.has("--rebase") && arguments.has("--no-rebase") {
+            throw UsageError(message: "--rebase and --no-rebase: give one")
+        }
+        if arguments.has("--rebase") { options.rebase = true }
+        if arguments.has("--no-rebase") { options.rebase = false }
         options.settings.isInterrupted = { Interruption.isInterrupted }
         // Ctrl-C or SIGTERM stops the git it runs (see GitProcess), then this process dies of it.
         Interruption.begin()
@@ -261,8 +274,12 @@ enum SyncText {
         case .mergeAndPush(let ours, let theirs):
             let decisions = changedCards(report.merge?.decisions ?? [])
             let changed = decisions.count + (report.merge?.changedWithoutDecision ?? 0)
+            let verb =
+                report.rebased
+                ? "\(would ? "Would rebase" : "Rebased") \(report.branchName) \(ours.short) onto \(report.remote.trackingName) \(theirs.short)"
+                : "\(would ? "Would merge" : "Merged") \(report.remote.trackingName) \(theirs.short) into \(report.branchName) \(ours.short)"
             lines.append(
-                "\(would ? "Would merge" : "Merged") \(report.remote.trackingName) \(theirs.short) into \(report.branchName) \(ours.short) (\(cards(changed))"
+                "\(verb) (\(cards(changed))"
                     + "\(report.merge.map(MergeText.invalidCount) ?? "")):")
             for decision in decisions { lines.append("  \(decision.summary)") }
             if let merge = report.merge {
@@ -275,10 +292,11 @@ enum SyncText {
                     "  \(problem.path) is not a valid card (\(problem.reason)) and \(would ? "would go" : "goes") to \(name) "
                         + "with the merge: fix it and `cards commit`")
             }
+            let what = report.rebased ? "the rebased commits" : "the merge"
             if would {
-                lines.append("Would push the merge to \(name).")
+                lines.append("Would push \(what) to \(name).")
             } else {
-                lines.append("Pushed the merge \(report.head?.short ?? "?") to \(name).")
+                lines.append("Pushed \(what) \(report.head?.short ?? "?") to \(name).")
             }
         }
         // A merge's notes were printed under it; a fast-forward names where its invalid files came from.

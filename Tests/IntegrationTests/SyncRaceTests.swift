@@ -233,7 +233,7 @@ struct SyncRaceTests {
             let result = try scratch.sync(deck, arguments)
             #expect(result.status == 1)
             #expect(
-                result.stderr.contains("has a working tree; a remote on this machine must be a bare repository"),
+                result.stderr.contains("has a working tree with the branch checked out; a remote on this machine must be a bare"),
                 "\(result.stderr)")
             #expect(try scratch.main(other) == before)
             #expect(try scratch.main(deck) == ours)

@@ -53,7 +53,8 @@ static inline int clinux_thread_timer_start(timer_t *timer, int signo, double fi
     return 0;
 }
 
-/* Starts the git executable for a transfer (Sources/GitCore/Remote/GitProcess.swift): fork and exec here, in C,
+/* Starts the git executable for a transfer, or a signing program (Sources/GitCore/Remote/GitProcess.swift), with
+   standard input from `input` (-1: /dev/null, -2: ours): fork and exec here, in C,
    because the child must ask to die with us (PR_SET_PDEATHSIG), which posix_spawn cannot: a `cards`
    killed outright must not leave a `git fetch` writing into a deck or a clone that is being removed.
    Between fork and exec only async-signal-safe calls. Signals are put back to their defaults and
@@ -72,8 +73,8 @@ static inline int clinux_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
-static inline pid_t clinux_spawn_git(const char *path, char *const argv[], char *const envp[], const char *folder,
-                                    int null_input, int output, int error) {
+static inline pid_t clinux_spawn(const char *path, char *const argv[], char *const envp[], const char *folder,
+                                int input, int output, int error) {
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0) return pid;
@@ -84,9 +85,11 @@ static inline pid_t clinux_spawn_git(const char *path, char *const argv[], char 
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (null_input) {
+    if (input == -1) {
         int fd = open("/dev/null", O_RDONLY);
         if (fd < 0 || dup2(fd, 0) < 0) _exit(127);
+    } else if (input >= 0 && dup2(input, 0) < 0) {
+        _exit(127);
     }
     if (dup2(output, 1) < 0 || dup2(error, 2) < 0) _exit(127);
     closefrom(3);

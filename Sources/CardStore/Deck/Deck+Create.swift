@@ -32,7 +32,13 @@ extension Deck {
         return name.count > 4 && name.hasSuffix(".git") ? String(name.dropLast(4)) : name
     }
 
-    /// Creates a new deck at `path`: a git repository on `main` with `deck.json`, `.gitattributes`,
+    /// The branch a new deck starts on: `init.defaultBranch` when it is a valid branch name, else main.
+    static func initialBranch() -> String {
+        guard let name = Repository.defaultBranchSetting(), Repository.isValidBranchName(name) else { return "main" }
+        return name
+    }
+
+    /// Creates a new deck at `path`: a git repository on `main` (or `init.defaultBranch`) with `deck.json`, `.gitattributes`,
     /// the merge-driver config and a first commit; then, with `source`, a second commit importing
     /// the cards of that folder (laid out like a deck, e.g. `sample-repo/`). Without `name` (nor a
     /// source's), the deck is named after its folder, less a `.git` ending.
@@ -109,8 +115,12 @@ extension Deck {
         at absolute: String, shownAs path: String, bare: Bool, name deckName: String, imported: [Card],
         source: String?, existingMetadata: [UInt8]?
     ) throws(StoreError) -> Deck {
+        let initialBranch = Deck.initialBranch()
         let repository = try withStoreError("creating a repository at \(path)") { () throws(GitError) in
-            try Repository.create(at: absolute, bare: bare)
+            // The first branch as `git init` names it (`init.defaultBranch`), else main.
+            let repository = try Repository.create(at: absolute, bare: bare, initialBranch: initialBranch)
+            if initialBranch != "main" { try repository.setConfig(Deck.branchSetting, initialBranch) }
+            return repository
         }
         try withStoreError("configuring the merge driver") { () throws(GitError) in try Deck.configureGit(repository) }
         let deck = try Deck(repository: repository)

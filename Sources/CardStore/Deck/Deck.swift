@@ -66,6 +66,7 @@ public final class Deck {
         gitDirectory = Repository.trimmedSlash(repository.gitDirectory)
         let setting = (try? repository.configString("cards.fsync")) ?? nil
         let environment = getenv("CARDS_FSYNC").map { String(cString: $0) }
+        try Deck.checkSettings(fsyncEnvironment: environment, fsyncConfig: setting)
         durable = Deck.wantsFsync(environment: environment, config: setting)
         fsyncEnvironment = environment
         fsyncConfig = setting
@@ -96,9 +97,47 @@ public final class Deck {
     /// The git config key naming a deck's branch when it is not `main`.
     static let branchSetting = "cards.branch"
 
+    /// The values `CARDS_FSYNC` and `cards.fsync` take.
+    static let fsyncValues: Set<String> = [
+        "0", "1", "false", "true", "no", "yes", "off", "on", "strict", "ordered-unchecked",
+    ]
+
+    /// Refuses a setting that means nothing, naming it (a typo must not quietly turn durability off, or
+    /// a lock wait into the default): `CARDS_FSYNC`, `cards.fsync`, `CARDS_LOCK_TIMEOUT`.
+    static func checkSettings(fsyncEnvironment: String?, fsyncConfig: String?) throws(StoreError) {
+        if let value = fsyncEnvironment, !value.isEmpty, !fsyncValues.contains(value.lowercased()) {
+            throw StoreError(
+                .invalidInput,
+                "CARDS_FSYNC='\(value)' is not a setting: use 1 (the default), 0 or strict, or unset it")
+        }
+        if let value = fsyncConfig, !fsyncValues.contains(value.lowercased()) {
+            throw StoreError(
+                .invalidInput,
+                "cards.fsync '\(value)' (git config) is not a setting: use true, false or strict "
+                    + "(`git config cards.fsync true`), or `git config --unset cards.fsync`")
+        }
+        if let value = getenv("CARDS_LOCK_TIMEOUT").map({ String(cString: $0) }), !value.isEmpty,
+            Deck.lockTimeout(from: value) == nil
+        {
+            throw StoreError(
+                .invalidInput,
+                "CARDS_LOCK_TIMEOUT='\(value)' is not a number of seconds: use 0 or more (30 is the default, inf "
+                    + "waits as long as it takes), or unset it")
+        }
+    }
+
+    /// Seconds from a `CARDS_LOCK_TIMEOUT` value: a number of 0 or more, or inf; nil for anything else.
+    static func lockTimeout(from text: String) -> Double? {
+        guard let value = Double(text), value >= 0, !value.isNaN else { return nil }
+        return min(value, Deck.longestLockTimeout)
+    }
+
     /// Whether writes are to be made durable: unless `CARDS_FSYNC` or `cards.fsync` turns it off.
     static func wantsFsync(environment: String?, config: String?) -> Bool {
-        !(environment == "0" || environment == "false" || config == "false" || config == "0")
+        let off: Set<String> = ["0", "false", "no", "off"]
+        return
+            !(environment.map { off.contains($0.lowercased()) } ?? false
+            || config.map { off.contains($0.lowercased()) } ?? false)
     }
 
     /// The folder a person would call the deck: the working tree, or the bare repository.
@@ -114,6 +153,14 @@ public final class Deck {
             repository = searchUpward ? try Repository.discover(from: path) : try Repository.open(at: path)
         } catch {
             if error.code == .notFound { throw notADeck(path, searchedUpward: searchUpward) }
+            // libgit2 1.5 reads SHA-1 repositories only, and names the extension it refuses.
+            if error.message.lowercased().contains("extensions.objectformat") {
+                throw StoreError(
+                    .notADeck,
+                    "\(path) is a SHA-256 repository (extensions.objectFormat): SHA-256 repositories are not "
+                        + "supported yet; nothing was changed. A deck lives in a SHA-1 repository (`cards init` makes one)"
+                )
+            }
             throw StoreError.git(error, while: "opening \(path)")
         }
         let deck = try Deck(repository: repository)
@@ -177,7 +224,8 @@ public final class Deck {
         guard let repository = try? Repository.discover(from: existing) else { return nil }
         let root = Repository.trimmedSlash(repository.workingDirectory ?? repository.gitDirectory)
         // Read directly, not through a `Deck`: opening one sets process-wide flush settings.
-        guard let head = try? repository.referenceTarget(Deck.branch(of: repository)), let tree = try? repository.commit(head).tree,
+        guard let head = try? repository.referenceTarget(Deck.branch(of: repository)),
+            let tree = try? repository.commit(head).tree,
             (try? repository.treeEntry(in: tree, path: Deck.metadataPath)) != nil
         else { return (root, false) }
         return (root, true)

@@ -133,6 +133,8 @@ extension Deck {
             }
             var report = MergeReport(kind: .fastForward, commit: commit, decisions: [], invalid: versions)
             report.otherFiles = carried
+            // As after `git merge` (and `git pull`): post-merge, told it was not a squash.
+            if !isBare { runAfterHook("post-merge", arguments: ["0"]) }
             return report
         }
         if let ours, !allowUnrelatedHistories, try chooseMergeBase(ours, theirs) == nil {
@@ -155,6 +157,7 @@ extension Deck {
         }
         let outcome = try commitChange(parents: [theirs], build)
         report.commit = outcome?.commit
+        if outcome != nil && !isBare { runAfterHook("post-merge", arguments: ["0"]) }
         return report
     }
 
@@ -162,7 +165,9 @@ extension Deck {
     /// git names it), then the changed files.
     /// Returns the files it brought in that are not valid cards, and the notes on entries it took into
     /// the tree and index without checking them out.
-    func fastForward(to target: ObjectID, from current: ObjectID?, theirsName: String) throws(StoreError) -> (
+    func fastForward(
+        to target: ObjectID, from current: ObjectID?, theirsName: String, logMessage: String? = nil
+    ) throws(StoreError) -> (
         ObjectID, invalid: [CardProblem], carried: [String]
     ) {
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
@@ -217,7 +222,7 @@ extension Deck {
         while true {
             do {
                 try repository.updateReference(
-                    branch, to: target, expected: current, logMessage: "merge \(theirsName): Fast-forward")
+                    branch, to: target, expected: current, logMessage: logMessage ?? "merge \(theirsName): Fast-forward")
                 break
             } catch  where error.code == .locked && DeckLock.now() < deadline {
                 if !clearStaleGitLock("\(branch).lock") { Deck.pause(milliseconds: 10) }
@@ -277,10 +282,11 @@ extension Deck {
 
     /// Decides the merge of `theirs` into `ours` from the changed paths of the two sides against their
     /// merge base (none: an empty base), reading only the cards that changed; in the phases of `MergePlanner`.
-    func planMerge(ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError)
-        -> MergePlan
-    {
-        var planner = try MergePlanner(deck: self, ours: ours, theirs: theirs, theirsName: theirsName, policy: policy)
+    func planMerge(
+        ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy, base: ObjectID?? = nil
+    ) throws(StoreError) -> MergePlan {
+        var planner = try MergePlanner(
+            deck: self, ours: ours, theirs: theirs, theirsName: theirsName, policy: policy, base: base)
         try planner.findDisagreements()
         planner.readCardsAhead()
         for disagreement in planner.disagreeing { try planner.decide(disagreement) }

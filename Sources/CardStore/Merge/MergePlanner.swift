@@ -69,8 +69,12 @@ struct MergePlanner {
     /// The cards the merge took from one side whole, by card id (`.tookOurs`, `.tookTheirs`).
     private var sideTaken: [String: CardDecision.Kind] = [:]
 
-    /// Reads both tips and their merge base: the first phase.
-    init(deck: Deck, ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy) throws(StoreError) {
+    /// Reads both tips and their merge base (`base` when given: a rebase replays one commit of theirs
+    /// against its parent, as `git cherry-pick` does): the first phase.
+    init(
+        deck: Deck, ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy,
+        base givenBase: ObjectID?? = nil
+    ) throws(StoreError) {
         self.deck = deck
         self.ours = ours
         self.theirs = theirs
@@ -82,7 +86,8 @@ struct MergePlanner {
         theirsCommit = try withStoreError("reading \(theirs.short)") { () throws(GitError) in
             try deck.repository.commit(theirs)
         }
-        let base = try deck.chooseMergeBase(ours, theirs)
+        let base: ObjectID?
+        if let givenBase { base = givenBase } else { base = try deck.chooseMergeBase(ours, theirs) }
         self.base = base
         baseTree = try base.map { (id) throws(StoreError) in
             try withStoreError("reading \(id.short)") { () throws(GitError) in try deck.repository.commit(id).tree }

@@ -47,6 +47,11 @@ extension Deck {
     /// parents it does not have.
     public var isShallow: Bool { repository.isShallow }
 
+    /// Whether `commit` is signed (`commit.gpgsign`): it carries a signature, verified or not.
+    public func isSigned(_ commit: ObjectID) -> Bool {
+        repository.commitIsSigned(commit)
+    }
+
     /// The newest `limit` commits of `main`, newest first; in a shallow clone, as far as it goes.
     public func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
         guard let head = try headCommit() else { return [] }
@@ -133,11 +138,23 @@ extension Deck {
             undone = target
             return DeckChange(
                 files: files,
-                message: CommitMessage(
-                    subject: "Undo \"\(CommitMessage.oneLine(target.commit.subject))\"", trailers: trailers))
+                message: CommitMessage(subject: Deck.undoSubject(of: target.commit.subject), trailers: trailers))
         }
         guard let outcome, let undone else { throw StoreError(.nothingToDo, "nothing to undo") }
         return (outcome, undone, skipped, invalid)
+    }
+
+    /// The subject of the commit that undoes one with `subject`: "Undo: Delete card "Ada"", and undoing
+    /// that, "Redo: Delete card "Ada"" (never quotes in quotes, as git's "Revert "Revert …"" nests).
+    static func undoSubject(of subject: String) -> String {
+        let line = CommitMessage.oneLine(subject)
+        if line.hasPrefix("Undo: ") { return "Redo: " + line.dropFirst("Undo: ".count) }
+        if line.hasPrefix("Redo: ") { return "Undo: " + line.dropFirst("Redo: ".count) }
+        // As 1.0 wrote an undo's subject.
+        if line.hasPrefix("Undo \""), line.hasSuffix("\""), line.count > 7 {
+            return "Redo: " + line.dropFirst("Undo \"".count).dropLast()
+        }
+        return "Undo: " + line
     }
 
     /// The files that revert `commit`'s card changes (and `deck.json`'s) on the deck as `snapshot`
@@ -206,7 +223,7 @@ extension Deck {
     }
 
     /// The commit `reference` names, when `undo` may revert it: in main's history, a card operation
-    /// (not a merge, an `init` or an undo), not undone yet.
+    /// or an undo (undone, it is redone), not a merge or an `init`, not undone yet.
     func undoTarget(named reference: String, in snapshot: DeckSnapshot) throws(StoreError) -> LogEntry {
         let head = snapshot.commit
         let id: ObjectID?
@@ -234,14 +251,14 @@ extension Deck {
         }
         let entry = LogEntry(
             commit: try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id) })
-        guard let operation = entry.operation, Deck.undoableOperations.contains(operation),
+        // An undo is undone too: that redoes what it undid.
+        guard let operation = entry.operation, Deck.undoableOperations.contains(operation) || operation == "undo",
             entry.commit.parents.count <= 1
         else {
             let what =
                 switch entry.operation {
                 case "merge":
                     "a merge, which brings in other operations: undo those by their own commits (`cards log` lists them)"
-                case "undo": "itself an undo: make the change again (`cards log` shows what it was)"
                 case "init": "the deck's first commit"
                 case nil: "not a card operation of `cards`: `git revert \(id.short)` reverts it as git does"
                 default: "not a card operation"
@@ -303,7 +320,10 @@ extension Deck {
                 let entry = LogEntry(commit: commit)
                 guard let operation = entry.operation else { return true }
                 if operation == "undo" {
-                    for value in commit.trailerValues("Undoes") { undone.insert(value) }
+                    // An undo that was itself undone (a redo) undid nothing that is still undone.
+                    if !undone.contains(commit.id.hex) {
+                        for value in commit.trailerValues("Undoes") { undone.insert(value) }
+                    }
                     return true
                 }
                 // (Not the end of history: two decks made apart and merged have two.)

@@ -19,6 +19,9 @@ public struct SyncOptions: Sendable {
     public var attempts: Int
     /// Merge a remote's branch that shares no commit with this deck (refused otherwise, as git refuses it).
     public var allowUnrelatedHistories = false
+    /// When both moved: replay this deck's commits onto the remote's (true) instead of a merge commit
+    /// (false); nil: as `branch.<name>.rebase` or `pull.rebase` says (`Deck.rebasesOnSync`).
+    public var rebase: Bool?
 
     /// Creates options.
     public init(
@@ -60,6 +63,9 @@ public struct SyncReport: Sendable {
     public var handEditsCommit: ObjectID?
     /// The last step taken (or planned).
     public var action: Action = .upToDate
+    /// Whether both moved and this deck's commits were replayed onto the remote's (`--rebase`): then
+    /// `action`'s merge is a rebase, and `merge` says what it decided.
+    public var rebased = false
     /// Card files that differ between the deck and the remote before the sync (fast-forward and push).
     public var changedCards: Int = 0
     /// The merge's decisions (planned on a dry run).
@@ -107,7 +113,9 @@ extension Deck {
         // meets the same refusal in `push` itself.
         func checkPushable() throws(StoreError) {
             do {
-                try repository.checkPushable(remote.url, branch: remote.branch)
+                try repository.checkPushable(
+                    remote.url, branch: remote.branch,
+                    throughGit: (try? Repository.defaultTransport(options.settings)) == .git)
             } catch {
                 throw StoreError.remote(error, "pushing to", remote)
             }
@@ -162,7 +170,12 @@ extension Deck {
                 }
                 continue
             }
-            if try isAncestor(theirs, of: ours) {
+            // A rebasing deck ahead of the remote with a merge commit of its own (one the remote refused,
+            // say) replays its commits instead of pushing the merge.
+            let rebasing = options.rebase ?? rebasesOnSync()
+            var replaysMerges = false
+            if rebasing { replaysMerges = try hasMergeCommits(ours, notIn: theirs) }
+            if try isAncestor(theirs, of: ours), !replaysMerges {
                 report.action = .push(from: theirs, to: ours)
                 (report.changedCards, report.invalidCards) = try changedCards(from: theirs, to: ours)
                 // A remote that takes no push is said first: --allow-mass-delete would not help there.
@@ -183,9 +196,17 @@ extension Deck {
             }
             try checkPushable()
             report.action = .mergeAndPush(ours: ours, theirs: theirs)
-            let merged = try merge(
-                theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: options.dryRun,
-                allowUnrelatedHistories: options.allowUnrelatedHistories)
+            // (Unrelated histories have nothing to replay onto: they are merged, when allowed.)
+            report.rebased = rebasing
+            if rebasing, try chooseMergeBase(ours, theirs) == nil { report.rebased = false }
+            let merged =
+                report.rebased
+                ? try rebase(
+                    ours, onto: theirs, theirsName: remote.trackingName, policy: options.policy,
+                    dryRun: options.dryRun)
+                : try merge(
+                    theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: options.dryRun,
+                    allowUnrelatedHistories: options.allowUnrelatedHistories)
             report.merge = merged
             report.otherFiles += merged.otherFiles
             if options.dryRun {
@@ -202,7 +223,7 @@ extension Deck {
             }
             report.invalidCards = try invalidGoingOut(from: theirs, to: commit, besides: merged)
             acted = true
-            if try push(remote, options.settings, into: &report, merged: true) {
+            if try push(remote, options.settings, into: &report, merged: true, rebased: report.rebased) {
                 if let done = try finished(report, commit, remote) { return done }
             }
         }
@@ -290,7 +311,8 @@ extension Deck {
     /// throws for anything else: a refusal of the server's own is final, said with its reason, and
     /// `merged` says the merge made for this push stays in the deck.
     private func push(
-        _ remote: DeckRemote, _ settings: RemoteSettings, into report: inout SyncReport, merged: Bool = false
+        _ remote: DeckRemote, _ settings: RemoteSettings, into report: inout SyncReport, merged: Bool = false,
+        rebased: Bool = false
     ) throws(StoreError) -> Bool {
         // For tests only: widen the window between the first fetch and push so another device can
         // push first; a marker file tells the test the window is open.
@@ -312,7 +334,14 @@ extension Deck {
             return false
         } catch {
             var failure = StoreError.remote(error, "pushing to", remote)
-            if merged { failure.message += "\n(the merge was made locally and is kept; `cards sync` pushes it later)" }
+            if rebased {
+                failure.message += "\n(the rebased commits are in the deck; `cards sync` pushes them later)"
+            } else if merged {
+                failure.message +=
+                    "\n(the merge commit was made locally and is kept; if \(remote.name) takes no merge commits (a "
+                    + "linear-history rule), `cards sync --rebase` replays this deck's commits onto its instead; "
+                    + "otherwise `cards sync` pushes the merge later)"
+            }
             throw failure
         }
     }

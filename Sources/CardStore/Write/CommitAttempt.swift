@@ -24,8 +24,8 @@ final class CommitAttempt {
     let snapshot: DeckSnapshot
     /// The change to commit.
     let change: DeckChange
-    /// The commit's author and committer.
-    let author: Signature
+    /// The commit's author and committer (`Deck.commitIdentity`).
+    let identity: CommitIdentity
     /// The commit's parents after `main`'s tip (a merge's other side).
     let extraParents: [ObjectID]
     /// Whether the change records working-tree edits (`cards commit`): it may overwrite them, and
@@ -35,6 +35,8 @@ final class CommitAttempt {
     let deadline: Double
     /// The paths the change writes or removes, in the order of `change.files`.
     let paths: [String]
+    /// The client hooks this commit runs (`Deck+Hooks`).
+    let hooks: Deck.CommitHooks
 
     /// The pack the change's objects go into (nil: loose objects through libgit2), from `writeObjects`.
     private var packer: PackWriter?
@@ -47,18 +49,23 @@ final class CommitAttempt {
 
     /// Starts an attempt: nothing is checked or written until its phases are called.
     init(
-        deck: Deck, number: Int, snapshot: DeckSnapshot, change: DeckChange, author: Signature,
-        extraParents: [ObjectID], recordingHandEdits: Bool, deadline: Double
+        deck: Deck, number: Int, snapshot: DeckSnapshot, change: DeckChange, identity: CommitIdentity,
+        extraParents: [ObjectID], recordingHandEdits: Bool, deadline: Double, runsHooks: Bool = true
     ) {
         self.deck = deck
         self.number = number
         self.snapshot = snapshot
         self.change = change
-        self.author = author
+        self.identity = identity
         self.extraParents = extraParents
         self.recordingHandEdits = recordingHandEdits
         self.deadline = deadline
         paths = change.files.map(\.path)
+        // A rebase's replayed commits run none, as git's rebase runs none.
+        hooks =
+            runsHooks
+            ? deck.commitHooks(merge: !extraParents.isEmpty)
+            : Deck.CommitHooks(before: nil, message: false, afterCommit: false)
     }
 
     /// Refuses the change before anything is written: when it would overwrite hand edits in the
@@ -89,7 +96,8 @@ final class CommitAttempt {
         // are fsynced by libgit2 in every mode: it renames each object into place itself, so an
         // object written out only after that rename could survive a crash empty under its final
         // name, and libgit2 would then take it as stored and never write it again.
-        let packer = try deck.packWriter(for: change)
+        // A hook that reads the commit's tree finds it only among loose objects before the commit is written.
+        let packer = hooks.readsObjects ? nil : try deck.packWriter(for: change)
         self.packer = packer
         objectsFlush = ObjectsFlush(durable: deck.durable, files: packer == nil ? change.files.count : 0)
         var updates: [TreeUpdate] = []
@@ -124,14 +132,28 @@ final class CommitAttempt {
         let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
         var message = change.message
         if let device = deck.deviceID() { message.trailers.append((Deck.deviceTrailer, device)) }
-        return try withStoreError("writing the commit") { () throws(GitError) in
-            guard let packer else {
-                return try deck.repository.createCommit(
-                    tree: tree, parents: parents, message: message.text, author: author, committer: author)
+        if let before = hooks.before { try deck.runBeforeCommitHook(before, tree: tree) }
+        let text = hooks.message ? try deck.runCommitMessageHook(message.text) : message.text
+        var bytes = try withStoreError("writing the commit") { () throws(GitError) in
+            try Repository.commitBytes(
+                tree: tree, parents: parents, message: text, author: identity.author,
+                committer: identity.committer)
+        }
+        // `commit.gpgsign`: signed as git signs (one config read when it is not set).
+        if let signer = try withStoreError(
+            "reading the signing settings",
+            { () throws(GitError) in
+                try CommitSigner.configured(in: deck.repository)
+            })
+        {
+            bytes = try withStoreError("signing the commit") { () throws(GitError) in
+                try signer.sign(bytes, committer: identity.committer, in: deck.workingDirectory ?? deck.gitDirectory)
             }
-            return try packer.writeCommit(
-                Repository.commitBytes(
-                    tree: tree, parents: parents, message: message.text, author: author, committer: author))
+        }
+        let signed = bytes
+        return try withStoreError("writing the commit") { () throws(GitError) in
+            guard let packer else { return try deck.repository.writeCommit(signed, tree: tree, parents: parents) }
+            return try packer.writeCommit(signed)
         }
     }
 
@@ -187,7 +209,8 @@ final class CommitAttempt {
             var done = false
             if deck.flushMode != .none {
                 done = try deck.repository.updateReferenceWrittenOut(
-                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage, committer: author,
+                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage,
+                    committer: identity.committer,
                     flushEach: deck.flushMode == .strict)
             }
             if !done {
@@ -235,6 +258,7 @@ final class CommitAttempt {
         deck.consolidatePacks()
         // A merge's few hundred folders and the packs' mappings: freed off the caller's time (~1 ms).
         (change.trees ?? snapshot.trees).emptyInBackground()
+        if hooks.afterCommit { deck.runAfterHook("post-commit") }
         return CommitOutcome(commit: commit, parent: snapshot.commit)
     }
 

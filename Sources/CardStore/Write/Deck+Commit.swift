@@ -22,18 +22,18 @@ extension Deck {
         try checkNoUnfinishedGitOperation()
         try recoverInterruptedWrite()
         // The author is needed only once there is something to commit: a no-op needs no identity.
-        var author: Signature?
+        var identity: CommitIdentity?
         let deadline = DeckLock.now() + lockTimeout
         var attempts = 0
         while true {
             attempts += 1
             let snapshot = try snapshot()
             guard let change = try build(snapshot) else { return nil }
-            let signed: Signature
-            if let author { signed = author } else { signed = try signature() }
-            author = signed
+            let signed: CommitIdentity
+            if let identity { signed = identity } else { signed = try commitIdentity() }
+            identity = signed
             let attempt = CommitAttempt(
-                deck: self, number: attempts, snapshot: snapshot, change: change, author: signed,
+                deck: self, number: attempts, snapshot: snapshot, change: change, identity: signed,
                 extraParents: extraParents, recordingHandEdits: recordingHandEdits, deadline: deadline)
             defer { attempt.end() }
             try attempt.checkBeforeWriting()

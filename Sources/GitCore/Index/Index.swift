@@ -118,6 +118,18 @@ package final class Index {
 }
 
 extension Repository {
+    /// Writes an index file at `path` holding the whole of `tree` (no stat data: git compares by
+    /// content), through `<path>.lock`: the index a hook is shown for a commit of that tree.
+    package func writeIndex(of tree: ObjectID, to path: String) throws(GitError) {
+        let index = try Index.open(path: path)
+        var treePointer: OpaquePointer?
+        var oid = tree.raw
+        try check(git_tree_lookup(&treePointer, pointer, &oid), "git_tree_lookup")
+        defer { git_tree_free(treePointer) }
+        try check(git_index_read_tree(index.pointer, treePointer), "git_index_read_tree")
+        try index.write()
+    }
+
     /// Opens the repository's index.
     package func index() throws(GitError) -> Index {
         var out: OpaquePointer?

@@ -22,6 +22,23 @@ extension Repository {
             committer: Signature(committer))
     }
 
+    /// Whether the commit carries a signature (a `gpgsig` header, as `commit.gpgsign` makes), whether
+    /// or not it verifies (`git verify-commit` says that).
+    package func commitIsSigned(_ id: ObjectID) -> Bool {
+        var commit: OpaquePointer?
+        var oid = id.raw
+        guard git_commit_lookup(&commit, pointer, &oid) == 0 else {
+            git_error_clear()
+            return false
+        }
+        defer { git_commit_free(commit) }
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        let found = git_commit_header_field(&buffer, commit, "gpgsig") == 0
+        if !found { git_error_clear() }
+        return found
+    }
+
     /// Writes a commit object without moving any reference (publish it with `updateReference`). The
     /// tree and the parents must be stored already.
     package func createCommit(
@@ -29,6 +46,12 @@ extension Repository {
     ) throws(GitError) -> ObjectID {
         let bytes = try Repository.commitBytes(
             tree: tree, parents: parents, message: message, author: author, committer: committer)
+        return try writeCommit(bytes, tree: tree, parents: parents)
+    }
+
+    /// Writes a commit object made of `bytes` (`commitBytes`, perhaps signed), which name `tree` and
+    /// `parents`, as a loose object, after checking that they are stored.
+    package func writeCommit(_ bytes: [UInt8], tree: ObjectID, parents: [ObjectID]) throws(GitError) -> ObjectID {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer), "git_repository_odb")
         defer { git_odb_free(odb) }
@@ -110,9 +133,10 @@ extension Repository {
     }
 
     /// Visits commits reachable from `start`, newest first (topological, then by time), until
-    /// `body` returns false. With `firstParentOnly` it follows only first parents (the local line).
+    /// `body` returns false. With `firstParentOnly` it follows only first parents (the local line);
+    /// commits reachable from `hiding` are left out (`git log hidden..start`).
     package func walkHistory(
-        from start: ObjectID, firstParentOnly: Bool = false, _ body: (Commit) throws -> Bool
+        from start: ObjectID, firstParentOnly: Bool = false, hiding: [ObjectID] = [], _ body: (Commit) throws -> Bool
     ) throws {
         // A shallow clone's history stops at the commits `shallow` lists, whose parents it lacks: libgit2
         // 1.5 knows no shallow history and fails on them, so such a history is walked by hand, as far as
@@ -128,6 +152,10 @@ extension Repository {
         if firstParentOnly { try check(git_revwalk_simplify_first_parent(walker), "git_revwalk_simplify_first_parent") }
         var startOID = start.raw
         try check(git_revwalk_push(walker, &startOID), "git_revwalk_push")
+        for hidden in hiding {
+            var hiddenOID = hidden.raw
+            try check(git_revwalk_hide(walker, &hiddenOID), "git_revwalk_hide")
+        }
         var oid = git_oid()
         while true {
             let result = git_revwalk_next(&oid, walker)

@@ -46,10 +46,15 @@ struct GitProcess {
     var forwardProgress = false
     /// Asked a few times a second: true stops git (the caller caught a signal).
     var isInterrupted: (@Sendable () -> Bool)?
+    /// Another program to run in git's place, by absolute path (a signing program: `gpg`, `ssh-keygen`).
+    var program: String?
+    /// A descriptor to read standard input from (the data to sign); nil: this process's own on a
+    /// terminal, else none.
+    var input: Int32?
 
     /// Runs git to the end (or until stopped); throws only when it could not be started.
     func run() throws(GitError) -> Outcome {
-        guard let git = GitProcess.executable else {
+        guard let git = program ?? GitProcess.executable else {
             throw GitError(
                 code: .notFound, message: "no git executable on PATH (cards.transport=git needs one)",
                 function: "posix_spawn")
@@ -67,7 +72,8 @@ struct GitProcess {
         defer { for pointer in argv + envp { free(pointer) } }
         // git may ask on a terminal (a passphrase, a password): then its standard input is ours; in a
         // script it gets none, and GIT_TERMINAL_PROMPT=0 (see `childEnvironment`) says so.
-        let pid = clinux_spawn_git(git, argv, envp, directory, isatty(0) == 0 ? 1 : 0, outputPipe[1], errorPipe[1])
+        let pid = clinux_spawn(
+            git, argv, envp, directory, input ?? (isatty(0) == 0 ? -1 : -2), outputPipe[1], errorPipe[1])
         let spawnError = errno
         close(outputPipe[1])
         close(errorPipe[1])

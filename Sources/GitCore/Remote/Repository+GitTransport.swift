@@ -121,7 +121,8 @@ extension Repository {
         let configured = try remoteURL(remote)
         // As libgit2's path does: a repository here with a working tree is refused before anything is sent.
         try checkPushable(
-            configured ?? remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "")
+            configured ?? remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "",
+            throughGit: true)
         let url = RemoteURL(try displayURL(of: remote, push: true))?.redacted ?? remote
         // A push killed on this machine left a ref lock in a remote on this disk, which nobody else ever
         // will remove (receive-pack would refuse every push for it): gone first, as `pushLocal` does.

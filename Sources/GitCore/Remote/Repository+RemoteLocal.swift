@@ -241,8 +241,17 @@ extension Repository {
     /// with a working tree, or with `branch` checked out in a worktree of its own (pushes there are
     /// refused): for a sync to check before it fetches and merges anything. Anything else, a missing
     /// folder included, is left for the fetch to report.
-    package func checkPushable(_ url: String, branch: String) throws(GitError) {
+    /// Through git (`throughGit`), a repository with a working tree is refused only where git's
+    /// receive-pack refuses it: when `branch` is checked out there and its `receive.denyCurrentBranch`
+    /// is not `updateInstead`, `ignore` or `warn` (git then updates or leaves that working tree itself).
+    package func checkPushable(_ url: String, branch: String, throughGit: Bool = false) throws(GitError) {
         guard let path = localRemotePath(url), let remote = try? Repository.open(at: path) else { return }
+        if throughGit, !remote.isBare {
+            let full = branch.hasPrefix("refs/") ? branch : "refs/heads/" + branch
+            let setting = ((try? remote.configString("receive.denyCurrentBranch")) ?? nil)?.lowercased()
+            let allowed = ["updateinstead", "ignore", "warn", "false", "no", "off", "0"].contains(setting ?? "refuse")
+            if remote.headReferenceName() != full || allowed { return }
+        }
         try Repository.refusePush(of: branch, into: remote, url: url)
     }
 
@@ -261,8 +270,9 @@ extension Repository {
     static func notBare(_ url: String) -> GitError {
         GitError(
             code: .other(-1),
-            message: "\(url) has a working tree; a remote on this machine must be a bare repository "
-                + "(make one with `git clone --bare` or `cards init --bare`)",
+            message: "\(url) has a working tree with the branch checked out; a remote on this machine must be a "
+                + "bare repository (make one with `git clone --bare` or `cards init --bare`), or one whose "
+                + "`receive.denyCurrentBranch` is `updateInstead`, synced through git (`cards.transport git`)",
             function: "push")
     }
 }

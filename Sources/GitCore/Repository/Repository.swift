@@ -40,6 +40,37 @@ public final class Repository {
         return Repository(pointer: out)
     }
 
+    /// `init.defaultBranch` from the user's and the system's git config (what `git init` names its
+    /// first branch), or nil when unset or empty.
+    package static func defaultBranchSetting() -> String? {
+        Libgit2.ensureInitialized()
+        var config: OpaquePointer?
+        guard git_config_open_default(&config) == 0 else {
+            git_error_clear()
+            return nil
+        }
+        defer { git_config_free(config) }
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        guard git_config_get_string_buf(&buffer, config, "init.defaultBranch") == 0, let text = buffer.ptr else {
+            git_error_clear()
+            return nil
+        }
+        let name = String(cString: text)
+        return name.isEmpty ? nil : name
+    }
+
+    /// Whether `name` is a branch name git accepts (`git check-ref-format --branch`).
+    package static func isValidBranchName(_ name: String) -> Bool {
+        Libgit2.ensureInitialized()
+        var valid: Int32 = 0
+        guard git_branch_name_is_valid(&valid, name) == 0 else {
+            git_error_clear()
+            return false
+        }
+        return valid == 1
+    }
+
     /// Creates a new repository whose unborn branch is `initialBranch`.
     public static func create(at path: String, bare: Bool, initialBranch: String = "main") throws(GitError)
         -> Repository

@@ -1,0 +1,116 @@
+import CardModel
+import DeckMerge
+import GitCore
+import Glibc
+
+/// `cards sync --rebase`: a history without merge commits, for a remote that takes none (GitHub's
+/// "require linear history", GitLab's fast-forward merges, gitolite's `VREF/MERGE-CHECK`), as
+/// `git pull --rebase` makes one.
+extension Deck {
+    /// Whether a sync rebases when the deck and the remote both moved, as `git pull` decides:
+    /// `branch.<name>.rebase`, else `pull.rebase` (true, `merges` and `interactive` rebase; false merges).
+    public func rebasesOnSync() -> Bool {
+        for key in ["branch.\(branchName).rebase", "pull.rebase"] {
+            guard let value = (try? repository.configString(key)) ?? nil else { continue }
+            return !["false", "no", "off", "0"].contains(value.lowercased())
+        }
+        return false
+    }
+
+    /// Whether a commit of `ours` that `theirs` lacks is a merge commit.
+    func hasMergeCommits(_ ours: ObjectID, notIn theirs: ObjectID) throws(StoreError) -> Bool {
+        var found = false
+        do {
+            try repository.walkHistory(from: ours, hiding: [theirs]) { commit in
+                found = commit.parents.count > 1
+                return !found
+            }
+        } catch {
+            throw Deck.historyError(error)
+        }
+        return found
+    }
+
+    /// The commits of `ours` that `theirs` lacks, oldest first; merge commits are left out (their
+    /// changes are in the commits they joined), as `git rebase` leaves them out.
+    func commitsToReplay(_ ours: ObjectID, onto theirs: ObjectID) throws(StoreError) -> [Commit] {
+        var newestFirst: [Commit] = []
+        do {
+            try repository.walkHistory(from: ours, hiding: [theirs]) { commit in
+                if commit.parents.count <= 1 { newestFirst.append(commit) }
+                return true
+            }
+        } catch {
+            throw Deck.historyError(error)
+        }
+        return newestFirst.reversed()
+    }
+
+    /// Replays this deck's commits that `theirs` lacks onto `theirs`, one by one, each through the card
+    /// and field merge against its own parent (conflicts recorded in the cards exactly as a merge records
+    /// them) and committed with its own author and message; then moves `main` from `ours` to the last one
+    /// (the working tree and index brought along), never to a history without the remote's. Returns what
+    /// was decided, as a merge report whose commit is the new tip (on a dry run, none is made).
+    func rebase(
+        _ ours: ObjectID, onto theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool
+    ) throws(StoreError) -> MergeReport {
+        let replayed = try commitsToReplay(ours, onto: theirs)
+        var report = MergeReport(kind: .merged, decisions: [], invalid: [])
+        var tip = theirs
+        let identity = dryRun ? nil : try commitIdentity()
+        let deadline = DeckLock.now() + lockTimeout
+        for (number, commit) in replayed.enumerated() {
+            let plan = try planMerge(
+                ours: tip, theirs: commit.id, theirsName: commit.id.short, policy: policy,
+                base: .some(commit.parents.first))
+            // What the replayed commit changed: a card only the remote's side changed is no news of the replay.
+            report.decisions += plan.report.decisions.filter { $0.kind != .tookOurs && $0.kind != .unchanged }
+            report.invalid += plan.report.invalid
+            report.setAside += plan.report.setAside
+            report.otherFiles += plan.report.otherFiles
+            report.conflicts += plan.report.conflicts
+            if dryRun { continue }
+            var change = plan.change
+            // The replayed commit says what the original said (less its Device trailer, which the commit
+            // gets again); conflicts the replay recorded are said in the cards, as a merge says them.
+            change.message = Deck.replayMessage(of: commit)
+            guard !change.files.isEmpty, let identity else { continue }
+            let attempt = CommitAttempt(
+                deck: self, number: number + 1, snapshot: try snapshot(at: tip), change: change,
+                identity: CommitIdentity(author: commit.author, committer: identity.committer), extraParents: [],
+                recordingHandEdits: false, deadline: deadline, runsHooks: false)
+            defer { attempt.end() }
+            let (_, tree) = try attempt.writeObjects()
+            let made = try attempt.writeCommit(tree: tree)
+            try attempt.flushObjects(commit: made)
+            tip = made
+        }
+        if dryRun { return report }
+        // main moves once, from ours to the replayed line: a command that moved it meanwhile makes this fail
+        // (compare-and-swap), and the sync's next round starts again from the new main.
+        let (commit, _, carried) = try fastForward(
+            to: tip, from: ours, theirsName: theirsName,
+            logMessage: Deck.ownCommitLogPrefix + "rebase onto \(theirsName) (\(replayed.count) commits replayed)")
+        report.commit = commit
+        report.otherFiles += carried
+        return report
+    }
+
+    /// A replayed commit's message: the original's subject, body and trailers, less its `Device`
+    /// trailer (the replay gets this deck's, as every commit does).
+    static func replayMessage(of commit: Commit) -> CommitMessage {
+        let trailers = commit.trailers.filter { $0.key != Deck.deviceTrailer }.map { ($0.key, $0.value) }
+        var paragraphs = commit.message.split(separator: "\n\n", omittingEmptySubsequences: true).map(String.init)
+        if !commit.trailers.isEmpty, paragraphs.count > 1 { paragraphs.removeLast() }
+        let body = paragraphs.dropFirst().joined(separator: "\n\n").trimmingTrailingNewlines()
+        return CommitMessage(subject: commit.subject, body: body.isEmpty ? nil : body, trailers: trailers)
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}

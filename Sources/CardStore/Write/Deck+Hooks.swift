@@ -1,0 +1,96 @@
+import GitCore
+import Glibc
+import Synchronization
+
+/// The client hooks git runs around a commit, run where `git commit` and `git merge` run them:
+/// `pre-commit` (`pre-merge-commit` for a merge) shown the index of the commit to be, `commit-msg`
+/// given the message file (its edits kept), `post-commit` after a commit, `post-merge` after a
+/// merge or fast-forward. A hook that refuses stops the command before anything is published.
+extension Deck {
+    /// Which hooks one commit runs, found once for it (a stat of each: nothing more when there are none).
+    struct CommitHooks {
+        /// `pre-commit` or `pre-merge-commit`, when there is one and verification is on.
+        var before: String?
+        /// Whether `commit-msg` runs.
+        var message: Bool
+        /// `post-commit`, for a commit that is not a merge (git's merge runs `post-merge` instead).
+        var afterCommit: Bool
+
+        /// Whether a hook must read the commit's objects before it is written: they are then written
+        /// loose (a pack is installed only with its commit), where git finds them.
+        var readsObjects: Bool { before != nil || message }
+    }
+
+    private static let verifyHooksStore = Mutex(true)
+
+    /// Whether `pre-commit`, `pre-merge-commit` and `commit-msg` run (`--no-verify` turns them off for
+    /// the command, as for `git commit`); `post-commit` and `post-merge` always run.
+    public static var runsVerifyHooks: Bool {
+        get { verifyHooksStore.withLock { $0 } }
+        set { verifyHooksStore.withLock { $0 = newValue } }
+    }
+
+    /// The hooks a commit with `merge` (a second parent) or without runs here.
+    func commitHooks(merge: Bool) -> CommitHooks {
+        let verify = Deck.runsVerifyHooks
+        let before = merge ? "pre-merge-commit" : "pre-commit"
+        return CommitHooks(
+            before: verify && repository.hasHook(before) ? before : nil,
+            message: verify && repository.hasHook("commit-msg"),
+            afterCommit: !merge && repository.hasHook("post-commit"))
+    }
+
+    /// Runs `pre-commit` (or `pre-merge-commit`) with `GIT_INDEX_FILE` naming an index of `tree`, the
+    /// commit to be, as git runs it for `git commit <paths>`: `git diff --cached` shows the change.
+    func runBeforeCommitHook(_ name: String, tree: ObjectID) throws(StoreError) {
+        let indexPath = "\(gitDirectory)/cards-hook-index-\(getpid())"
+        defer { unlink(indexPath) }
+        try withStoreError("writing the index the \(name) hook reads") { () throws(GitError) in
+            try repository.writeIndex(of: tree, to: indexPath)
+        }
+        try refuseUnlessZero(
+            name, runHook(name, environment: ["GIT_INDEX_FILE": indexPath, "GIT_EDITOR": ":"]))
+    }
+
+    /// Runs `commit-msg` on the message (in `COMMIT_EDITMSG`, as git keeps it) and returns the message
+    /// the hook left there: a hook may add a trailer or reword it; an empty one aborts, as in git.
+    func runCommitMessageHook(_ message: String) throws(StoreError) -> String {
+        let path = "\(gitDirectory)/COMMIT_EDITMSG"
+        try FileSystem.writeAtomically(Array(message.utf8), to: path, durable: false)
+        try refuseUnlessZero("commit-msg", runHook("commit-msg", arguments: [path], environment: ["GIT_EDITOR": ":"]))
+        guard let bytes = try? FileSystem.read(path, limit: 1 << 24) else {
+            throw StoreError(.io, "cannot read \(path) back after the commit-msg hook; nothing was committed")
+        }
+        let edited = String(decoding: bytes, as: UTF8.self)
+        if edited.allSatisfy(\.isWhitespace) {
+            throw StoreError(
+                .git(.user),
+                "Aborting commit due to empty commit message (the commit-msg hook emptied it); "
+                    + "nothing was committed")
+        }
+        return edited.hasSuffix("\n") ? edited : edited + "\n"
+    }
+
+    /// Runs a hook whose answer does not matter (`post-commit`, `post-merge`, `post-checkout`), when
+    /// there is one: what it says is shown, a failure is not the command's.
+    func runAfterHook(_ name: String, arguments: [String] = []) {
+        guard repository.hasHook(name) else { return }
+        _ = try? repository.runHook(name, arguments: arguments)
+    }
+
+    private func runHook(_ name: String, arguments: [String] = [], environment: [String: String]) throws(StoreError)
+        -> Int32
+    {
+        try withStoreError("running the \(name) hook") { () throws(GitError) in
+            try repository.runHook(name, arguments: arguments, environment: environment)
+        }
+    }
+
+    private func refuseUnlessZero(_ name: String, _ status: Int32) throws(StoreError) {
+        guard status != 0 else { return }
+        throw StoreError(
+            .git(.user),
+            "the \(name) hook (\(repository.hooksFolder)/\(name)) refused the commit (exit \(status)); what it "
+                + "said is above. Nothing was committed: fix what it names, or skip the hook with --no-verify")
+    }
+}

@@ -1,0 +1,72 @@
+import CLinux
+import Glibc
+
+extension Repository {
+    /// The folder git runs this repository's hooks from: `core.hooksPath` (a relative one counts from
+    /// the top of the working tree, or the git folder of a bare repository, as git reads it; `~/`
+    /// is the home folder), else `hooks/` in the git folder every worktree shares.
+    package var hooksFolder: String {
+        guard let configured = (try? configString("core.hooksPath")) ?? nil, !configured.isEmpty else {
+            return commonDirectory + "hooks"
+        }
+        if configured.hasPrefix("/") { return configured }
+        if configured.hasPrefix("~/"), let home = getenv("HOME") {
+            return String(cString: home) + configured.dropFirst()
+        }
+        return (workingDirectory ?? gitDirectory) + configured
+    }
+
+    /// Whether git would run the hook `name` here: an executable file of that name in `hooksFolder`.
+    /// Two system calls, so that a repository without hooks pays nothing more.
+    package func hasHook(_ name: String) -> Bool {
+        let path = hooksFolder + "/" + name
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+    }
+
+    /// Runs the hook `name` through git (`git hook run`, so git decides how, as for its own commands)
+    /// with `arguments`, in the top folder of the working tree (the git folder when bare), with
+    /// `environment` set on top of ours; its output goes to our standard error, as git's hooks' does.
+    /// Returns its exit status (git's 128 + signal for one killed by a signal).
+    package func runHook(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) throws(GitError)
+        -> Int32
+    {
+        guard let git = GitProcess.executable else {
+            throw GitError(
+                code: .notFound, message: "no git executable on PATH to run the \(name) hook", function: "runHook")
+        }
+        var changes: [String: String?] = ["GIT_DIR": gitDirectory, "GIT_WORK_TREE": nil, "GIT_INDEX_FILE": nil]
+        for (key, value) in environment { changes[key] = value }
+        let directory = workingDirectory ?? gitDirectory
+        let argv: [UnsafeMutablePointer<CChar>?] =
+            ([git, "hook", "run", "--ignore-missing", name, "--"] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = Repository.environment(with: changes).map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        let pid = clinux_spawn(git, argv, envp, directory, -1, 2, 2)
+        guard pid > 0 else {
+            let error = errno
+            throw GitError(
+                code: .system(error), message: "could not run the \(name) hook: \(String(cString: strerror(error)))",
+                function: "fork")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return GitProcess.exitStatus(status)
+    }
+
+    /// This process's environment, "NAME=value" each, with `changes` set (a value) or removed (nil).
+    static func environment(with changes: [String: String?]) -> [String] {
+        var result: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            let name = String(text.prefix { $0 != "=" })
+            if changes[name] == nil { result.append(text) }
+            entry += 1
+        }
+        for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
+            if let value { result.append("\(name)=\(value)") }
+        }
+        return result
+    }
+}
