@@ -6,59 +6,79 @@ extension Card {
     /// when present, must be an array of objects each naming its `field`.
     ///
     /// - Throws: `CardValidationError` for the first rule broken, in the order
-    ///   id, title, platformName, platformIcon, indexURL, color, rank, conflicts.
+    ///   id, title, platformName, platformIcon, indexURL, color, rank, conflicts, size; with
+    ///   every other rule the card breaks in its `others`.
     public func validate() throws(CardValidationError) {
-        let id = try requiredText("id")
-        guard CardID.isValid(id) else {
-            throw CardValidationError(
-                field: "id",
-                rule: "\(Card.quoted(id)) is not a lowercase UUID like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f")
+        for (position, rule) in Rule.allCases.enumerated() {
+            do {
+                try check(rule)
+            } catch {
+                // Broken: every other rule it breaks is named too, so one look fixes the file.
+                var first = error
+                for later in Rule.allCases[(position + 1)...] {
+                    do { try check(later) } catch { first.others.append(error) }
+                }
+                throw first
+            }
         }
+    }
 
-        let title = try requiredText("title")
-        if !Card.isPlainTitle(title) {
-            try Card.checkTitle(title)
+    /// The rules a card file keeps, in the order `validate` names what they find.
+    private enum Rule: CaseIterable {
+        case id, title, platformName, platformIcon, indexURL, color, rank, conflicts, size
+    }
+
+    /// Checks one rule.
+    private func check(_ rule: Rule) throws(CardValidationError) {
+        switch rule {
+        case .id:
+            let id = try requiredText("id")
+            guard CardID.isValid(id) else {
+                throw CardValidationError(
+                    field: "id",
+                    rule: "\(Card.quoted(id)) is not a lowercase UUID like 3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f")
+            }
+        case .title:
+            let title = try requiredText("title")
+            if !Card.isPlainTitle(title) { try Card.checkTitle(title) }
+        case .platformName:
+            let platformName = try optionalText("platformName")
+            // Every character takes at least one byte, so a short text passes without counting characters.
+            guard platformName.utf8.count <= 64 || platformName.count <= 64 else {
+                throw CardValidationError(
+                    field: "platformName", rule: "is \(platformName.count) characters long, at most 64 allowed")
+            }
+        case .platformIcon:
+            let icon = try optionalText("platformIcon")
+            guard icon.isEmpty || Card.isIconName(icon) else {
+                throw CardValidationError(
+                    field: "platformIcon",
+                    rule: "\(Card.quoted(icon)) is not an icon name (a-z, 0-9, \".\", \"_\", \"-\", "
+                        + "starting with a letter or digit, at most 64 characters)")
+            }
+        case .indexURL:
+            let url = try requiredText("indexURL")
+            if !Card.isPlainValidURL(url) { try Card.checkURL(url) }
+        case .color:
+            let color = try requiredText("color")
+            guard Card.isColor(color) else {
+                throw CardValidationError(
+                    field: "color",
+                    rule:
+                        "\(Card.quoted(color)) is not a colour name (\(Card.colorNames.joined(separator: " "))) or #rrggbb"
+                )
+            }
+        case .rank:
+            let rank = try requiredText("rank")
+            guard Rank.isValid(rank) else {
+                throw CardValidationError(
+                    field: "rank", rule: "\(Card.quoted(rank)) is not a rank (one or more base-62 digits 0-9A-Za-z)")
+            }
+        case .conflicts:
+            if let conflicts = fields["conflicts"] { try Card.checkConflicts(conflicts) }
+        case .size:
+            try checkEncodedSize()
         }
-
-        let platformName = try optionalText("platformName")
-        // Every character takes at least one byte, so a short text passes without counting characters.
-        guard platformName.utf8.count <= 64 || platformName.count <= 64 else {
-            throw CardValidationError(
-                field: "platformName", rule: "is \(platformName.count) characters long, at most 64 allowed")
-        }
-
-        let icon = try optionalText("platformIcon")
-        guard icon.isEmpty || Card.isIconName(icon) else {
-            throw CardValidationError(
-                field: "platformIcon",
-                rule: "\(Card.quoted(icon)) is not an icon name (a-z, 0-9, \".\", \"_\", \"-\", "
-                    + "starting with a letter or digit, at most 64 characters)")
-        }
-
-        let url = try requiredText("indexURL")
-        if !Card.isPlainValidURL(url) {
-            try Card.checkURL(url)
-        }
-
-        let color = try requiredText("color")
-        guard Card.isColor(color) else {
-            throw CardValidationError(
-                field: "color",
-                rule:
-                    "\(Card.quoted(color)) is not a colour name (\(Card.colorNames.joined(separator: " "))) or #rrggbb")
-        }
-
-        let rank = try requiredText("rank")
-        guard Rank.isValid(rank) else {
-            throw CardValidationError(
-                field: "rank", rule: "\(Card.quoted(rank)) is not a rank (one or more base-62 digits 0-9A-Za-z)")
-        }
-
-        if let conflicts = fields["conflicts"] {
-            try Card.checkConflicts(conflicts)
-        }
-
-        try checkEncodedSize()
     }
 
     /// The card must fit in `maximumFileSize` as we write it (canonically), or the file a command writes

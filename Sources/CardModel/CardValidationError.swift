@@ -7,6 +7,9 @@ public struct CardValidationError: Error, CustomStringConvertible, Equatable, Se
     public var field: String?
     /// What is wrong, in words, without the field name.
     public var rule: String
+    /// The other rules the same card breaks, in the order they are checked (`Card.validate`): a file is
+    /// fixed in one go when every fault is named at once.
+    public var others: [CardValidationError] = []
 
     /// Creates an error for `field` breaking `rule`.
     public init(field: String?, rule: String) {
@@ -14,9 +17,9 @@ public struct CardValidationError: Error, CustomStringConvertible, Equatable, Se
         self.rule = rule
     }
 
-    /// `field: rule`, or just the rule when no field is named.
+    /// `field: rule`, or just the rule when no field is named; then the other faults, after "; ".
     public var description: String {
-        if let field { return "\(field): \(rule)" }
-        return rule
+        let first = field.map { "\($0): \(rule)" } ?? rule
+        return ([first] + others.map(\.description)).joined(separator: "; ")
     }
 }

@@ -30,7 +30,15 @@ import Testing
         #expect(try #require(decodeError(Array("{".utf8))).description.hasPrefix("card file is not valid JSON: line 1"))
         #expect(try #require(decodeError(Array("[]".utf8))).kind == .notAnObject("an array"))
         let invalid = try #require(decodeError(Array(#"{"id": "\#(Self.id)"}"#.utf8)))
-        #expect(invalid.kind == .invalid(CardValidationError(field: "title", rule: "is missing; every card needs one")))
+        // Every fault named at once, the first one's field to mark.
+        var expected = CardValidationError(field: "title", rule: "is missing; every card needs one")
+        expected.others = ["indexURL", "color", "rank"].map {
+            CardValidationError(field: $0, rule: "is missing; every card needs one")
+        }
+        #expect(invalid.kind == .invalid(expected))
+        #expect(
+            invalid.description.contains(
+                "title: is missing; every card needs one; indexURL: is missing; every card needs one; color:"))
         let card = CardValidationTests.good
         let other = "00000000-0000-4000-8000-000000000000"
         let mismatch = try #require(decodeError(card.encoded(), expectedID: other))

@@ -416,7 +416,7 @@ struct BadInputTests {
         try FileManager.default.createDirectory(atPath: deck + "/cards/0c", withIntermediateDirectories: true)
         let ruleID = "0c000000-0000-4000-8000-000000000001"
         let rule =
-            "{\"id\": \"\(ruleID)\", \"title\": \"\", \"indexURL\": \"https://x.example\", \"color\": \"blue\", \"rank\": \"a0\"}"
+            "{\"id\": \"\(ruleID)\", \"title\": \"\", \"indexURL\": \"x.example\", \"color\": \"bleu\", \"rank\": \"a0\"}"
         try rule.write(toFile: deck + "/cards/0c/\(ruleID).json", atomically: true, encoding: .utf8)
         let bigID = "0c000000-0000-4000-8000-000000000002"
         try Data(repeating: 0x20, count: 10 * 1024 * 1024).write(
@@ -431,11 +431,17 @@ struct BadInputTests {
         for id in [ruleID, bigID, utfID] {
             #expect(status.stdout.contains("invalid     cards/0c/\(id).json"), "\(id) not named: \(status.stdout)")
         }
-        #expect(status.stdout.contains("title"))
+        // Every fault of a file named at once: its title, its URL and its colour.
+        for field in ["title:", "indexURL:", "color:"] {
+            #expect(status.stdout.contains(field), "\(field) not named: \(status.stdout)")
+        }
         let before = try scratch.commits(deck)
         let commit = try scratch.cards(["commit"], in: deck)
         #expect(commit.status == 1)
         for id in [ruleID, bigID, utfID] { #expect(commit.stderr.contains(id)) }
+        for field in ["title:", "indexURL:", "color:"] {
+            #expect(commit.stderr.contains(field), "\(field) not named: \(commit.stderr)")
+        }
         #expect(try scratch.commits(deck) == before)
         for id in [ruleID, bigID, utfID] {
             #expect(FileManager.default.fileExists(atPath: deck + "/cards/0c/\(id).json"))
