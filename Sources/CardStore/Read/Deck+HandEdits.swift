@@ -179,9 +179,12 @@ extension Deck {
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.
     /// Refuses, naming every invalid file and why, when any is invalid. `outcome` is nil when there is
     /// nothing to commit; `reformatted` counts files only reformatted, written back as main has them.
+    /// `noting` sees the valid edits and main's snapshot under the deck lock, before anything is written
+    /// (a sync keeps what it needs to put them back if it fails).
     @discardableResult
     public func commitHandEdits(
-        message: String?, refusal: String = "not committed", retry: String = "cards commit"
+        message: String?, refusal: String = "not committed", retry: String = "cards commit",
+        noting: ((DeckSnapshot, [HandEdit]) throws(StoreError) -> Void)? = nil
     ) throws(StoreError) -> (outcome: CommitOutcome?, edits: [HandEdit], reformatted: Int) {
         guard !isBare else { throw StoreError(.invalidInput, "a bare deck has no working tree to commit from") }
         var committed: [HandEdit] = []
@@ -190,6 +193,7 @@ extension Deck {
             // commitChange has checked what is checked out.
             let edits = try handEdits(against: snapshot)
             try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
+            try noting?(snapshot, edits)
             let changed = edits.filter { $0.change != .reformatted }
             reformatted = edits.count - changed.count
             if changed.isEmpty {
