@@ -54,10 +54,11 @@ extension Deck {
     func noteHandEdits(_ edits: [HandEdit], main: DeckSnapshot) throws(StoreError) -> HandEditsBeforeSync {
         var noted = HandEditsBeforeSync(parent: main.commit)
         guard !edits.isEmpty else { return noted }
-        // From disk: the repository's index object is as it was first read.
+        // As on disk: the repository's index object, which the scan for hand edits has just brought up to
+        // date (read again only if the file changed since: a whole read is ~40 ms at 20,000 cards).
         let index = try withStoreError("reading the index") { () throws(GitError) in
             let index = try repository.index()
-            try index.reload(force: true)
+            try index.reload(force: false)
             return index
         }
         for edit in edits {
