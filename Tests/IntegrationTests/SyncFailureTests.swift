@@ -77,12 +77,14 @@ struct SyncFailureTests {
 
     /// A later sync, the remote working again, commits the hand edits and pushes them.
     static func expectSentLater(
-        _ scratch: Scratch, _ deck: String, _ server: GitServer, _ paths: [String],
+        _ scratch: Scratch, _ deck: String, _ server: GitServer, _ paths: [String], committing: Bool = true,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let result = try scratch.sync(deck)
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
-        #expect(result.stdout.hasPrefix("Committed 3 hand edits ("), "\(result.stdout)", sourceLocation: sourceLocation)
+        #expect(
+            result.stdout.hasPrefix(committing ? "Committed 3 hand edits (" : "Pushed main "), "\(result.stdout)",
+            sourceLocation: sourceLocation)
         try scratch.expectConverged([deck], server, sourceLocation: sourceLocation)
         let shown = try scratch.git(["show", "main:\(paths[0])"], in: server.repository).stdout
         #expect(shown.contains("Edited by hand"), sourceLocation: sourceLocation)
@@ -273,5 +275,43 @@ struct SyncFailureTests {
         #expect(plan.stdout.hasPrefix("Would commit 3 hand edits first"), "\(plan.stdout)")
         #expect(try Self.state(scratch, deck) == before)
         try Self.expectSentLater(scratch, deck, server, paths)
+    }
+}
+
+extension SyncFailureTests {
+    @Test(
+        "killed while taking the hand edits back: before main moved back, the commit stays whole; after, the hand edits are uncommitted (as committed); nothing lost, the next sync sends them",
+        arguments: ["index", "main"])
+    func killedWhileTakingBack(_ step: String) throws {
+        let scratch = try Scratch.forSync()
+        let server = try scratch.server(.path)
+        let deck = try scratch.clone(server, "deck")
+        let paths = try Self.handEdit(scratch, deck)
+        let before = try Self.state(scratch, deck)
+        try ServerRefusalTests.freeze(server.repository, count: scratch.path("hook-runs"))
+        let child = try scratch.startCards(["sync"], in: deck, extraEnvironment: ["CARDS_TEST_PAUSE_IN_TAKE_BACK": step])
+        let marker = deck + "/.git/cards-test-take-back"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(20_000) }
+        child.signal(SIGKILL)
+        #expect(child.wait(timeout: 20).wasKilled)
+        // The next command of ours finishes what the kill left (git's index lock, the flag).
+        let repair = try scratch.cards(["fsck", "--repair"], in: deck)
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        let status = try scratch.cards(["status"], in: deck).stdout
+        if step == "index" {
+            // main had not moved back: the commit of the hand edits stays, index and files as it has them.
+            let subject = try scratch.git(["log", "-1", "--format=%s", "main"], in: deck).stdout
+            #expect(subject == "Commit hand edits before sync with origin\n", "\(subject)")
+            #expect(try scratch.git(["status", "--porcelain"], in: deck).stdout.isEmpty)
+            #expect(status.hasPrefix("Nothing to commit"), "\(status)")
+        } else {
+            // main is back: every hand edit is there (the files as committed, in canonical form).
+            #expect(try scratch.main(deck) == before.main)
+            for change in ["changed", "deleted", "new"] { #expect(status.contains(change), "\(status)") }
+            #expect(!FileManager.default.fileExists(atPath: "\(deck)/\(paths[1])"))
+        }
+        try FileManager.default.removeItem(atPath: server.repository + "/hooks/pre-receive")
+        try Self.expectSentLater(scratch, deck, server, paths, committing: step == "main")
     }
 }

@@ -121,18 +121,37 @@ extension Deck {
             return .notDone(error)
         }
         defer { indexLock.release() }
+        // The index entries first, main after, as a commit of ours does it: a kill in between leaves the
+        // flag, by which the next command puts the entries back as main (still the commit) has them, as
+        // for a `cards commit` stopped there; a kill after leaves them as they were, the files as committed.
+        do throws(StoreError) {
+            try putBackNotedEntries(noted.files, left: tree, indexLock: indexLock)
+        } catch {
+            clearPending()
+            return .notDone(error)
+        }
+        Deck.pauseForTests(in: "index", gitDirectory)
         do throws(StoreError) {
             try moveMainBack(from: commit, to: parent)
         } catch {
+            // main did not move: the entries go back as it has them, or the flag left has the next command do it.
+            let moving = error
+            do throws(StoreError) {
+                try stageFromTree(noted.files.map(\.path), tree: tree, indexLock: indexLock)
+            } catch {
+                return .notDone(
+                    StoreError(
+                        moving.code,
+                        "\(moving.message), and the index could not be put back as main has it (\(error.message)): "
+                            + "the next `cards` command does that"))
+            }
             clearPending()
-            if case .git(.referenceChanged) = error.code { return .mainMoved((try? headCommit()) ?? nil) }
-            return .notDone(error)
+            if case .git(.referenceChanged) = moving.code { return .mainMoved((try? headCommit()) ?? nil) }
+            return .notDone(moving)
         }
-        // main is back: what is left to do only puts the index and files as they were. Stopped half way
-        // (a kill), the hand edits are there all the same, in the files and staged.
+        indexLock.release()
+        Deck.pauseForTests(in: "main", gitDirectory)
         do throws(StoreError) {
-            try putBackNotedEntries(noted.files, left: tree, indexLock: indexLock)
-            indexLock.release()
             try putBackNotedFiles(noted.files, left: tree)
             try finishOrderedFlush()
         } catch {
@@ -141,6 +160,15 @@ extension Deck {
         }
         clearPending()
         return .done
+    }
+
+    /// For tests only: with `CARDS_TEST_PAUSE_IN_TAKE_BACK` set to `step`, a marker file says the take-back
+    /// has reached it, and a pause of ten seconds gives a test the time to kill it there.
+    private static func pauseForTests(in step: String, _ gitDirectory: String) {
+        guard let value = getenv("CARDS_TEST_PAUSE_IN_TAKE_BACK"), String(cString: value) == step else { return }
+        try? FileSystem.writeAtomically(
+            Array("\(step)\n".utf8), to: "\(gitDirectory)/cards-test-take-back", durable: false)
+        sleep(10)
     }
 
     /// Moves `main` from the hand edits' commit back to its parent by compare-and-swap, logged as git's
