@@ -289,7 +289,8 @@ extension SyncFailureTests {
         let paths = try Self.handEdit(scratch, deck)
         let before = try Self.state(scratch, deck)
         try ServerRefusalTests.freeze(server.repository, count: scratch.path("hook-runs"))
-        let child = try scratch.startCards(["sync"], in: deck, extraEnvironment: ["CARDS_TEST_PAUSE_IN_TAKE_BACK": step])
+        let child = try scratch.startCards(
+            ["sync"], in: deck, extraEnvironment: ["CARDS_TEST_PAUSE_IN_TAKE_BACK": step])
         let marker = deck + "/.git/cards-test-take-back"
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(20_000) }

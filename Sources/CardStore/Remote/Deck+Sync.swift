@@ -300,7 +300,8 @@ extension Deck {
         var kept = error
         kept.message = kept.message.replacing("nothing was changed", with: "nothing more was changed")
         if report.pushed {
-            kept.message += "\(what) went to \(report.remote.name) with its push: \(they) stay\(one ? "s" : "") committed."
+            kept.message +=
+                "\(what) went to \(report.remote.name) with its push: \(they) stay\(one ? "s" : "") committed."
             return kept
         }
         if report.movedMain {
