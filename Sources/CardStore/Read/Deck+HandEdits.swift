@@ -186,10 +186,12 @@ extension Deck {
     /// nothing to commit; `reformatted` counts files only reformatted, written back as main has them.
     /// Refuses, as the push of a sync does, to delete more than half of main's cards and more than 10
     /// (card files gone from the working tree) unless `allowMassDelete`.
+    /// `noting` sees the valid edits and main's snapshot under the deck lock, before anything is written
+    /// (a sync keeps what it needs to put them back if it fails).
     @discardableResult
     public func commitHandEdits(
         message: String?, refusal: String = "not committed", retry: String = "cards commit",
-        allowMassDelete: Bool = false
+        allowMassDelete: Bool = false, noting: ((DeckSnapshot, [HandEdit]) throws(StoreError) -> Void)? = nil
     ) throws(StoreError) -> (outcome: CommitOutcome?, edits: [HandEdit], reformatted: Int) {
         guard !isBare else { throw StoreError(.invalidInput, "a bare deck has no working tree to commit from") }
         var committed: [HandEdit] = []
@@ -199,6 +201,7 @@ extension Deck {
             let edits = try handEdits(against: snapshot)
             try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
             if !allowMassDelete { try refuseMassDeletion(edits, main: snapshot, saying: refusal, retry: retry) }
+            try noting?(snapshot, edits)
             let changed = edits.filter { $0.change != .reformatted }
             reformatted = edits.count - changed.count
             if changed.isEmpty {

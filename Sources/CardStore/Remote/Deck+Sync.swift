@@ -89,6 +89,10 @@ public struct SyncReport: Sendable {
     /// Card files that are not valid cards among those a fast-forward brought in or a push sent (a merge
     /// says its own in `merge`): `cards fsck` and `cards status` show them until they are fixed.
     public var invalidCards: [CardProblem] = []
+    /// Whether a push went through: what it sent stays committed, whatever fails after it.
+    var pushed = false
+    /// Whether the sync moved main itself (a fast-forward, a merge): kept, whatever fails after it.
+    var movedMain = false
 
     init(remote: DeckRemote, dryRun: Bool) {
         self.remote = remote
@@ -99,7 +103,9 @@ public struct SyncReport: Sendable {
 extension Deck {
     /// Makes this deck and the remote's `main` equal (the README's Syncing, steps 1–8): commits valid hand edits, fetches,
     /// then does nothing, fast-forwards, pushes, or merges and pushes; fetches again when the
-    /// remote moved under the push, up to `options.attempts` times. Never forces a push.
+    /// remote moved under the push, up to `options.attempts` times. Never forces a push. A sync that fails
+    /// takes back the hand edits it committed, unless a push or a merge of its own went through first
+    /// (`Deck+SyncTakeBack.swift`).
     public func sync(_ options: SyncOptions) throws(StoreError) -> SyncReport {
         let syncLock = try acquireSyncLock()
         defer { withExtendedLifetime(syncLock) {} }
@@ -107,6 +113,22 @@ extension Deck {
         try checkNoUnfinishedGitOperation()
         try checkHistoryIsWhole(doing: "syncing")
         let remote = try syncRemote(named: options.remote)
+        var report = SyncReport(remote: remote, dryRun: options.dryRun)
+        report.branchName = branchName
+        let noted = try commitHandEditsBeforeSync(options, remote: remote, into: &report)
+        do {
+            return try syncRounds(options, remote, &report)
+        } catch {
+            guard let noted else { throw error }
+            throw handEditsAfterFailure(error, noted, report)
+        }
+    }
+
+    /// Steps 2 to 8 of a sync, after the hand edits are committed: fetch, then fast-forward, push, or
+    /// merge and push, again while the remote moves under the push.
+    private func syncRounds(_ options: SyncOptions, _ remote: DeckRemote, _ report: inout SyncReport)
+        throws(StoreError) -> SyncReport
+    {
         // A push there would be refused (a repository on this machine with a working tree): said before
         // anything is merged into this deck for it, and by a dry run, which pushes nothing; only where a
         // push would follow (taking such a remote's changes, a fast-forward, still works). A push alone
@@ -120,9 +142,6 @@ extension Deck {
                 throw StoreError.remote(error, "pushing to", remote)
             }
         }
-        var report = SyncReport(remote: remote, dryRun: options.dryRun)
-        report.branchName = branchName
-        try commitHandEditsBeforeSync(options, remote: remote, into: &report)
         // Set once a step changed the deck or the remote; a later round that finds them equal keeps its report.
         var acted = false
         while report.rounds < options.attempts {
@@ -143,6 +162,7 @@ extension Deck {
                 }
                 if try push(remote, options.settings, into: &report) {
                     acted = true
+                    report.pushed = true
                     if let done = try finished(report, ours, remote) { return done }
                 }
                 continue
@@ -159,6 +179,7 @@ extension Deck {
                 if options.dryRun { return report }
                 let merged = try merge(
                     theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: false)
+                report.movedMain = true
                 report.otherFiles += merged.otherFiles
                 if merged.kind == .merged { report.merge = merged }
                 acted = true
@@ -190,6 +211,7 @@ extension Deck {
                 if options.dryRun { return report }
                 if try push(remote, options.settings, into: &report) {
                     acted = true
+                    report.pushed = true
                     if let done = try finished(report, ours, remote) { return done }
                 }
                 continue
@@ -218,12 +240,14 @@ extension Deck {
             guard let commit = merged.commit else {
                 throw StoreError(.sync, "the merge of \(remote.trackingName) made no commit; run `cards sync` again")
             }
+            report.movedMain = true
             if let refused = try massDeletion(from: theirs, to: commit, options) {
                 throw massDeleteError(refused, remote, merged: true)
             }
             report.invalidCards = try invalidGoingOut(from: theirs, to: commit, besides: merged)
             acted = true
             if try push(remote, options.settings, into: &report, merged: true, rebased: report.rebased) {
+                report.pushed = true
                 if let done = try finished(report, commit, remote) { return done }
             }
         }
@@ -247,10 +271,12 @@ extension Deck {
     }
 
     /// Step 1: valid hand edits become a commit; any invalid card file stops the sync before the network.
+    /// Returns what it found and did, for a failed sync to take back; nil when it wrote nothing (a dry run
+    /// commits nothing).
     private func commitHandEditsBeforeSync(_ options: SyncOptions, remote: DeckRemote, into report: inout SyncReport)
-        throws(StoreError)
+        throws(StoreError) -> HandEditsBeforeSync?
     {
-        guard !isBare else { return }
+        guard !isBare else { return nil }
         let refusal = "not syncing (nothing was sent or fetched)"
         if options.dryRun {
             let main = try snapshot()
@@ -261,15 +287,73 @@ extension Deck {
             }
             // Reformatted files are written back, not committed.
             report.handEdits = edits.filter { $0.change != .reformatted }.count
-            return
+            return nil
         }
-        // commitHandEdits scans the working tree once and refuses invalid files with the same message.
+        // commitHandEdits scans the working tree once and refuses invalid files with the same message; the
+        // files and index entries are noted as they are, under its lock, before it writes them.
+        var noted: HandEditsBeforeSync?
         let committed = try commitHandEdits(
             message: "Commit hand edits before sync with \(remote.name)", refusal: refusal, retry: "cards sync",
-            allowMassDelete: options.allowMassDelete)
+            allowMassDelete: options.allowMassDelete,
+            noting: { (snapshot, edits) throws(StoreError) in noted = try self.noteHandEdits(edits, main: snapshot) })
         if let outcome = committed.outcome {
             report.handEdits = committed.edits.count
             report.handEditsCommit = outcome.commit
+            noted?.parent = outcome.parent
+            noted?.commit = outcome.commit
+            noted?.count = committed.edits.count
+            return noted
+        }
+        return committed.reformatted > 0 ? noted : nil
+    }
+
+    /// A sync failed after its first step wrote `noted`: the hand edits are taken back unless a push or
+    /// a merge of the sync went through first, and the error says which, truly.
+    private func handEditsAfterFailure(_ error: StoreError, _ noted: HandEditsBeforeSync, _ report: SyncReport)
+        -> StoreError
+    {
+        let keptBySync = report.pushed || report.movedMain
+        guard let commit = noted.commit else {
+            // Files only written back in main's format (no commit): their own bytes go back, unsaid.
+            if !keptBySync { _ = takeBackHandEdits(noted) }
+            return error
+        }
+        let one = noted.count == 1
+        let (they, them, are, were) = one ? ("it", "it", "is", "was") : ("they", "them", "are", "were")
+        // On a line of its own, after the server's `remote:` lines.
+        let what = "\nThe \(noted.count) hand edit\(one ? "" : "s") the sync committed first (\(commit.short))"
+        // "nothing was changed" (of a fetch, a merge refused) is not so when the commit stays.
+        var kept = error
+        kept.message = kept.message.replacing("nothing was changed", with: "nothing more was changed")
+        if report.pushed {
+            kept.message +=
+                "\(what) went to \(report.remote.name) with its push: \(they) stay\(one ? "s" : "") committed."
+            return kept
+        }
+        if report.movedMain {
+            kept.message += "\(what) \(are) in the \(report.rebased ? "rebased commits" : "merge")."
+            return kept
+        }
+        var failure = error
+        switch takeBackHandEdits(noted) {
+        case .done:
+            failure.message += "\(what) \(were) taken back: \(they) \(are) uncommitted again, as before the sync."
+            return failure
+        case .mainMoved(let head):
+            kept.message +=
+                "\(what) stay\(one ? "s" : "") committed: main moved on from \(them) meanwhile (to \(head?.short ?? "nothing"), "
+                + "a commit made on top of \(them)), and taking \(them) back would take that too; `cards sync` sends \(them)."
+            return kept
+        case .notDone(let why):
+            kept.message +=
+                "\(what) stay\(one ? "s" : "") committed: taking \(them) back failed (\(why.message)); nothing is lost, "
+                + "`cards sync` sends \(them)."
+            return kept
+        case .partly(let why):
+            failure.message +=
+                "\(what) \(were) taken back (main is at \(noted.parent?.short ?? "?") again), but not every file or "
+                + "index entry is as before (\(why.message)); the edits are in the files: `cards status` shows them."
+            return failure
         }
     }
 

@@ -88,6 +88,30 @@ package final class Index {
         return marked.count
     }
 
+    /// The entry staged at `path` (stage 0) as `stage(_:at:)` puts it back: its object, mode and extended
+    /// flags (skip-worktree, intent-to-add); nil when the index has none. Its stat data is not kept.
+    package func entry(path: String) -> IndexEntry? {
+        guard let entry = git_index_get_bypath(pointer, path, 0) else { return nil }
+        return IndexEntry(
+            id: ObjectID(entry.pointee.id), mode: entry.pointee.mode, flagsExtended: entry.pointee.flags_extended)
+    }
+
+    /// Stages `entry` (as `entry(path:)` read it) at `path`, without stat data: git compares that file by
+    /// content.
+    package func stage(_ entry: IndexEntry, at path: String) throws(GitError) {
+        var raw = git_index_entry()
+        raw.mode = entry.mode
+        raw.id = entry.id.raw
+        // Only the flags git keeps in the file (skip-worktree, intent-to-add); libgit2 marks the entry
+        // extended itself when it writes one.
+        raw.flags_extended = entry.flagsExtended & UInt16(GIT_INDEX_ENTRY_EXTENDED_FLAGS.rawValue)
+        let status = path.withCString { name in
+            raw.path = name
+            return git_index_add(pointer, &raw)
+        }
+        try check(status, "git_index_add")
+    }
+
     /// The blob staged at `path`, or nil.
     package func entryID(path: String) -> ObjectID? {
         guard let entry = git_index_get_bypath(pointer, path, 0) else { return nil }
@@ -115,6 +139,16 @@ package final class Index {
     package func write() throws(GitError) {
         try check(git_index_write(pointer), "git_index_write")
     }
+}
+
+/// One index entry as `Index.entry(path:)` reads it, to be staged again as it was.
+package struct IndexEntry: Sendable, Equatable {
+    /// The object staged.
+    package var id: ObjectID
+    /// Its git mode (0o100644, 0o100755, 0o120000, 0o160000).
+    package var mode: UInt32
+    /// libgit2's extended flags (skip-worktree, intent-to-add).
+    package var flagsExtended: UInt16
 }
 
 extension Repository {
