@@ -101,7 +101,7 @@ struct ServerRefusalTests {
         try scratch.addCard(a, "From A, merged then refused")
         let result = try scratch.sync(a)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("the merge was made locally and is kept"), "\(result.stderr)")
+        #expect(result.stderr.contains("the merge commit was made locally and is kept"), "\(result.stderr)")
         #expect(result.stderr.contains("remote: deck is frozen"), "\(result.stderr)")
         #expect(Self.runs(scratch.path("hook-runs")) == 1)
         // The merge commit is main now, with both parents.

@@ -179,7 +179,7 @@ struct SyncFailureTests {
         let remoteBefore = try server.main(scratch)
         let result = try scratch.sync(a)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("(the merge was made locally and is kept"), "\(result.stderr)")
+        #expect(result.stderr.contains("(the merge commit was made locally and is kept"), "\(result.stderr)")
         #expect(
             result.stderr.contains("The 3 hand edits the sync committed first (")
                 && result.stderr.contains(") are in the merge."), "\(result.stderr)")
