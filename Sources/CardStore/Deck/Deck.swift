@@ -109,13 +109,18 @@ public final class Deck {
 
     /// Opens the deck at `path`, or the one that contains it when `searchUpward`.
     public static func open(at path: String, searchUpward: Bool = true) throws(StoreError) -> Deck {
-        let repository: Repository
+        let found: Repository?
         do {
-            repository = searchUpward ? try Repository.discover(from: path) : try Repository.open(at: path)
+            // git's ownership check comes first: nothing of another user's repository is read (its
+            // config names commands: `core.fsmonitor`, `remote.origin.uploadpack`) unless git would.
+            found = try Repository.openChecked(from: path, searchUpward: searchUpward)
         } catch {
             if error.code == .notFound { throw notADeck(path, searchedUpward: searchUpward) }
+            // In git's words, which say what to do (`git config --global --add safe.directory …`).
+            if error.code == .owner { throw StoreError(.git(.owner), error.message) }
             throw StoreError.git(error, while: "opening \(path)")
         }
+        guard let repository = found else { throw notADeck(path, searchedUpward: searchUpward) }
         let deck = try Deck(repository: repository)
         try deck.checkIsDeck()
         return deck
@@ -174,7 +179,11 @@ public final class Deck {
             if parent == existing { return nil }
             existing = parent
         }
-        guard let repository = try? Repository.discover(from: existing) else { return nil }
+        guard let location = (try? RepositoryLocation.find(from: existing, searchUpward: true)) ?? nil else { return nil }
+        // Another user's repository is not opened (git would not): a repository, not known to be a deck.
+        guard RepositoryOwnership.isOwned(location) || (try? RepositoryOwnership.check(location)) != nil,
+            let repository = try? Repository.open(at: location.folder)
+        else { return (location.folder, false) }
         let root = Repository.trimmedSlash(repository.workingDirectory ?? repository.gitDirectory)
         // Read directly, not through a `Deck`: opening one sets process-wide flush settings.
         guard let head = try? repository.referenceTarget(Deck.branch(of: repository)), let tree = try? repository.commit(head).tree,
