@@ -247,10 +247,12 @@ struct OwnershipTests {
         // The owner syncs with a remote of their own, and their hooks may leave their markers.
         #expect(Self.chownTree(setup.scratch.path("remote.git"), to: Self.owner))
         chmod(setup.markers, 0o777)
+        // Made by root's command below, not left from the deck's making (whose files are the owner's now).
+        let git = setup.deck + "/.git/"
+        for name in ["cards.lock", "cards-pack.lock", "cards-pack-pending", "cards-sync.lock"] { unlink(git + name) }
         let add = try setup.scratch.cards(["add", "--title", "Root's", "--url", "https://r.example"], in: setup.deck)
         #expect(add.status == 0, "\(add.stderr)")
-        let git = setup.deck + "/.git/"
-        for name in ["cards.lock", "cards-pack.lock", "cards-pack-pending"] where FileManager.default.fileExists(atPath: git + name) {
+        for name in ["cards.lock", "cards-pack.lock", "cards-pack-pending"] {
             var info = stat()
             #expect(lstat(git + name, &info) == 0 && info.st_uid == uid_t(Self.owner), "\(name) is uid \(info.st_uid)")
         }
