@@ -332,6 +332,26 @@ struct OwnershipTests {
         #expect(list.stderr == "Error: " + git.stderr.dropFirst("fatal: ".count), "git: \(git.stderr)\ncards: \(list.stderr)")
     }
 
+    @Test("a clone into a folder holding another user's stopped clone leaves it as it is: not read, not cleared")
+    func othersStoppedClone() throws {
+        try Self.needsRoot()
+        let setup = try Setup()
+        let folder = setup.scratch.path("stopped")
+        try setup.scratch.gitChecked(["init", "-q", folder], in: setup.scratch.root)
+        writeFileCloseOnExec(folder + "/.git/cards-clone-incomplete", "pid 4194303\n\(setup.deck)\n")
+        writeFileCloseOnExec(folder + "/deck.json", "{}\n")
+        #expect(Self.chownTree(folder, to: Self.owner))
+        let clone = try setup.scratch.cards(["clone", setup.scratch.path("remote.git"), folder])
+        #expect(clone.status == 1 && clone.stderr.contains("already exists and is not an empty folder"), "\(clone.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/.git/cards-clone-incomplete"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/deck.json"))
+        // Root's own stopped clone is cleared as before.
+        #expect(Self.chownTree(folder, to: 0))
+        unlink(folder + "/deck.json")
+        let again = try setup.scratch.cards(["clone", setup.scratch.path("remote.git"), folder])
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
     /// Gives every file and folder under `path` to `user` (its group too).
     static func chownTree(_ path: String, to user: Int) -> Bool {
         guard let walker = FileManager.default.enumerator(atPath: path) else { return false }
