@@ -352,6 +352,40 @@ struct OwnershipTests {
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    @Test(
+        "a remote on this machine another user owns: sync and clone refused in git's words by both transports, as git 2.39.5's upload-pack refuses it; allowed by the global safe.directory, not by the command line's",
+        arguments: ["git", "libgit2"])
+    func remoteOnThisMachine(transport: String) throws {
+        try Self.needsRoot()
+        let scratch = try Scratch()
+        chmod(scratch.root, 0o755)
+        let remote = scratch.path("theirs.git")
+        try scratch.gitChecked(["init", "-q", "--bare", "-b", "main", remote], in: scratch.root)
+        let deck = try scratch.sampleDeck()
+        #expect(try scratch.cards(["remote", "add", "origin", remote], in: deck).status == 0)
+        #expect(try scratch.cards(["sync"], in: deck).status == 0)
+        #expect(Self.chownTree(remote, to: Self.owner))
+        try "[user]\n\tname = Root\n\temail = root@example.invalid\n".write(
+            toFile: scratch.home + "/.gitconfig", atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["add", "--title", "New", "--url", "https://n.example"], in: deck).status == 0)
+        let environment = ["CARDS_TRANSPORT": transport]
+        let words = Self.gitWords(remote)
+        let git = try scratch.git(["fetch", "origin"], in: deck)
+        #expect(git.status != 0 && git.stderr.hasPrefix("fatal: " + words), "\(git.stderr)")
+        let sync = try scratch.cards(["sync"], in: deck, extraEnvironment: environment)
+        #expect(sync.status == 1 && sync.stderr.hasSuffix(words + "\n"), "\(sync.stderr)")
+        let clone = try scratch.cards(["clone", remote, scratch.path("copy")], extraEnvironment: environment)
+        #expect(clone.status == 1 && clone.stderr.hasSuffix(words + "\n"), "\(clone.stderr)")
+        // git's local transport leaves `git -c` out of the upload-pack it runs: so do we.
+        let commandLine = environment.merging(["GIT_CONFIG_PARAMETERS": "'safe.directory'='*'"]) { $1 }
+        #expect(try scratch.cards(["sync"], in: deck, extraEnvironment: commandLine).status == 1)
+        try "[user]\n\tname = Root\n\temail = root@example.invalid\n[safe]\n\tdirectory = \(remote)\n".write(
+            toFile: scratch.home + "/.gitconfig", atomically: true, encoding: .utf8)
+        let allowed = try scratch.cards(["sync"], in: deck, extraEnvironment: environment)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try scratch.git(["rev-parse", "main"], in: remote).stdout == scratch.git(["rev-parse", "main"], in: deck).stdout)
+    }
+
     /// Gives every file and folder under `path` to `user` (its group too).
     static func chownTree(_ path: String, to user: Int) -> Bool {
         guard let walker = FileManager.default.enumerator(atPath: path) else { return false }

@@ -19,12 +19,38 @@ package enum RepositoryOwnership {
     /// `safe.directory` in the system, global or command-line config names it (or is `*`). The
     /// repository's own config is not read, as git does not read it: a repository cannot vouch for
     /// itself.
-    package static func check(_ location: RepositoryLocation) throws(GitError) {
+    /// `commandLine`: whether the command line's config counts (git's local transport leaves it out
+    /// of the `upload-pack` and `receive-pack` it runs in a repository on this machine).
+    package static func check(_ location: RepositoryLocation, commandLine: Bool = true) throws(GitError) {
         if isOwned(location) { return }
-        let (safe, problems) = isSafeDirectory(location.workingTree ?? location.gitDirectory)
+        let (safe, problems) = isSafeDirectory(location.workingTree ?? location.gitDirectory, commandLine: commandLine)
         if safe { return }
         let note = problems.isEmpty ? "" : "\n(" + problems.joined(separator: "; ") + ")"
         throw GitError(code: .owner, message: dubiousMessage(location.folder) + note, function: "safe.directory")
+    }
+
+    /// Fails in git's words when git 2.39.5 would refuse to fetch from or push to the repository at
+    /// `path` on this machine: its `upload-pack` and `receive-pack` (`enter_repo`, since 2.39.4) check
+    /// the git folder they find there (`path/.git`, `path`, `path.git/.git`, `path.git`), and the one a
+    /// `.git` file there names, with `safe.directory` from the system and global config only. A path
+    /// with no repository is left for the transport to report.
+    package static func checkRemote(at path: String) throws(GitError) {
+        var used = path
+        if used.hasPrefix("~"), let expanded = expandedPath(used) { used = expanded }
+        for suffix in ["/.git", "", ".git/.git", ".git"] {
+            let candidate = used + suffix
+            var info = stat()
+            guard stat(candidate, &info) == 0 else { continue }
+            let isFile = info.st_mode & S_IFMT == S_IFREG
+            guard isFile || (info.st_mode & S_IFMT == S_IFDIR && RepositoryLocation.isGitDirectory(candidate)) else {
+                continue
+            }
+            let target = isFile ? try? RepositoryLocation.readGitFile(candidate) : nil
+            let location = RepositoryLocation(
+                folder: target ?? candidate, gitFile: target, workingTree: nil, gitDirectory: candidate)
+            try check(location, commandLine: false)
+            return
+        }
     }
 
     /// git's words for a repository it refuses, with its remedy (`die_upon_dubious_ownership`).
@@ -74,8 +100,8 @@ package enum RepositoryOwnership {
     /// as git spells it), and what config could not be read. Each value, in git's order, makes it
     /// safe when it is `*` or names `path` exactly (after `~` and `%(prefix)/`); an empty one
     /// takes back the values before it.
-    static func isSafeDirectory(_ path: String) -> (safe: Bool, problems: [String]) {
-        let (values, problems) = protectedConfigValues(of: "safe.directory")
+    static func isSafeDirectory(_ path: String, commandLine: Bool = true) -> (safe: Bool, problems: [String]) {
+        let (values, problems) = protectedConfigValues(of: "safe.directory", commandLine: commandLine)
         var safe = false
         for value in values {
             guard let value, !value.isEmpty else {
@@ -105,7 +131,9 @@ package enum RepositoryOwnership {
 
     /// The values of `key` in git's protected config (system, global, command line; never a
     /// repository's), in the order git reads them; nil for a key given without `=`.
-    static func protectedConfigValues(of key: String) -> (values: [String?], problems: [String]) {
+    static func protectedConfigValues(of key: String, commandLine: Bool = true) -> (
+        values: [String?], problems: [String]
+    ) {
         var values: [String?] = []
         var problems: [String] = []
         for file in protectedConfigFiles() {
@@ -114,6 +142,7 @@ package enum RepositoryOwnership {
             case .failure(let problem): problems.append(problem.message)
             }
         }
+        guard commandLine else { return (values, problems) }
         let environment: (String) -> String? = { name in getenv(name).map { String(cString: $0) } }
         switch commandLineEntries(environment) {
         case .success(let entries): values += entries.filter { $0.key == key }.map(\.value)
