@@ -9,8 +9,12 @@ struct RepositoryOwnershipTests {
     @Test("GIT_CONFIG_PARAMETERS in git's two forms, quotes and all; a malformed one is no config")
     func parameters() {
         let parsed = RepositoryOwnership.parseParameters(
-            "'safe.directory'='/a b' 'Safe.Directory=/c' 'safe.directory'= 'core.x'='it'\\''s'  'Safe.sub.Directory'='/d'")
-        #expect(parsed?.map(\.key) == ["safe.directory", "safe.directory", "safe.directory", "core.x", "safe.sub.directory"])
+            "'safe.directory'='/a b' 'Safe.Directory=/c' 'safe.directory'= 'core.x'='it'\\''s'  'Safe.sub.Directory'='/d'"
+        )
+        #expect(
+            parsed?.map(\.key) == [
+                "safe.directory", "safe.directory", "safe.directory", "core.x", "safe.sub.directory",
+            ])
         #expect(parsed?.map(\.value) == ["/a b", "/c", nil, "it's", "/d"])
         #expect(RepositoryOwnership.parseParameters("safe.directory=/x") == nil)
         #expect(RepositoryOwnership.parseParameters("'safe.directory'=/x") == nil)
@@ -22,7 +26,8 @@ struct RepositoryOwnershipTests {
     func commandLineOrder() throws {
         let environment = [
             "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "/one",
-            "GIT_CONFIG_KEY_1": "SAFE.directory", "GIT_CONFIG_VALUE_1": "", "GIT_CONFIG_PARAMETERS": "'safe.directory'='*'",
+            "GIT_CONFIG_KEY_1": "SAFE.directory", "GIT_CONFIG_VALUE_1": "",
+            "GIT_CONFIG_PARAMETERS": "'safe.directory'='*'",
         ]
         let entries = try RepositoryOwnership.commandLineEntries { environment[$0] }.get()
         #expect(entries.map(\.value) == ["/one", "", "*"])

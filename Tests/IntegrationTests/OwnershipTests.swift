@@ -85,7 +85,8 @@ struct OwnershipTests {
         /// Sets the global config's `safe.directory` values (an empty list: none).
         func allow(_ values: [String]) throws {
             let lines = values.map { "\tdirectory = \($0)\n" }.joined()
-            try ("[user]\n\tname = Root\n\temail = root@example.invalid\n"
+            try
+                ("[user]\n\tname = Root\n\temail = root@example.invalid\n"
                 + (values.isEmpty ? "" : "[safe]\n" + lines)).write(
                     toFile: scratch.home + "/.gitconfig", atomically: true, encoding: .utf8)
         }
@@ -108,7 +109,7 @@ struct OwnershipTests {
         ["restore", "CARD"], ["log"], ["status"], ["commit"], ["export"], ["sync"], ["sync", "--dry-run"],
         ["merge", "origin/main"], ["conflicts"], ["resolve", "CARD", "--keep"], ["fsck"], ["fsck", "--repair"],
         ["remote", "list"], ["remote", "add", "other", "/tmp/other.git"], ["remote", "remove", "origin"],
-        ["swipe", "CARD", "--left"], ["import", "-"], ["serve", "--port", "0"],
+        ["swipe", "CARD", "--left"], ["import", "IMPORT"], ["serve", "--port", "0"],
     ]
 
     @Test("every command, in the deck or naming it with --deck, is refused in git's words; nothing runs or is written")
@@ -119,13 +120,16 @@ struct OwnershipTests {
         // git itself refuses the deck, with these words.
         let git = try setup.scratch.git(["status"], in: setup.deck)
         #expect(git.status != 0 && git.stderr.hasPrefix("fatal: " + Self.gitWords(setup.deck)), "\(git.stderr)")
+        // A file, not standard input: a refused command exits before reading it, and writing to its pipe then
+        // would kill this test process (SIGPIPE).
+        let importFile = setup.scratch.path("import.json")
+        writeFileCloseOnExec(importFile, "[]\n")
         for command in Self.commands {
-            let arguments = command.map { $0 == "CARD" ? setup.card : $0 }
+            let arguments = command.map { $0 == "CARD" ? setup.card : $0 == "IMPORT" ? importFile : $0 }
             for (place, prefix) in [(setup.deck, [String]()), (setup.scratch.root, ["--deck", setup.deck])] {
                 // `serve` would serve forever if the check let it through: stopped after a while.
                 let result = try setup.scratch.run(
-                    "/usr/bin/timeout", ["20", Binaries.cards] + prefix + arguments, in: place,
-                    input: Data("[]".utf8))
+                    "/usr/bin/timeout", ["20", Binaries.cards] + prefix + arguments, in: place)
                 #expect(result.status == 1, "\(arguments): \(result.status) \(result.stderr)")
                 #expect(
                     result.stderr == "Error: " + Self.gitWords(setup.deck) + "\n",
@@ -171,7 +175,9 @@ struct OwnershipTests {
         #expect(list.status == 1 && list.stderr == "Error: " + Self.gitWords(setup.deck) + "\n", "\(list.stderr)")
     }
 
-    @Test("safe.directory from the command line's config (git -c, GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT) allows it, as for git")
+    @Test(
+        "safe.directory from the command line's config (git -c, GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT) allows it, as for git"
+    )
     func commandLineSafeDirectory() throws {
         try Self.needsRoot()
         let setup = try Setup()
@@ -202,7 +208,8 @@ struct OwnershipTests {
             #expect((list.status == 0) == allowed, "cards, SUDO_UID=\(sudoUID): \(list.stderr)")
             #expect(setup.rootOwned().isEmpty, "cards left \(setup.rootOwned()) root's")
             // `git log`, not `git status`: that one writes the index, as root, when it is allowed.
-            let git = try setup.scratch.run("/usr/bin/git", ["log", "-1"], in: setup.deck, extraEnvironment: environment)
+            let git = try setup.scratch.run(
+                "/usr/bin/git", ["log", "-1"], in: setup.deck, extraEnvironment: environment)
             #expect((git.status == 0) == allowed, "git, SUDO_UID=\(sudoUID): \(git.stderr)")
         }
     }
@@ -226,7 +233,8 @@ struct OwnershipTests {
                     "CARDS_AUTHOR_EMAIL": "owner@example.invalid",
                 ])
         }
-        let own = try asOwner(Binaries.cards, ["add", "--title", "Owner's", "--url", "https://o.example"], in: setup.deck)
+        let own = try asOwner(
+            Binaries.cards, ["add", "--title", "Owner's", "--url", "https://o.example"], in: setup.deck)
         #expect(own.status == 0, "\(own.stderr)")
         let roots = try setup.scratch.sampleDeck("roots")
         chmod(setup.scratch.root, 0o755)
@@ -282,7 +290,8 @@ struct OwnershipTests {
         try Self.needsRoot()
         let setup = try Setup()
         let bare = setup.scratch.path("bare.git")
-        try setup.scratch.gitChecked(["clone", "-q", "--bare", setup.scratch.path("remote.git"), bare], in: setup.scratch.root)
+        try setup.scratch.gitChecked(
+            ["clone", "-q", "--bare", setup.scratch.path("remote.git"), bare], in: setup.scratch.root)
         #expect(Self.chownTree(bare, to: Self.owner))
         for folder in [bare, setup.deck + "/.git"] {
             let list = try setup.scratch.cards(["--deck", folder, "list"], in: setup.scratch.root)
@@ -329,7 +338,9 @@ struct OwnershipTests {
         let git = try setup.scratch.git(["status"], in: odd)
         let list = try setup.scratch.cards(["list"], in: odd)
         #expect(git.stderr.hasPrefix("fatal: "))
-        #expect(list.stderr == "Error: " + git.stderr.dropFirst("fatal: ".count), "git: \(git.stderr)\ncards: \(list.stderr)")
+        #expect(
+            list.stderr == "Error: " + git.stderr.dropFirst("fatal: ".count),
+            "git: \(git.stderr)\ncards: \(list.stderr)")
     }
 
     @Test("a clone into a folder holding another user's stopped clone leaves it as it is: not read, not cleared")
@@ -342,7 +353,8 @@ struct OwnershipTests {
         writeFileCloseOnExec(folder + "/deck.json", "{}\n")
         #expect(Self.chownTree(folder, to: Self.owner))
         let clone = try setup.scratch.cards(["clone", setup.scratch.path("remote.git"), folder])
-        #expect(clone.status == 1 && clone.stderr.contains("already exists and is not an empty folder"), "\(clone.stderr)")
+        #expect(
+            clone.status == 1 && clone.stderr.contains("already exists and is not an empty folder"), "\(clone.stderr)")
         #expect(FileManager.default.fileExists(atPath: folder + "/.git/cards-clone-incomplete"))
         #expect(FileManager.default.fileExists(atPath: folder + "/deck.json"))
         // Root's own stopped clone is cleared as before.
@@ -383,7 +395,9 @@ struct OwnershipTests {
             toFile: scratch.home + "/.gitconfig", atomically: true, encoding: .utf8)
         let allowed = try scratch.cards(["sync"], in: deck, extraEnvironment: environment)
         #expect(allowed.status == 0, "\(allowed.stderr)")
-        #expect(try scratch.git(["rev-parse", "main"], in: remote).stdout == scratch.git(["rev-parse", "main"], in: deck).stdout)
+        #expect(
+            try scratch.git(["rev-parse", "main"], in: remote).stdout
+                == scratch.git(["rev-parse", "main"], in: deck).stdout)
     }
 
     /// Gives every file and folder under `path` to `user` (its group too).

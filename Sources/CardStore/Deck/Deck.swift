@@ -179,9 +179,9 @@ public final class Deck {
             if parent == existing { return nil }
             existing = parent
         }
-        guard let location = (try? RepositoryLocation.find(from: existing, searchUpward: true)) ?? nil else { return nil }
+        guard let location = try? RepositoryLocation.find(from: existing, searchUpward: true) else { return nil }
         // Another user's repository is not opened (git would not): a repository, not known to be a deck.
-        guard RepositoryOwnership.isOwned(location) || (try? RepositoryOwnership.check(location)) != nil,
+        guard (try? RepositoryOwnership.check(location)) != nil,
             let repository = try? Repository.open(at: location.folder)
         else { return (location.folder, false) }
         let root = Repository.trimmedSlash(repository.workingDirectory ?? repository.gitDirectory)

@@ -260,7 +260,7 @@ extension Deck {
         if FileSystem.isDirectory(gitFolder) && FileSystem.list(gitFolder).isEmpty { rmdir(gitFolder) }
         // A repository there that git would refuse to this user (another user's, see `Repository.openChecked`)
         // is not read or cleared, whatever its mark says: the folder is then not empty, and the clone says so.
-        if let location = (try? RepositoryLocation.find(from: absolute, searchUpward: false)) ?? nil,
+        if let location = try? RepositoryLocation.find(from: absolute, searchUpward: false),
             (try? RepositoryOwnership.check(location)) == nil
         {
             return

@@ -173,9 +173,12 @@ enum GitReply {
         }
         // A repository on this machine that another user owns: git's upload-pack and receive-pack refuse it
         // (git 2.39.4 on), in words that say what to do; said as git says them.
-        if let start = outcome.errorLines.firstIndex(where: { $0.contains("detected dubious ownership in repository at") }) {
+        let dubious = "detected dubious ownership in repository at"
+        if let start = outcome.errorLines.firstIndex(where: { $0.contains(dubious) }) {
             var lines = Array(outcome.errorLines[start...].prefix(5))
-            if let end = lines.firstIndex(where: { $0.contains("--add safe.directory") }) { lines = Array(lines[...end]) }
+            if let end = lines.firstIndex(where: { $0.contains("--add safe.directory") }) {
+                lines = Array(lines[...end])
+            }
             if lines[0].hasPrefix("fatal: ") { lines[0] = String(lines[0].dropFirst("fatal: ".count)) }
             return error(.owner, lines.joined(separator: "\n"))
         }

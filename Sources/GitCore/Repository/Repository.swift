@@ -39,12 +39,15 @@ public final class Repository {
         let repository = try open(at: location.folder)
         // What libgit2 opened is what was checked: a `.git` file it reads otherwise than git would
         // name another git folder, whose owner nobody looked at.
-        guard RepositoryLocation.realPath(repository.gitDirectory) == RepositoryLocation.realPath(location.gitDirectory)
-        else {
+        let opened = trimmedSlash(repository.gitDirectory)
+        let same =
+            opened == location.gitDirectory
+            || RepositoryLocation.realPath(opened) == RepositoryLocation.realPath(location.gitDirectory)
+        guard same else {
             throw GitError(
                 code: .other(-1),
-                message: "\(location.folder) opens as the git folder \(repository.gitDirectory), not \(location.gitDirectory) "
-                    + "as git finds it", function: "git_repository_open_ext")
+                message: "\(location.folder) opens as the git folder \(opened), not \(location.gitDirectory) as git "
+                    + "finds it", function: "git_repository_open_ext")
         }
         return repository
     }

@@ -72,7 +72,8 @@ package enum RepositoryOwnership {
     /// `is_path_owned_by_current_uid` tells: for root, root's files and those of the user `SUDO_UID`
     /// names (the user who ran `sudo`).
     static func isOwnedByCurrentUser(
-        _ path: String, effectiveUser: uid_t = geteuid(), sudoUser: String? = getenv("SUDO_UID").map { String(cString: $0) }
+        _ path: String, effectiveUser: uid_t = geteuid(),
+        sudoUser: String? = getenv("SUDO_UID").map { String(cString: $0) }
     ) -> Bool {
         var info = stat()
         guard lstat(path, &info) == 0 else { return false }
@@ -185,7 +186,8 @@ package enum RepositoryOwnership {
             try GitCore.check(
                 git_config_add_file_ondisk(config, path, GIT_CONFIG_LEVEL_GLOBAL, nil, 0), "git_config_add_file_ondisk")
             var iterator: OpaquePointer?
-            try GitCore.check(git_config_multivar_iterator_new(&iterator, config, key, nil), "git_config_multivar_iterator_new")
+            try GitCore.check(
+                git_config_multivar_iterator_new(&iterator, config, key, nil), "git_config_multivar_iterator_new")
             defer { git_config_iterator_free(iterator) }
             var values: [String?] = []
             var entry: UnsafeMutablePointer<git_config_entry>?
@@ -207,7 +209,9 @@ package enum RepositoryOwnership {
     /// The entries of the command line's config (`git -c`), as git passes it down to the programs it
     /// runs: `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>` and `GIT_CONFIG_VALUE_<n>`, then
     /// `GIT_CONFIG_PARAMETERS`; keys as git spells them (section and name in lower case).
-    static func commandLineEntries(_ environment: (String) -> String?) -> Result<[(key: String, value: String?)], GitError> {
+    static func commandLineEntries(_ environment: (String) -> String?) -> Result<
+        [(key: String, value: String?)], GitError
+    > {
         func bogus(_ what: String) -> Result<[(key: String, value: String?)], GitError> {
             .failure(GitError(code: .other(-1), message: what, function: "git_config_from_parameters"))
         }
@@ -227,7 +231,9 @@ package enum RepositoryOwnership {
             }
         }
         if let parameters = environment("GIT_CONFIG_PARAMETERS") {
-            guard let parsed = parseParameters(parameters) else { return bogus("bogus format in GIT_CONFIG_PARAMETERS") }
+            guard let parsed = parseParameters(parameters) else {
+                return bogus("bogus format in GIT_CONFIG_PARAMETERS")
+            }
             entries += parsed
         }
         return .success(entries)
@@ -245,7 +251,7 @@ package enum RepositoryOwnership {
                 continue
             }
             guard let key = singleQuoted(&bytes) else { return nil }
-            if bytes.isEmpty || isSpace(bytes.first!) {
+            if bytes.first.map(isSpace) ?? true {
                 // 'key=value': split at the first `=`.
                 let pair = key.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = pair[0].trimmingSpaces
@@ -254,9 +260,9 @@ package enum RepositoryOwnership {
             } else if bytes.first == UInt8(ascii: "=") {
                 bytes = bytes.dropFirst()
                 if bytes.first == UInt8(ascii: "'") {
-                    guard let value = singleQuoted(&bytes), bytes.isEmpty || isSpace(bytes.first!) else { return nil }
+                    guard let value = singleQuoted(&bytes), bytes.first.map(isSpace) ?? true else { return nil }
                     entries.append((canonicalKey(key), value))
-                } else if bytes.isEmpty || isSpace(bytes.first!) {
+                } else if bytes.first.map(isSpace) ?? true {
                     entries.append((canonicalKey(key), nil))
                 } else {
                     return nil
