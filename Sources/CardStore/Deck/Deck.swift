@@ -148,9 +148,11 @@ public final class Deck {
 
     /// Opens the deck at `path`, or the one that contains it when `searchUpward`.
     public static func open(at path: String, searchUpward: Bool = true) throws(StoreError) -> Deck {
-        let repository: Repository
+        let found: Repository?
         do {
-            repository = searchUpward ? try Repository.discover(from: path) : try Repository.open(at: path)
+            // git's ownership check comes first: nothing of another user's repository is read (its
+            // config names commands: `core.fsmonitor`, `remote.origin.uploadpack`) unless git would.
+            found = try Repository.openChecked(from: path, searchUpward: searchUpward)
         } catch {
             if error.code == .notFound { throw notADeck(path, searchedUpward: searchUpward) }
             // libgit2 1.5 reads SHA-1 repositories only, and names the extension it refuses.
@@ -161,8 +163,11 @@ public final class Deck {
                         + "supported yet; nothing was changed. A deck lives in a SHA-1 repository (`cards init` makes one)"
                 )
             }
+            // In git's words, which say what to do (`git config --global --add safe.directory …`).
+            if error.code == .owner { throw StoreError(.git(.owner), error.message) }
             throw StoreError.git(error, while: "opening \(path)")
         }
+        guard let repository = found else { throw notADeck(path, searchedUpward: searchUpward) }
         let deck = try Deck(repository: repository)
         try deck.checkIsDeck()
         return deck
@@ -221,7 +226,11 @@ public final class Deck {
             if parent == existing { return nil }
             existing = parent
         }
-        guard let repository = try? Repository.discover(from: existing) else { return nil }
+        guard let location = try? RepositoryLocation.find(from: existing, searchUpward: true) else { return nil }
+        // Another user's repository is not opened (git would not): a repository, not known to be a deck.
+        guard (try? RepositoryOwnership.check(location)) != nil,
+            let repository = try? Repository.open(at: location.folder)
+        else { return (location.folder, false) }
         let root = Repository.trimmedSlash(repository.workingDirectory ?? repository.gitDirectory)
         // Read directly, not through a `Deck`: opening one sets process-wide flush settings.
         guard let head = try? repository.referenceTarget(Deck.branch(of: repository)),

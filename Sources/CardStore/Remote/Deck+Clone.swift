@@ -258,6 +258,13 @@ extension Deck {
         }
         // Killed between making the git folder and marking it: an empty git folder is no one's.
         if FileSystem.isDirectory(gitFolder) && FileSystem.list(gitFolder).isEmpty { rmdir(gitFolder) }
+        // A repository there that git would refuse to this user (another user's, see `Repository.openChecked`)
+        // is not read or cleared, whatever its mark says: the folder is then not empty, and the clone says so.
+        if let location = try? RepositoryLocation.find(from: absolute, searchUpward: false),
+            (try? RepositoryOwnership.check(location)) == nil
+        {
+            return
+        }
         guard let bytes = try? FileSystem.read(incompleteCloneMark(in: gitFolder), limit: 8_192) else { return }
         // A mark cut short (killed while writing it) names no process: its clone is stopped too.
         let first = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""

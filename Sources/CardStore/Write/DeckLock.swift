@@ -11,7 +11,7 @@ final class DeckLock {
     /// `shared`: held beside other shared holders, never beside the one writer (a reader waiting out a
     /// write); a shared holder leaves the holder's record alone.
     init(path: String, timeout: Double, shared: Bool = false) throws(StoreError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        let (fd, writable) = LockFiles.openLock(path)
         guard fd >= 0 else {
             throw StoreError(.io, "cannot open the deck lock \(path): \(String(cString: strerror(errno)))")
         }
@@ -46,7 +46,8 @@ final class DeckLock {
             delay = min(delay * 2, 50_000)
         }
         descriptor = fd
-        if shared { return }
+        // A lock file this user may not write (another user's) locks all the same, without a record.
+        if shared || !writable { return }
         // Record who holds it, so a waiting process can name us: written over the last holder's record,
         // not cut to nothing first (only a file longer than a record is cut, to a record's length).
         // Cutting a file with data to nothing makes ext4 write the next data out when the file is

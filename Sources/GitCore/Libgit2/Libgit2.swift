@@ -5,7 +5,10 @@ import Synchronization
 package enum Libgit2 {
     private static let initialized: Bool = {
         git_libgit2_init()
-        // Decks are usually opened by their owner; a deck on a shared mount should still open.
+        // libgit2's own ownership check stays off: `Repository.openChecked` makes git's, before
+        // libgit2 reads anything of the repository. libgit2 1.5.1's differs from git 2.39's (no `*`, no
+        // `GIT_CONFIG_GLOBAL` or `git -c`, paths compared once made canonical, made after the
+        // repository's config is read) and applies to every repository opened, a remote's too.
         _ = cgit2_set_owner_validation(0)
         // Verify object hashes on read so a corrupt or hostile object is caught, not used.
         _ = cgit2_enable_strict_hash_verification(1)

@@ -19,12 +19,16 @@ package struct PackInstallMarker {
     func record(_ bases: [String]) throws(GitError) {
         let text = Array(bases.map { $0 + "\n" }.joined().utf8)
         var descriptor = RegularFile.open(path, flags: O_WRONLY | O_CREAT)
+        let refused = descriptor < 0 && errno == EACCES
         var info = stat()
-        if descriptor < 0 && lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
-            // Not a regular file (a symbolic link, a FIFO): ours to replace, never to follow.
+        if descriptor < 0 && lstat(path, &info) == 0 && ((info.st_mode & S_IFMT) != S_IFREG || refused) {
+            // Not a regular file (a symbolic link, a FIFO): ours to replace, never to follow. One this
+            // user may not write (root's, left by a `sudo cards` in an older version): replaced too.
             unlink(path)
             descriptor = RegularFile.open(path, flags: O_WRONLY | O_CREAT)
         }
+        // Root in another user's repository: the marker stays for that user's next commit to write.
+        if descriptor >= 0 && geteuid() == 0 { LockFiles.giveToFolderOwner(descriptor, path: path) }
         guard descriptor >= 0 else {
             throw GitError(
                 code: .system(errno), message: "cannot write \(path): \(String(cString: strerror(errno)))",

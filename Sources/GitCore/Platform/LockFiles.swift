@@ -15,6 +15,36 @@ package enum LockFiles {
         package var description: String { name.isEmpty ? "process \(pid)" : "process \(pid) (\(name))" }
     }
 
+    /// A descriptor for `flock` on a lock file that stays in the git folder between commands
+    /// (`cards.lock`, `cards-sync.lock`, `cards-pack.lock`), made when missing; -1 with `errno` set
+    /// when it cannot be opened. `writable` is false when it could be opened for reading only: a lock
+    /// another user left (root, say) that this user may not write still locks (`flock` needs no write
+    /// access), so it never keeps the deck's owner out.
+    ///
+    /// Root working in a repository another user owns (which `safe.directory` allowed) gives the lock
+    /// file it made to the owner of its folder: git's own lock files go when the command ends, and
+    /// this one, left root's, would stop the owner's next `cards` from opening it to write its record.
+    package static func openLock(_ path: String, flags: Int32 = O_CLOEXEC) -> (descriptor: Int32, writable: Bool) {
+        var descriptor = Glibc.open(path, O_RDWR | O_CREAT | flags, 0o666)
+        if descriptor < 0 && errno == EACCES {
+            descriptor = Glibc.open(path, O_RDONLY | flags)
+            return (descriptor, false)
+        }
+        if descriptor >= 0 && geteuid() == 0 { giveToFolderOwner(descriptor, path: path) }
+        return (descriptor, descriptor >= 0)
+    }
+
+    /// Gives the root-owned file open as `descriptor` to the owner (and group) of the folder that holds
+    /// `path`, when that is another user: what root makes among another user's files stays usable by them.
+    package static func giveToFolderOwner(_ descriptor: Int32, path: String) {
+        var file = stat()
+        guard fstat(descriptor, &file) == 0, file.st_uid == 0 else { return }
+        var folder = stat()
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        guard stat(parent.isEmpty ? "/" : parent, &folder) == 0, folder.st_uid != 0 else { return }
+        _ = fchown(descriptor, folder.st_uid, folder.st_gid)
+    }
+
     /// The processes other than this one that have `path` open (found through `/proc/*/fd`).
     package static func openers(of path: String) -> [Holder] {
         var target = stat()

@@ -171,6 +171,17 @@ enum GitReply {
         if has("returned error: 403") {
             return error(pushing ? .pushRefused : .remoteFailed, "the server refused access\(because)")
         }
+        // A repository on this machine that another user owns: git's upload-pack and receive-pack refuse it
+        // (git 2.39.4 on), in words that say what to do; said as git says them.
+        let dubious = "detected dubious ownership in repository at"
+        if let start = outcome.errorLines.firstIndex(where: { $0.contains(dubious) }) {
+            var lines = Array(outcome.errorLines[start...].prefix(5))
+            if let end = lines.firstIndex(where: { $0.contains("--add safe.directory") }) {
+                lines = Array(lines[...end])
+            }
+            if lines[0].hasPrefix("fatal: ") { lines[0] = String(lines[0].dropFirst("fatal: ".count)) }
+            return error(.owner, lines.joined(separator: "\n"))
+        }
         // Over ssh the server's program (gitolite, GitHub's, Gitea's, GitLab's shell) speaks on standard error
         // without a `remote:` prefix, then hangs up; git follows with its "Could not read from remote
         // repository". Its words are the reason: a refusal to this user, or no such repository.

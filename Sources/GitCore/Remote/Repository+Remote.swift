@@ -24,6 +24,8 @@ extension Repository {
         }
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
+        // As git's upload-pack refuses a repository on this machine that another user owns.
+        if let path = localRemotePath(url) { try RepositoryOwnership.checkRemote(at: path) }
         if let path = localRemotePath(url),
             let fetched = try fetchLocal(path: path, refspecs: refspecs, logMessage: "cards: fetch \(remote)")
         {
@@ -68,6 +70,8 @@ extension Repository {
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
         if let path = localRemotePath(url) {
+            // As git's receive-pack refuses a repository on this machine that another user owns.
+            try RepositoryOwnership.checkRemote(at: path)
             // libgit2's local transport does not compare-and-swap the ref: push by hand (see pushLocal).
             return PushResult(warnings: try pushLocal(path: path, url: url, refspecs: refspecs))
         }

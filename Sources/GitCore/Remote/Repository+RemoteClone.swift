@@ -8,6 +8,10 @@ extension Repository {
         throws(GitError) -> Repository
     {
         Libgit2.ensureInitialized()
+        // As git's clone and upload-pack refuse a repository on this machine that another user owns.
+        if let local = RemoteURL(url), local.transport == .local, !local.isRelativePath {
+            try RepositoryOwnership.checkRemote(at: local.path)
+        }
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_clone_options()
         try check(git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "git_clone_options_init")

@@ -29,15 +29,27 @@ public final class Repository {
         return Repository(pointer: out)
     }
 
-    /// Finds the repository that contains `path`, searching upward like git does.
-    package static func discover(from path: String) throws(GitError) -> Repository {
-        Libgit2.ensureInitialized()
-        var out: OpaquePointer?
-        try check(git_repository_open_ext(&out, path, 0, nil), "git_repository_open_ext")
-        guard let out else {
-            throw GitError(code: .notFound, message: "no repository at \(path)", function: "git_repository_open_ext")
+    /// Opens the repository git would use from `path` (in it, or, when `searchUpward`, in the nearest
+    /// folder above it that has one), after git's ownership check (`RepositoryOwnership`): nothing of
+    /// a repository another user owns is read, unless `safe.directory` allows it. Nil when there is
+    /// no repository there.
+    package static func openChecked(from path: String, searchUpward: Bool) throws(GitError) -> Repository? {
+        guard let location = try RepositoryLocation.find(from: path, searchUpward: searchUpward) else { return nil }
+        try RepositoryOwnership.check(location)
+        let repository = try open(at: location.folder)
+        // What libgit2 opened is what was checked: a `.git` file it reads otherwise than git would
+        // name another git folder, whose owner nobody looked at.
+        let opened = trimmedSlash(repository.gitDirectory)
+        let same =
+            opened == location.gitDirectory
+            || RepositoryLocation.realPath(opened) == RepositoryLocation.realPath(location.gitDirectory)
+        guard same else {
+            throw GitError(
+                code: .other(-1),
+                message: "\(location.folder) opens as the git folder \(opened), not \(location.gitDirectory) as git "
+                    + "finds it", function: "git_repository_open_ext")
         }
-        return Repository(pointer: out)
+        return repository
     }
 
     /// `init.defaultBranch` from the user's and the system's git config (what `git init` names its
