@@ -35,6 +35,10 @@ struct SyncConvergenceTests {
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
         let devices = try (0..<3).map { try scratch.clone(server, "device\($0)") }
+        // The third device rebases (`pull.rebase`, as `cards sync --rebase`): its commits are replayed onto
+        // the others' rather than merged.
+        #expect(try scratch.git(["config", "pull.rebase", "true"], in: devices[2]).status == 0)
+        var rebases = 0
         // Every title ever written per card (with the order written), and the cards someone deleted.
         var written: [String: [String]] = [:]
         var deleted: Set<String> = []
@@ -99,6 +103,7 @@ struct SyncConvergenceTests {
                 let result = try scratch.sync(deck)
                 #expect(result.status == 0, "seed \(seed) round \(round): \(result.stdout)\(result.stderr)")
                 if result.stdout.contains("Merged origin/main") { merges += 1 }
+                if result.stdout.contains("Rebased main") { rebases += 1 }
             }
         }
         // Sync until a whole pass changes nothing.
@@ -118,7 +123,9 @@ struct SyncConvergenceTests {
         #expect(fsck.status == 0, "seed \(seed): git fsck of the remote: \(fsck.stderr)")
         let final = try Self.cards(scratch, devices[0])
         let conflicted = final.values.filter(\.anyConflict).count
-        print("convergence seed \(seed): \(merges) merges, \(final.count) cards, \(conflicted) with conflict records")
+        print(
+            "convergence seed \(seed): \(merges) merges, \(rebases) rebases, \(final.count) cards, "
+                + "\(conflicted) with conflict records")
         for (id, titles) in written {
             guard let card = final[id] else {
                 #expect(deleted.contains(id), "seed \(seed): card \(id) vanished though no device deleted it")
