@@ -95,18 +95,18 @@ package struct CommitSigner: Sendable {
         defer { for path in made { unlink(path) } }
         let keyFile: String
         if let literal = CommitSigner.literalSSHKey(key) {
-            keyFile = try CommitSigner.temporaryFile(in: folder, prefix: ".git_signing_key_tmp", Array(literal.utf8))
+            keyFile = try FileSync.writeTemporary(Array(literal.utf8), in: folder, prefix: ".git_signing_key_tmp", flush: false)
             made.append(keyFile)
         } else {
             keyFile = CommitSigner.expandedHome(key)
         }
-        let bufferFile = try CommitSigner.temporaryFile(in: folder, prefix: ".git_signing_buffer_tmp", bytes)
+        let bufferFile = try FileSync.writeTemporary(bytes, in: folder, prefix: ".git_signing_buffer_tmp", flush: false)
         made += [bufferFile, bufferFile + ".sig"]
         var arguments = ["-Y", "sign", "-n", "git", "-f", keyFile]
         if CommitSigner.literalSSHKey(key) != nil { arguments.append("-U") }
         arguments.append(bufferFile)
         let outcome = try run(arguments, input: nil, in: directory)
-        guard outcome.status == 0, let signature = CommitSigner.readFile(bufferFile + ".sig"), !signature.isEmpty else {
+        guard outcome.status == 0, let signature = Repository.readSmallFile(bufferFile + ".sig", limit: 1 << 20), !signature.isEmpty else {
             let said = outcome.errorLines.filter { !$0.isEmpty }
             if said.contains(where: { $0.contains("usage:") }) {
                 throw failure(
@@ -131,7 +131,7 @@ package struct CommitSigner: Sendable {
         }
         var inputFile: Int32?
         if let input {
-            let file = try CommitSigner.temporaryFile(in: CommitSigner.temporaryFolder(), prefix: ".cards-sign", input)
+            let file = try FileSync.writeTemporary(input, in: CommitSigner.temporaryFolder(), prefix: ".cards-sign", flush: false)
             inputFile = open(file, O_RDONLY | O_CLOEXEC)
             unlink(file)
         }
@@ -209,45 +209,4 @@ package struct CommitSigner: Sendable {
         getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     }
 
-    /// A new private file in `folder` holding `bytes`; its path.
-    static func temporaryFile(in folder: String, prefix: String, _ bytes: [UInt8]) throws(GitError) -> String {
-        var template = Array("\(folder)/\(prefix)XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let start = buffer.baseAddress else { return -1 }
-            return mkstemp(start)
-        }
-        guard fd >= 0 else {
-            let error = errno
-            throw GitError(
-                code: .system(error),
-                message: "cannot make a temporary file in \(folder) to sign the commit: "
-                    + String(cString: strerror(error)),
-                function: "mkstemp")
-        }
-        defer { close(fd) }
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let failure = FileSync.writeAll(fd, bytes)
-        guard failure == 0 else {
-            unlink(path)
-            throw GitError(
-                code: .system(failure), message: "cannot write \(path): \(String(cString: strerror(failure)))",
-                function: "write")
-        }
-        return path
-    }
-
-    static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            result += buffer[..<count]
-        }
-        return result
-    }
 }
