@@ -95,7 +95,8 @@ package struct CommitSigner: Sendable {
         defer { for path in made { unlink(path) } }
         let keyFile: String
         if let literal = CommitSigner.literalSSHKey(key) {
-            keyFile = try FileSync.writeTemporary(Array(literal.utf8), in: folder, prefix: ".git_signing_key_tmp", flush: false)
+            keyFile = try FileSync.writeTemporary(
+                Array(literal.utf8), in: folder, prefix: ".git_signing_key_tmp", flush: false)
             made.append(keyFile)
         } else {
             keyFile = CommitSigner.expandedHome(key)
@@ -106,7 +107,9 @@ package struct CommitSigner: Sendable {
         if CommitSigner.literalSSHKey(key) != nil { arguments.append("-U") }
         arguments.append(bufferFile)
         let outcome = try run(arguments, input: nil, in: directory)
-        guard outcome.status == 0, let signature = Repository.readSmallFile(bufferFile + ".sig", limit: 1 << 20), !signature.isEmpty else {
+        guard outcome.status == 0, let signature = Repository.readSmallFile(bufferFile + ".sig", limit: 1 << 20),
+            !signature.isEmpty
+        else {
             let said = outcome.errorLines.filter { !$0.isEmpty }
             if said.contains(where: { $0.contains("usage:") }) {
                 throw failure(
@@ -131,7 +134,8 @@ package struct CommitSigner: Sendable {
         }
         var inputFile: Int32?
         if let input {
-            let file = try FileSync.writeTemporary(input, in: CommitSigner.temporaryFolder(), prefix: ".cards-sign", flush: false)
+            let file = try FileSync.writeTemporary(
+                input, in: CommitSigner.temporaryFolder(), prefix: ".cards-sign", flush: false)
             inputFile = open(file, O_RDONLY | O_CLOEXEC)
             unlink(file)
         }
