@@ -162,6 +162,6 @@ package enum PackConsolidation {
             let data = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object))
             pack.append(id: entry.id, type: git_odb_object_type(object), data: data)
         }
-        return try pack.install(in: folder, durable: true, holding: lock)
+        return try pack.install(in: folder, durable: true, holding: lock).name
     }
 }
