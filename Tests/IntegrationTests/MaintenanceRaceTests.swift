@@ -97,8 +97,9 @@ struct MaintenanceRaceTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(rounds > 0, "the maintenance loop never finished a round", sourceLocation: sourceLocation)
+        // Counts, not the lists: a broken repository fails every write after, each with a long message.
         #expect(
-            known.failures.isEmpty, "\(known.failures.count) writes failed, the first: \(known.failures.first ?? "")",
+            known.failures.count == 0, "writes failed, the first: \(known.failures.first ?? "")",
             sourceLocation: sourceLocation)
         for folder in [deck] + (remote.map { [$0] } ?? []) {
             let fsck = try scratch.git(["fsck", "--full", "--no-dangling"], in: folder)
@@ -115,7 +116,7 @@ struct MaintenanceRaceTests {
         }
         let lost = known.titles.filter { id, title in titles[id.lowercased()] != title }
         #expect(
-            lost.isEmpty, "\(lost.count) of \(known.titles.count) acknowledged cards lost or changed: \(lost.prefix(3))",
+            lost.count == 0, "of \(known.titles.count) acknowledged cards, lost or changed: \(lost.first.map { "\($0)" } ?? "")",
             sourceLocation: sourceLocation)
         #expect(known.titles.count > 30, sourceLocation: sourceLocation)
     }
@@ -148,6 +149,9 @@ struct MaintenanceRaceTests {
         try expectNothingLost(scratch, deck, remote: remote, known, rounds: rounds)
     }
 
+    /// `git prune` with gc's expiry: a plain `git prune` (expiry now) also removes git's own pack being
+    /// received (`objects/pack/tmp_pack_*`, a push's `objects/tmp_objdir-incoming-*`), failing git's
+    /// fetch and push in flight; `cards`' own pack writes are named so that it passes them by.
     @Test(
         "git gc, git maintenance run (gc, incremental-repack), multi-pack-index and git prune in a loop beside 100 writes"
     )
@@ -165,7 +169,7 @@ struct MaintenanceRaceTests {
             scratch,
             commands: [
                 "gc -q", "multi-pack-index write", "maintenance run --task=gc --task=incremental-repack",
-                "multi-pack-index write", "prune",
+                "multi-pack-index write", "prune --expire=2.weeks.ago",
             ], in: [deck, remote])
         let known: Acknowledged
         do {
