@@ -133,6 +133,39 @@ struct MaintenanceRaceTests {
         return (deck, remote)
     }
 
+    @Test(
+        "a .keep a killed write left on its pack: named by fsck and removed by --repair once the pack is old; the user's own .keep stays"
+    )
+    func abandonedKeep() throws {
+        let scratch = try Scratch()
+        let deck = scratch.path("deck")
+        #expect(try scratch.cards(["init", deck]).status == 0)
+        for index in 0..<2 {
+            let added = try scratch.cards(["add", "--title", "Card \(index)", "--url", "https://keep.example/"], in: deck)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let folder = deck + "/.git/objects/pack"
+        let packs = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pack") }.sorted()
+        try #require(packs.count >= 2)
+        // What a write killed between naming its pack and moving main leaves: a link to the file ours
+        // link to, on a pack written long ago; and the user's own .keep on another old pack.
+        let ours = folder + "/" + packs[0].dropLast(5) + ".keep"
+        let theirs = folder + "/" + packs[1].dropLast(5) + ".keep"
+        #expect(link(deck + "/.git/cards-pack-keep", ours) == 0, "no cards-pack-keep to link to")
+        writeFileCloseOnExec(theirs, "kept by hand\n")
+        for pack in packs.prefix(2) {
+            let index = folder + "/" + pack.dropLast(5) + ".idx"
+            #expect(try scratch.run("/usr/bin/touch", ["-d", "20 minutes ago", index]).status == 0)
+        }
+        let fsck = try scratch.cards(["fsck"], in: deck)
+        #expect(fsck.status != 0 && fsck.stderr.contains(ours) && !fsck.stderr.contains(theirs), "\(fsck.stderr)")
+        let repair = try scratch.cards(["fsck", "--repair"], in: deck)
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: ours))
+        #expect(FileManager.default.fileExists(atPath: theirs))
+        #expect(try scratch.cards(["fsck"], in: deck).status == 0)
+    }
+
     @Test("git repack -a -d in a loop beside 100 writes and 6 syncs: every acknowledged card is there, git fsck clean")
     func repackLoop() throws {
         let scratch = try Scratch()

@@ -101,7 +101,7 @@ package enum PackConsolidation {
             // "<pid> <host>", as git writes it.
             let words = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
             let stale =
-                words.count >= 2 && String(words[1]) == PackKeep.hostName()
+                words.count >= 2 && String(words[1]) == hostName()
                 && Int32(words[0]).map { !LockFiles.isAlive($0) } == true
             if !stale { return true }
         } else if errno != ENOENT {
@@ -111,6 +111,13 @@ package enum PackConsolidation {
         // A multi-pack index written meanwhile names the packs we would remove.
         if access(repository.packFolder + "/multi-pack-index", F_OK) == 0 { return true }
         return LockFiles.list(repository.packFolder).contains { $0.hasPrefix(".tmp-") }
+    }
+
+    /// This machine's name, as git's `gc.pid` names it.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// How many of the smallest packs (counts in ascending order) to combine: the fewest that leave

@@ -7,9 +7,13 @@ import Glibc
 /// one; without it, a repack that read the refs between our pack being named and `main` moving finds
 /// the new objects unreachable and deletes them, and `main` then names a commit that is gone.
 ///
-/// Not flushed: a `.keep` only ever protects. One left by a killed writer (its content names this
-/// machine and a dead pid) is removed by the next write's recovery and by `cards fsck --repair`
-/// (`isAbandoned`); left alone, it would only keep its pack from ever being repacked.
+/// The `.keep` is a hard link to one file kept for the purpose (`<common git folder>/cards-pack-keep`,
+/// made on first use): a link costs ~10 µs where a new file costs up to a millisecond on a busy ext4
+/// (a new inode each commit). Not flushed: a `.keep` only ever protects. One a killed writer left
+/// (a link to that file, on a pack whose index is older than `abandonedAge`) is removed by the next write's recovery
+/// and by `cards fsck --repair` (`isAbandoned`); left alone, it would only keep its pack from ever
+/// being repacked. (Removed early from under a write that waits longer than that for a lock, its pack
+/// is only unprotected: the ref update's check, `TargetCheck.pack`, still refuses a commit gone.)
 package final class PackKeep {
     /// The pack's path without its extension (`…/objects/pack/pack-<hash>`).
     package let base: String
@@ -23,25 +27,35 @@ package final class PackKeep {
 
     deinit { release() }
 
-    /// What the file says: who keeps the pack, as git's `fetch-pack <pid> on <host>`.
-    static func reason(pid: Int32 = getpid()) -> String {
-        "\(ownPrefix)\(pid) on \(hostName())\n"
+    /// What the kept file says, for a person who finds a `.keep` and wonders (git reads nothing in it).
+    static let reason = "cards: a pack being published (its ref is written next); see PackKeep\n"
+
+    /// The file every `.keep` of ours is a link to: `<common git folder>/cards-pack-keep`, for the pack
+    /// folder `packFolder` (`…/objects/pack`).
+    static func linkedFile(packFolder: String) -> String {
+        packFolder + "/../../cards-pack-keep"
     }
 
-    /// The start of every `.keep` this program writes.
-    static let ownPrefix = "cards "
-
-    /// This machine's name, as `.keep` files and git's `gc.pid` name it.
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    /// How old a kept pack of ours is before its `.keep` is taken for a killed writer's, in seconds: no
+    /// write takes that long between naming its pack and writing its ref, unless it waits that long
+    /// for a lock.
+    static let abandonedAge: Double = 600
 
     /// Creates `<base>.keep` (before `<base>.pack` is named). A `.keep` already there (the same pack
     /// made again, kept by the user or another writer) protects it as well and is left as it is.
     static func create(base: String) throws(GitError) -> PackKeep {
         let path = base + ".keep"
+        let folder = String(base[..<(base.lastIndex(of: "/") ?? base.endIndex)])
+        let linked = linkedFile(packFolder: folder)
+        if link(linked, path) == 0 { return PackKeep(base: base, owned: true) }
+        if errno == EEXIST { return PackKeep(base: base, owned: false) }
+        // The file to link to is made on first use (or again, if removed or not a regular file); a
+        // folder that cannot hold a link (another file system) gets a file of its own.
+        if errno == ENOENT || errno == EPERM || errno == EXDEV {
+            if errno == ENOENT { makeLinkedFile(linked) }
+            if link(linked, path) == 0 { return PackKeep(base: base, owned: true) }
+            if errno == EEXIST { return PackKeep(base: base, owned: false) }
+        }
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else {
             if errno == EEXIST { return PackKeep(base: base, owned: false) }
@@ -49,15 +63,19 @@ package final class PackKeep {
                 code: .system(errno), message: "cannot write \(path): \(String(cString: strerror(errno)))",
                 function: "pack")
         }
-        let failure = FileSync.writeAll(descriptor, Array(reason().utf8))
+        _ = FileSync.writeAll(descriptor, Array(reason.utf8))
         close(descriptor)
-        guard failure == 0 else {
-            unlink(path)
-            throw GitError(
-                code: .system(failure), message: "cannot write \(path): \(String(cString: strerror(failure)))",
-                function: "pack")
-        }
         return PackKeep(base: base, owned: true)
+    }
+
+    /// Writes the file `.keep`s link to, through a temp file renamed into place.
+    private static func makeLinkedFile(_ path: String) {
+        let temporary = path + ".\(getpid()).tmp"
+        let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else { return }
+        let failure = FileSync.writeAll(descriptor, Array(reason.utf8))
+        close(descriptor)
+        if failure != 0 || rename(temporary, path) != 0 { unlink(temporary) }
     }
 
     /// Whether the pack and its index are still in place: two `access` calls, checked before a ref is
@@ -74,21 +92,30 @@ package final class PackKeep {
         unlink(base + ".keep")
     }
 
-    /// Whether a `.keep` file (`path`) was left by a `cards` process of this machine that no longer
-    /// runs: its first line is `cards <pid> on <this host>` and that pid is dead. Anything else (the
-    /// user's, git's, another machine's on a shared disk) is not ours to remove.
+    /// Whether a `.keep` file (`path`) was left by a killed `cards` write: it is a link to the file
+    /// ours link to (or a file saying `reason`), and its pack's index is missing or older than `abandonedAge`.
+    /// Anything else (the user's, git's, a write in progress) is not ours to remove.
     package static func isAbandoned(_ path: String) -> Bool {
-        guard let bytes = Repository.readSmallFile(path, limit: 512, followingLinks: false) else { return false }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard text.hasPrefix(ownPrefix), let line = text.split(separator: "\n").first else { return false }
-        let words = line.split(separator: " ")
-        guard words.count == 4, words[2] == "on", let pid = Int32(words[1]), String(words[3]) == hostName() else {
-            return false
+        guard path.hasSuffix(".keep"), let slash = path.lastIndex(of: "/") else { return false }
+        var keep = stat()
+        guard lstat(path, &keep) == 0, (keep.st_mode & S_IFMT) == S_IFREG else { return false }
+        var linked = stat()
+        let folder = String(path[..<slash])
+        let isLink =
+            stat(linkedFile(packFolder: folder), &linked) == 0 && linked.st_ino == keep.st_ino
+            && linked.st_dev == keep.st_dev
+        if !isLink {
+            guard let bytes = Repository.readSmallFile(path, limit: 512, followingLinks: false),
+                bytes == Array(reason.utf8)
+            else { return false }
         }
-        return pid != getpid() && !LockFiles.isAlive(pid)
+        // The index's time: git and libgit2 touch a pack (not its index) when they find an object they
+        // were to write already in it.
+        guard let written = LockFiles.modificationTime(String(path.dropLast(5)) + ".idx") else { return true }
+        return LockFiles.wallClock() - written > abandonedAge
     }
 
-    /// The `.keep` files in `packFolder` that `isAbandoned` says a dead `cards` process left.
+    /// The `.keep` files in `packFolder` that `isAbandoned` says a killed `cards` write left.
     package static func abandoned(in packFolder: String) -> [String] {
         LockFiles.list(packFolder).filter { $0.hasPrefix("pack-") && $0.hasSuffix(".keep") }
             .map { packFolder + "/" + $0 }.filter(isAbandoned)
