@@ -39,7 +39,9 @@ struct GitLockWaitTests {
             os.unlink(sys.argv[1])
             os.close(fd)
             """
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile)
+        guard
+            let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(
+                where: FileManager.default.isExecutableFile)
         else {
             try Test.cancel("python3 is not installed; `./dev test` installs it")
         }

@@ -56,7 +56,9 @@ struct MaintenanceRaceTests {
             if let remote, step % 25 == 24 {
                 for transport in ["git", "libgit2"] {
                     let synced = try scratch.cards(["sync"], in: deck, extraEnvironment: ["CARDS_TRANSPORT": transport])
-                    if synced.status != 0 { known.failures.append("sync (\(transport)) to \(remote): \(synced.stderr)") }
+                    if synced.status != 0 {
+                        known.failures.append("sync (\(transport)) to \(remote): \(synced.stderr)")
+                    }
                 }
                 continue
             }
@@ -65,7 +67,11 @@ struct MaintenanceRaceTests {
                 let id = order[(step * 7) % order.count]
                 let title = "Edited \(step)"
                 let edited = try scratch.cards(["edit", id, "--title", title], in: deck)
-                if edited.status == 0 { known.titles[id] = title } else { known.failures.append("edit: \(edited.stderr)") }
+                if edited.status == 0 {
+                    known.titles[id] = title
+                } else {
+                    known.failures.append("edit: \(edited.stderr)")
+                }
             case 4 where order.count > 4:
                 let id = order.removeFirst()
                 let deleted = try scratch.cards(["delete", id], in: deck)
@@ -77,7 +83,8 @@ struct MaintenanceRaceTests {
                 }
             default:
                 let title = "Card \(step)"
-                let added = try scratch.cards(["add", "--title", title, "--url", "https://race.example/\(step)"], in: deck)
+                let added = try scratch.cards(
+                    ["add", "--title", title, "--url", "https://race.example/\(step)"], in: deck)
                 let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                 if added.status == 0 && !id.isEmpty {
                     known.titles[id] = title
@@ -116,7 +123,8 @@ struct MaintenanceRaceTests {
         }
         let lost = known.titles.filter { id, title in titles[id.lowercased()] != title }
         #expect(
-            lost.count == 0, "of \(known.titles.count) acknowledged cards, lost or changed: \(lost.first.map { "\($0)" } ?? "")",
+            lost.count == 0,
+            "of \(known.titles.count) acknowledged cards, lost or changed: \(lost.first.map { "\($0)" } ?? "")",
             sourceLocation: sourceLocation)
         #expect(known.titles.count > 30, sourceLocation: sourceLocation)
     }
@@ -141,11 +149,13 @@ struct MaintenanceRaceTests {
         let deck = scratch.path("deck")
         #expect(try scratch.cards(["init", deck]).status == 0)
         for index in 0..<2 {
-            let added = try scratch.cards(["add", "--title", "Card \(index)", "--url", "https://keep.example/"], in: deck)
+            let added = try scratch.cards(
+                ["add", "--title", "Card \(index)", "--url", "https://keep.example/"], in: deck)
             #expect(added.status == 0, "\(added.stderr)")
         }
         let folder = deck + "/.git/objects/pack"
-        let packs = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pack") }.sorted()
+        let packs = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pack") }
+            .sorted()
         try #require(packs.count >= 2)
         // What a write killed between naming its pack and moving main leaves: a link to the file ours
         // link to, on a pack written long ago; and the user's own .keep on another old pack.

@@ -356,7 +356,8 @@ extension Deck {
         var behindPaths = Set(interrupted ?? [])
         var parentTrees: [ObjectID] = []
         if let head = try headCommit() {
-            let parents = try withStoreError("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents
+            let parents = try withStoreError("reading \(head.short)") { () throws(GitError) in
+                try repository.commit(head).parents
             }
             for parent in parents {
                 let tree = try withStoreError("reading \(parent.short)") { () throws(GitError) in

@@ -351,7 +351,9 @@ extension Deck {
                     if FileSystem.exists(path) { throw staleGitLockError(name) }
                     continue
                 }
-                if !told, now - started >= Deck.lockWaitNoticeDelay, deadline - now >= 1, let notice = Deck.lockWaitNotice {
+                if !told, now - started >= Deck.lockWaitNoticeDelay, deadline - now >= 1,
+                    let notice = Deck.lockWaitNotice
+                {
                     told = true
                     notice(
                         "waiting for \(holders.map(\.description).joined(separator: ", ")), which holds \(path), "

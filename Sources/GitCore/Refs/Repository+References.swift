@@ -18,7 +18,8 @@ extension Repository {
     /// Throws `.referenceChanged` when another writer moved it, `.locked` while its lock is held;
     /// `.notFound` when `check` finds the target no longer readable (`TargetCheck`), moving nothing.
     package func updateReference(
-        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String, check readable: TargetCheck = .none
+        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String,
+        check readable: TargetCheck = .none
     ) throws(GitError) {
         try checkReadable(target, readable, for: name)
         var reference: OpaquePointer?
