@@ -33,10 +33,10 @@ package enum PackConsolidation {
         let folder = repository.packFolder
         // A multi-pack index lists packs by name; removing some would leave it stale for git.
         guard access(folder + "/multi-pack-index", F_OK) != 0 else { return 0 }
-        // git's own repacking is at work: it does the tidying, and ours beside it loses objects.
-        guard !gitRepacking(repository) else { return 0 }
         var names = packNames(in: folder)
         guard names.count > limit else { return 0 }
+        // git's own repacking is at work: it does the tidying, and ours beside it loses objects.
+        guard !gitRepacking(repository) else { return 0 }
         // Tidying after a commit that is already made: another worktree writing packs is no reason to wait.
         guard let lock = PackFolderLock.acquireIfFree(packFolder: folder) else { return 0 }
         defer { withExtendedLifetime(lock) {} }
