@@ -121,7 +121,7 @@ struct PackReaderTests {
                 bytes.withUnsafeBytes { pack.append(id: blob, type: GIT_OBJECT_BLOB, data: $0) }
             }
         }
-        let name = try pack.install(in: path + "/objects/pack")
+        let name = try pack.install(in: path + "/objects/pack").name
         // git's own check of every entry's zlib stream, CRC and the pack's checksum.
         let verified = try scratch.git(["verify-pack", "-v", name + ".idx"], in: path)
         #expect(verified.contains("non delta: \(sizes.count) objects"))

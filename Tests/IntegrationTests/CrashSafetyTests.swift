@@ -221,6 +221,8 @@ struct CrashSafetyTests {
                         kind = "temp file"
                     } else if line.contains("without its index") {
                         kind = "pack without its index"
+                    } else if line.contains(".keep: left on a pack by an interrupted write") {
+                        kind = "pack .keep of a killed write"
                     } else if line.contains("behind") {
                         kind = "working tree behind main"
                     } else {

@@ -220,21 +220,27 @@ extension Deck {
             }
         }
         while true {
+            let why: StoreError
             do {
+                // The target looked up first: a `git gc` meanwhile could have taken it (`TargetCheck`).
                 try repository.updateReference(
-                    branch, to: target, expected: current, logMessage: logMessage ?? "merge \(theirsName): Fast-forward")
+                    branch, to: target, expected: current,
+                    logMessage: logMessage ?? "merge \(theirsName): Fast-forward", check: .lookUp)
                 break
-            } catch  where error.code == .locked && DeckLock.now() < deadline {
-                if !clearStaleGitLock("\(branch).lock") { Deck.pause(milliseconds: 10) }
+            } catch  where error.code == .locked {
+                // Waited for while a process holds it; said at once when none does (`waitForGitLock`).
+                do throws(StoreError) {
+                    try waitForGitLock("\(branch).lock", deadline: deadline)
+                    continue
+                } catch {
+                    why = error
+                }
             } catch {
-                let why =
-                    error.code == .locked
-                    ? gitLockError("\(branch).lock")
-                    : StoreError.git(
-                        error, while: "moving main forward (another command changed the deck meanwhile; try again)")
-                if isBare { clearPending() }
-                throw isBare ? why : putBack(paths, to: oldTree, indexLock: indexLock, skips: skips, after: why)
+                why = StoreError.git(
+                    error, while: "moving main forward (another command changed the deck meanwhile; try again)")
             }
+            if isBare { clearPending() }
+            throw isBare ? why : putBack(paths, to: oldTree, indexLock: indexLock, skips: skips, after: why)
         }
         if !isBare { recordIndexFollows(target) }
         indexLock?.release()

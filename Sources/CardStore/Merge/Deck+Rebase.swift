@@ -59,6 +59,9 @@ extension Deck {
         var tip = theirs
         let identity = dryRun ? nil : try commitIdentity()
         let deadline = DeckLock.now() + lockTimeout
+        // Each replayed commit's pack is kept from git's repack until main reaches it (or the rebase fails).
+        var keeps: [PackKeep] = []
+        defer { for keep in keeps { keep.release() } }
         for (number, commit) in replayed.enumerated() {
             let plan = try planMerge(
                 ours: tip, theirs: commit.id, theirsName: commit.id.short, policy: policy,
@@ -83,6 +86,7 @@ extension Deck {
             let (_, tree) = try attempt.writeObjects()
             let made = try attempt.writeCommit(tree: tree)
             try attempt.flushObjects(commit: made)
+            if let keep = attempt.handOverKeep() { keeps.append(keep) }
             tip = made
         }
         if dryRun { return report }

@@ -140,6 +140,7 @@ extension Deck {
         }
         checkObjectTempFiles(&report, repair: repair)
         checkPacksWithoutIndex(&report, repair: repair)
+        checkAbandonedKeeps(&report, repair: repair)
         let cards = workingDirectory.map { "\($0)/\(Deck.cardsFolder)" }
         var folders = [gitDirectory]
         if let workingDirectory, let cards {
@@ -182,6 +183,21 @@ extension Deck {
                 "\(orphan.path): a pack without its index (left by an interrupted command); "
                     + (orphan.named || orphan.age > 600
                         ? "`cards fsck --repair` removes it" : "if no git command is running, remove it"))
+        }
+    }
+
+    /// `.keep` files a killed write of ours left on its pack (`PackKeep.isAbandoned`: they name a dead
+    /// `cards` process of this machine): they would keep the pack from ever being repacked by git.
+    /// The user's own `.keep` files, and git's, are never touched.
+    private func checkAbandonedKeeps(_ report: inout CheckReport, repair: Bool) {
+        for path in PackKeep.abandoned(in: repository.packFolder) {
+            if repair, unlink(path) == 0 {
+                report.repaired.append("removed \(path), left on a pack by an interrupted write")
+            } else {
+                report.problems.append(
+                    "\(path): left on a pack by an interrupted write (it keeps git from ever repacking that pack); "
+                        + "`cards fsck --repair` removes it")
+            }
         }
     }
 
@@ -380,7 +396,8 @@ extension Deck {
         var behindPaths = Set(interrupted ?? [])
         var parentTrees: [ObjectID] = []
         if let head = try headCommit() {
-            let parents = try withStoreError("reading \(head.short)") { () throws(GitError) in try repository.commit(head).parents
+            let parents = try withStoreError("reading \(head.short)") { () throws(GitError) in
+                try repository.commit(head).parents
             }
             for parent in parents {
                 let tree = try withStoreError("reading \(parent.short)") { () throws(GitError) in

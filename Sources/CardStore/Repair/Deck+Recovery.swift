@@ -163,10 +163,18 @@ extension Deck {
     /// that no process has open. Both, because a writer closes its temp file before it renames it
     /// into place (ours, libgit2's indexer, git's index-pack), and writers need not hold this deck's
     /// lock (a fetch holds the sync lock; a push from another deck into a bare one holds neither).
-    /// One listing of a small folder when there is nothing to remove.
+    /// One listing of a small folder when there is nothing to remove. In the same listing, a `.keep`
+    /// a killed write of ours left on its pack (`PackKeep.isAbandoned`) is removed: it only kept git
+    /// from ever repacking that pack.
     func removeStalePackTemporaries() {
         let folder = repository.packFolder
-        for name in FileSystem.list(folder) where Repository.isObjectTemporary(name) {
+        for name in FileSystem.list(folder) {
+            if name.hasSuffix(".keep") && name.hasPrefix("pack-") {
+                let path = "\(folder)/\(name)"
+                if PackKeep.isAbandoned(path) { unlink(path) }
+                continue
+            }
+            guard Repository.isObjectTemporary(name) else { continue }
             let path = "\(folder)/\(name)"
             guard let written = LockFiles.modificationTime(path), LockFiles.wallClock() - written > Deck.abandonedAge,
                 LockFiles.openers(of: path).isEmpty
@@ -333,35 +341,95 @@ extension Deck {
         return unlink(path) == 0
     }
 
-    /// Waits while another process holds the git lock file `name`, up to the lock timeout; removes it
-    /// when a dead writer of ours left it. Fails naming the lock and its holder.
+    /// How long a git lock that no process holds is given to go before it is said to be in the way, in
+    /// seconds. git closes its lock file before it renames it into place (`commit_lock_file`, a ref
+    /// transaction's `close_ref_gently`) and renames within milliseconds even on a loaded machine: half
+    /// a second is a hundred times that, and still said at once to a person. (git itself does not wait
+    /// for `index.lock` at all, and 0.1 s for a ref's lock: `core.filesRefLockTimeout`.)
+    static let gitLockGrace = 0.5
+
+    /// Waits while another process holds the git lock file `name` (`LockFiles.openers`, or a git command
+    /// running in this repository that takes locks: `gitLockHolders`), up to the lock timeout, naming
+    /// it through `lockWaitNotice` after a second; removes the lock when a dead writer of ours left it.
+    /// A lock nobody holds fails at once (after `gitLockGrace`), naming the file and what to do.
     func waitForGitLock(_ name: String, deadline: Double) throws(StoreError) {
         let path = gitLockPath(name)
+        let started = DeckLock.now()
         var delay: UInt32 = 1_000
+        var told = false
+        var lastLook = -Double.infinity
         while FileSystem.exists(path) {
             if clearStaleGitLock(name) { continue }
-            if DeckLock.now() >= deadline { throw gitLockError(name) }
+            let now = DeckLock.now()
+            let age = LockFiles.modificationTime(path).map { LockFiles.wallClock() - $0 } ?? 0
+            // Who holds it: asked once the grace is over (an old lock at once), then every 0.1 s (a walk
+            // of /proc, a few ms), never on a write that finds no lock.
+            if (now - started >= Deck.gitLockGrace || age >= Deck.gitLockGrace) && now - lastLook >= 0.1 {
+                lastLook = now
+                let holders = gitLockHolders(path)
+                if holders.isEmpty {
+                    if FileSystem.exists(path) { throw staleGitLockError(name) }
+                    continue
+                }
+                if !told, now - started >= Deck.lockWaitNoticeDelay, deadline - now >= 1,
+                    let notice = Deck.lockWaitNotice
+                {
+                    told = true
+                    notice(
+                        "waiting for \(holders.map(\.description).joined(separator: ", ")), which holds \(path), "
+                            + "for up to \(Int((deadline - now).rounded())) s more")
+                }
+            }
+            if now >= deadline { throw gitLockError(name) }
             usleep(delay)
             delay = min(delay * 2, 50_000)
         }
     }
 
+    /// git commands that only read: running in the repository, they hold no lock of a writer's (a
+    /// pager left open on `git log` must not make a stale lock wait).
+    static let readingGitCommands: Set<String> = [
+        "log", "show", "diff", "blame", "annotate", "grep", "help", "shortlog", "whatchanged", "cat-file",
+        "ls-files", "ls-tree", "rev-list", "rev-parse", "describe", "var", "version", "config", "difftool",
+        "instaweb", "daemon", "fsck", "count-objects", "verify-pack", "show-ref", "for-each-ref", "name-rev",
+        "archive", "bundle", "format-patch", "request-pull", "cherry", "range-diff",
+    ]
+
+    /// Who holds the git lock at `path`: the processes that have it open, else the git commands
+    /// running in this repository that take locks (`git commit` holds `index.lock` closed while its
+    /// hooks and editor run; git's own message names that case), each with its command.
+    func gitLockHolders(_ path: String) -> [LockFiles.Holder] {
+        let openers = LockFiles.openers(of: path)
+        if !openers.isEmpty { return openers }
+        return LockFiles.gitProcesses(workingIn: workingDirectory ?? gitDirectory).compactMap { process in
+            let command = LockFiles.gitCommand(of: process.pid)
+            guard !Deck.readingGitCommands.contains(command) else { return nil }
+            var holder = process
+            if !command.isEmpty { holder.name = "git \(command)" }
+            return holder
+        }
+    }
+
+    /// The error for a git lock that nobody holds: said at once, as git says it, with what to do.
+    func staleGitLockError(_ name: String) -> StoreError {
+        let path = gitLockPath(name)
+        return StoreError(
+            .locked,
+            "\(path) is in the way and no process has it open: another git process seems to be running in this "
+                + "repository (an editor opened by `git commit`?), or a git process was interrupted and left it; "
+                + "nothing was changed; once no git process is running here, remove the file (`rm "
+                + "\(ShellWord.quoted(path))`) or run `cards fsck --repair`, then try again")
+    }
+
     /// The error for a git lock held past the lock timeout: who holds it, or that nobody does.
     func gitLockError(_ name: String) -> StoreError {
         let path = gitLockPath(name)
-        let openers = LockFiles.openers(of: path)
-        let state = "nothing was changed; "
-        if openers.isEmpty {
-            return StoreError(
-                .locked,
-                "\(path) is in the way and no process has it open: a lock left by an interrupted git command; "
-                    + state + "run `cards fsck --repair` to remove it, then try again")
-        }
-        let holders = openers.map(\.description).joined(separator: ", ")
+        let holders = gitLockHolders(path)
+        if holders.isEmpty { return staleGitLockError(name) }
         return StoreError(
             .locked,
-            "\(path) is held by \(holders) for more than \(Int(lockTimeout)) s; " + state
-                + "wait for it to finish or stop it, then try again")
+            "\(path) is held by \(holders.map(\.description).joined(separator: ", ")) for more than "
+                + "\(Int(lockTimeout)) s; nothing was changed; wait for it to finish or stop it, then try again")
     }
 
     /// Sleeps before retrying a lock.

@@ -40,6 +40,9 @@ final class CommitAttempt {
 
     /// The pack the change's objects go into (nil: loose objects through libgit2), from `writeObjects`.
     private var packer: PackWriter?
+    /// The pack's `.keep`, from `flushObjects` until `main` has moved (or the attempt ends): git's
+    /// repack leaves a kept pack alone while its objects are reached by no ref yet (`PackKeep`).
+    private var keep: PackKeep?
     /// libgit2's per-object fsync, turned off while many loose objects are written (`ObjectsFlush`).
     private var objectsFlush: ObjectsFlush?
     /// Git's index lock, held from `takeIndexLock` until `main` has moved.
@@ -161,7 +164,7 @@ final class CommitAttempt {
     /// `commit`), or the loose objects flushed together; then libgit2's object fsync is back on.
     func flushObjects(commit: ObjectID) throws(StoreError) {
         if let packer {
-            try withStoreError("writing the pack") { () throws(GitError) in
+            keep = try withStoreError("writing the pack") { () throws(GitError) in
                 try packer.finish(commit: commit, durable: deck.durable)
             }
         }
@@ -204,18 +207,20 @@ final class CommitAttempt {
     func publish(_ commit: ObjectID) throws(StoreError) -> Publication {
         do {
             let logMessage = Deck.ownCommitLogPrefix + change.message.subject
+            // The commit's pack still in place (kept, so no repack removes it before main moves), or,
+            // without a pack of its own, the commit looked up: main never names a commit that is gone.
+            let check = keep.map(TargetCheck.pack) ?? .lookUp
             // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
             // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
             var done = false
             if deck.flushMode != .none {
                 done = try deck.repository.updateReferenceWrittenOut(
                     deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage,
-                    committer: identity.committer,
-                    flushEach: deck.flushMode == .strict)
+                    committer: identity.committer, flushEach: deck.flushMode == .strict, check: check)
             }
             if !done {
                 try deck.repository.updateReference(
-                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage)
+                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage, check: check)
             }
         } catch {
             // main did not move: the working tree and index go back to it before anything else.
@@ -229,18 +234,24 @@ final class CommitAttempt {
                 // Put back as it was: a retry that then finds nothing to do leaves no flag behind.
                 deck.clearPending()
             }
-            if error.code == .referenceChanged && number < Deck.publishAttempts {
+            if (error.code == .referenceChanged || error.function == "checkReadable") && number < Deck.publishAttempts {
                 // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
+                // Or the new commit's objects were removed before main could name them: written again.
                 usleep(UInt32(1_000 * number))
                 return .retry
             }
-            if error.code == .locked && DeckLock.now() < deadline {
-                // A git command holds main.lock, or a killed writer of ours left it (removed when proved stale).
-                if !deck.clearStaleGitLock("\(deck.branch).lock") { usleep(UInt32(min(1_000 * number, 50_000))) }
+            if error.code == .locked {
+                // A git command holds main.lock (waited for, named after a second), a killed writer of ours
+                // left it (removed when proved stale), or nobody holds it (said at once: `waitForGitLock`).
+                do throws(StoreError) {
+                    try deck.waitForGitLock("\(deck.branch).lock", deadline: deadline)
+                } catch {
+                    deck.clearPending()
+                    throw error
+                }
                 return .retry
             }
             deck.clearPending()
-            if error.code == .locked { throw deck.gitLockError("\(deck.branch).lock") }
             throw StoreError(why.code, "\(why.message); nothing was changed: try again")
         }
         return .published
@@ -249,6 +260,8 @@ final class CommitAttempt {
     /// After `main` moved to `commit`: records the index it left, lets git's index lock go, makes the
     /// commit durable, clears the pending flag and tidies up. Returns what the operation made.
     func finish(_ commit: ObjectID) throws(StoreError) -> CommitOutcome {
+        // main reaches the pack now: it is git's like any other.
+        keep?.release()
         // The index this commit left, recorded while nobody else can have changed it.
         if !deck.isBare { deck.recordIndexFollows(commit) }
         indexLock?.release()
@@ -262,11 +275,19 @@ final class CommitAttempt {
         return CommitOutcome(commit: commit, parent: snapshot.commit)
     }
 
+    /// Hands the pack's `.keep` to the caller, who lets it go once a ref reaches the commit: a rebase's
+    /// replayed commits are published together, after the last one is written.
+    func handOverKeep() -> PackKeep? {
+        defer { keep = nil }
+        return keep
+    }
+
     /// Lets go of what the attempt holds, however it ends (a retry takes it again): git's index lock,
     /// and the deck's claim on libgit2's object fsync, given back. Each is let go once only.
     func end() {
         // Given up on every way out of this attempt; a retry takes it again.
         indexLock?.release()
+        keep?.release()
         objectsFlush?.restore()
     }
 }

@@ -35,6 +35,8 @@ package enum PackConsolidation {
         guard access(folder + "/multi-pack-index", F_OK) != 0 else { return 0 }
         var names = packNames(in: folder)
         guard names.count > limit else { return 0 }
+        // git's own repacking is at work: it does the tidying, and ours beside it loses objects.
+        guard !gitRepacking(repository) else { return 0 }
         // Tidying after a commit that is already made: another worktree writing packs is no reason to wait.
         guard let lock = PackFolderLock.acquireIfFree(packFolder: folder) else { return 0 }
         defer { withExtendedLifetime(lock) {} }
@@ -72,6 +74,9 @@ package enum PackConsolidation {
         // The combined pack can have the very name of a chosen one (same objects, same bytes, left by
         // a consolidation killed before its removals): that one is the result, never removed.
         let old = chosen.filter { $0.base != combined }
+        // Looked for again before anything is removed: a gc that started meanwhile finds the new pack
+        // beside the old ones (the same objects twice, which the next consolidation combines).
+        guard !gitRepacking(repository) else { return 0 }
         // Killed midway, an old pack could be left without its index: named, it is removed next time.
         let marker = PackInstallMarker(packFolder: folder)
         try marker.record(old.map(\.base))
@@ -81,6 +86,38 @@ package enum PackConsolidation {
             for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
         }
         return chosen.count
+    }
+
+    /// Whether git is repacking this repository: `git gc` holds `gc.pid` while it runs (one a
+    /// killed gc of this machine left, naming a dead pid, does not count), `git maintenance` holds
+    /// `objects/maintenance.lock`, `git repack` writes its new pack as `objects/pack/.tmp-<pid>-pack…`,
+    /// and a multi-pack index names packs by name.
+    /// Removing packs beside them is what loses objects: `git gc` beside our consolidation lost
+    /// commits `main` reached (MaintenanceRaceTests, about one run in three); git's own commands
+    /// exclude each other with these same files.
+    static func gitRepacking(_ repository: Repository) -> Bool {
+        let common = repository.commonDirectory
+        if let bytes = Repository.readSmallFile(common + "gc.pid", limit: 512, followingLinks: false) {
+            // "<pid> <host>", as git writes it.
+            let words = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            let stale =
+                words.count >= 2 && String(words[1]) == hostName()
+                && Int32(words[0]).map { !LockFiles.isAlive($0) } == true
+            if !stale { return true }
+        } else if errno != ENOENT {
+            return true
+        }
+        if access(common + "objects/maintenance.lock", F_OK) == 0 { return true }
+        // A multi-pack index written meanwhile names the packs we would remove.
+        if access(repository.packFolder + "/multi-pack-index", F_OK) == 0 { return true }
+        return LockFiles.list(repository.packFolder).contains { $0.hasPrefix(".tmp-") }
+    }
+
+    /// This machine's name, as git's `gc.pid` names it.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// How many of the smallest packs (counts in ascending order) to combine: the fewest that leave
@@ -162,6 +199,6 @@ package enum PackConsolidation {
             let data = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object))
             pack.append(id: entry.id, type: git_odb_object_type(object), data: data)
         }
-        return try pack.install(in: folder, durable: true, holding: lock)
+        return try pack.install(in: folder, durable: true, holding: lock).name
     }
 }

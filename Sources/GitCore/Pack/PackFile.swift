@@ -246,10 +246,14 @@ struct PackFile {
     /// taken here unless the caller passes the one it holds) and named in the marker
     /// (`PackInstallMarker`): killed between them, a pack would be left without its index, garbage
     /// to git, which the next command then removes.
+    ///
+    /// `keeping`: a `pack-<checksum>.keep` is made before the pack is named and handed back (`PackKeep`),
+    /// for the caller to release once the ref that reaches the pack's objects is written: until then
+    /// they are unreachable, and `git repack -a -d` running meanwhile would delete them.
     @discardableResult
-    mutating func install(in packFolder: String, durable: Bool = true, holding heldLock: PackFolderLock? = nil)
-        throws(GitError) -> String
-    {
+    mutating func install(
+        in packFolder: String, durable: Bool = true, holding heldLock: PackFolderLock? = nil, keeping: Bool = false
+    ) throws(GitError) -> (name: String, keep: PackKeep?) {
         let count = UInt32(entries.count)
         own.replaceSubrange(8..<12, with: BigEndian.bytes(count))
         // The checksum hashed on a second thread while the same bytes are written (a merge's 7 MB
@@ -284,8 +288,11 @@ struct PackFile {
             unlink(temporaryIndex)
             return GitError(code: .other(-1), message: "\(what) \(name): \(reason)", function: "pack")
         }
+        let keep: PackKeep?
         let lock: PackFolderLock
         do throws(GitError) {
+            // Before the pack is named: a repack that lists it then sees it kept.
+            keep = keeping ? try PackKeep.create(base: name) : nil
             if let heldLock { lock = heldLock } else { lock = try PackFolderLock.acquire(packFolder: packFolder) }
         } catch {
             unlink(temporaryPack)
@@ -311,7 +318,7 @@ struct PackFile {
         }
         marker.clear()
         withExtendedLifetime(lock) {}
-        guard durable else { return name }
+        guard durable else { return (name, keep) }
         let flushed = FileSync.flush(path: packFolder)
         guard flushed == 0 else {
             throw GitError(
@@ -319,7 +326,7 @@ struct PackFile {
                 message: "cannot flush \(packFolder) (the new pack's names): \(String(cString: strerror(flushed)))",
                 function: "pack")
         }
-        return name
+        return (name, keep)
     }
 
     /// The SHA-1 of the pack's bytes (its trailing checksum).

@@ -117,8 +117,11 @@ package final class PackWriter {
 
     /// Packs the objects of the new commit that are in memory (the blobs written through `writeBlob`,
     /// the new trees and the commit) into one pack in the repository's `objects/pack`, with its
-    /// index, both flushed to disk before they are named (unless `durable` is false).
-    package func finish(commit: ObjectID, durable: Bool = true) throws(GitError) {
+    /// index, both flushed to disk before they are named (unless `durable` is false). Returns the
+    /// pack's `.keep` (`PackKeep`), made before it was named: the caller releases it once the ref
+    /// that reaches the commit is written. Nil when nothing new was to be packed.
+    @discardableResult
+    package func finish(commit: ObjectID, durable: Bool = true) throws(GitError) -> PackKeep? {
         defer { _ = git_mempack_reset(backend) }
         var ids = blobs
         // A commit written through the odb that found it on disk already is not in memory: then it and
@@ -137,7 +140,7 @@ package final class PackWriter {
             commitTrees.removeAll()
         }
         // Everything was stored already (the same merge made again): no empty pack.
-        if unique.isEmpty { return }
+        if unique.isEmpty { return nil }
         let checksums = treeChecksums()
         var pack = PackFile(expectedBytes: try totalSize(of: unique), objects: unique.count)
         for id in unique {
@@ -151,7 +154,7 @@ package final class PackWriter {
             }
         }
         // The common folder: a linked worktree's git folder has no objects of its own.
-        try pack.install(in: packFolder, durable: durable)
+        return try pack.install(in: packFolder, durable: durable, keeping: true).keep
     }
 
     /// The trees under `commit` that were written in memory: a tree already on disk, and everything

@@ -161,6 +161,30 @@ extension LockFiles {
         return found
     }
 
+    /// The git command a process runs (`commit` for `git -c x=y commit -m …`), from its command line;
+    /// "" when it has none or cannot be read.
+    package static func gitCommand(of pid: Int32) -> String {
+        guard let bytes = readProcFile("/proc/\(pid)/cmdline", limit: 1 << 16) else { return "" }
+        let words = bytes.split(separator: 0, omittingEmptySubsequences: false).dropFirst().map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            // The options before the command; -C and -c take the next word.
+            if word == "-C" || word == "-c" {
+                index += 2
+                continue
+            }
+            if word.hasPrefix("-") {
+                index += 1
+                continue
+            }
+            return word
+        }
+        return ""
+    }
+
     /// Waits until no git process works in `folder` (up to `patience` seconds), then kills those left.
     /// A `git fetch` killed with its caller dies at once, but its helpers (`index-pack`,
     /// `unpack-objects`) live until they read the end of their input, and write objects meanwhile:

@@ -13,9 +13,12 @@ extension Repository {
     /// With `flushEach` (`FlushMode.strict`) each file is fsynced instead of written out, and so is a
     /// folder that gains an entry (the ref's, on the rename; a new reflog's): libgit2 also fsyncs the
     /// folder of a reflog it appends to, which changes nothing in it.
+    ///
+    /// `check`: under the lock, before anything is written, the target is checked to be readable
+    /// (`TargetCheck`); `.notFound` when it is gone.
     package func updateReferenceWrittenOut(
         _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String, committer: Signature,
-        flushEach: Bool = false
+        flushEach: Bool = false, check readable: TargetCheck = .none
     ) throws(GitError) -> Bool {
         let common = commonDirectory
         let path = common + name
@@ -40,6 +43,7 @@ extension Repository {
                 code: .referenceChanged, message: "\(name) was moved by another writer",
                 function: "updateReferenceWrittenOut")
         }
+        try checkReadable(target, readable, for: name)
         // The reflogs first, as libgit2 does: a ref never moves without its line.
         let line = try Repository.reflogLine(old: expected, new: target, committer: committer, message: logMessage)
         var logs: [String] = []

@@ -1,4 +1,5 @@
 import CGit2
+import Glibc
 
 extension Repository {
     /// The commit a reference points to (following symbolic references), or nil when it does not exist.
@@ -14,10 +15,13 @@ extension Repository {
     }
 
     /// Moves a reference only if it still points where we expect (nil: it must not exist yet).
-    /// Throws `.referenceChanged` when another writer moved it, `.locked` while its lock is held.
+    /// Throws `.referenceChanged` when another writer moved it, `.locked` while its lock is held;
+    /// `.notFound` when `check` finds the target no longer readable (`TargetCheck`), moving nothing.
     package func updateReference(
-        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String
+        _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String,
+        check readable: TargetCheck = .none
     ) throws(GitError) {
+        try checkReadable(target, readable, for: name)
         var reference: OpaquePointer?
         var new = target.raw
         var old = (expected ?? .zero).raw
@@ -33,13 +37,32 @@ extension Repository {
         git_reference_free(reference)
     }
 
-    /// Sets a reference unconditionally (for remote-tracking refs, which only we move).
+    /// Sets a reference unconditionally (for remote-tracking refs, which only we move). A lock held by
+    /// another process is waited for up to `lockPatience` seconds, as git waits for a ref's lock
+    /// (`core.filesRefLockTimeout`): `git gc` holds each loose ref's lock for a moment while it packs refs.
     package func setReference(_ name: String, to target: ObjectID, logMessage: String) throws(GitError) {
-        var reference: OpaquePointer?
         var new = target.raw
-        try check(git_reference_create(&reference, pointer, name, &new, 1, logMessage), "git_reference_create")
-        git_reference_free(reference)
+        var delay: UInt32 = 1_000
+        var waited = 0.0
+        while true {
+            var reference: OpaquePointer?
+            let result = git_reference_create(&reference, pointer, name, &new, 1, logMessage)
+            if result == GIT_ELOCKED.rawValue && waited < Repository.lockPatience {
+                git_error_clear()
+                usleep(delay)
+                waited += Double(delay) / 1e6
+                delay = min(delay * 2, 50_000)
+                continue
+            }
+            try check(result, "git_reference_create")
+            git_reference_free(reference)
+            return
+        }
     }
+
+    /// How long `setReference` waits for a ref's lock, in seconds: git waits 0.1 s
+    /// (`core.filesRefLockTimeout`); a fetch that has its objects already is worth a second.
+    static let lockPatience = 1.0
 
     /// Deletes a reference; no error when it does not exist.
     package func deleteReference(_ name: String) throws(GitError) {

@@ -55,18 +55,24 @@ extension Repository {
                         function: "push")
                 }
             }
-            _ = try writePack(
+            // Kept (`PackKeep`) until the remote's ref reaches it: a `git gc` in the remote meanwhile
+            // would find its objects unreachable and delete them.
+            let written = try writePack(
                 tip: local, excluding: current.map { [$0] } ?? [], into: remote.gitDirectory + "objects/pack")
+            defer { written.keep?.release() }
+            let pushed = written.keep.map(TargetCheck.pack) ?? .none
             do {
                 do {
-                    try remote.updateReference(parts[1], to: local, expected: current, logMessage: "push")
+                    try remote.updateReference(
+                        parts[1], to: local, expected: current, logMessage: "push", check: pushed)
                 } catch
                     where error.code == .locked
                     && LockFiles.clearIfAbandoned(remote.gitDirectory + parts[1] + ".lock", age: 2)
                 {
                     // A push killed on this machine left the remote's ref lock, and nobody else ever
                     // will remove it: gone now, try once more.
-                    try remote.updateReference(parts[1], to: local, expected: current, logMessage: "push")
+                    try remote.updateReference(
+                        parts[1], to: local, expected: current, logMessage: "push", check: pushed)
                 }
             } catch  where error.code == .referenceChanged || error.code == .locked {
                 throw GitError(
@@ -101,14 +107,18 @@ extension Repository {
     /// written as `PackFile` writes a commit's, flushed before they are named. libgit2's packbuilder,
     /// used when a tree is not canonical, walks every tree of `excluding` to mark it and searches
     /// deltas among the card folders it sends: ~0.6 s for a 100-card push at 100,000 cards.
-    func writePack(tip: ObjectID, excluding: [ObjectID], into folder: String) throws(GitError) -> Int {
+    ///
+    /// Returns how many objects were written and the pack's `.keep` (`PackKeep`), for the caller to
+    /// release once the ref that reaches `tip` is written.
+    func writePack(tip: ObjectID, excluding: [ObjectID], into folder: String) throws(GitError) -> (
+        count: Int, keep: PackKeep?
+    ) {
         // The trees `newObjects` read stay in the cache, and its pack reader maps the packs once.
         let cache = RawTreeCache()
         guard let objects = try newObjects(tip: tip, excluding: excluding, cache: cache) else {
-            try writePackThroughLibgit2(tip: tip, excluding: excluding, into: folder)
-            return 0
+            return (0, try writePackThroughLibgit2(tip: tip, excluding: excluding, into: folder))
         }
-        guard !objects.isEmpty else { return 0 }
+        guard !objects.isEmpty else { return (0, nil) }
         let reader = cache.reader(for: self)
         var pack = PackFile(expectedBytes: 0, objects: objects.count)
         for object in objects {
@@ -121,8 +131,8 @@ extension Repository {
             if bytes == nil { bytes = try readObject(id, type: object.type) }
             bytes?.withUnsafeBytes { pack.append(id: object.id, type: object.type, data: $0) }
         }
-        try pack.install(in: folder, durable: true)
-        return objects.count
+        let keep = try pack.install(in: folder, durable: true, keeping: true).keep
+        return (objects.count, keep)
     }
 
     /// The content of object `id` through libgit2 (strict: hash-checked); an error if it is missing
@@ -149,16 +159,22 @@ extension Repository {
         return Array(UnsafeRawBufferPointer(start: data, count: count))
     }
 
-    /// `writePack` through libgit2's packbuilder (deltas searched, objects compressed).
-    private func writePackThroughLibgit2(tip: ObjectID, excluding: [ObjectID], into folder: String) throws(GitError) {
+    /// `writePack` through libgit2's packbuilder (deltas searched, objects compressed). Its `.keep` is
+    /// made as soon as libgit2 has named the pack (libgit2 offers no step before): a repack that starts
+    /// in those microseconds could still take it, and the ref update's check then refuses the move.
+    private func writePackThroughLibgit2(tip: ObjectID, excluding: [ObjectID], into folder: String) throws(GitError)
+        -> PackKeep?
+    {
         let walk = try revisionWalk(from: tip, hiding: excluding)
         defer { git_revwalk_free(walk) }
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, pointer), "git_packbuilder_new")
         defer { git_packbuilder_free(builder) }
         try check(git_packbuilder_insert_walk(builder, walk), "git_packbuilder_insert_walk")
-        guard git_packbuilder_object_count(builder) > 0 else { return }
+        guard git_packbuilder_object_count(builder) > 0 else { return nil }
         try check(git_packbuilder_write(builder, folder, 0, nil, nil), "git_packbuilder_write")
+        guard let name = git_packbuilder_name(builder) else { return nil }
+        return try PackKeep.create(base: "\(folder)/pack-\(String(cString: name))")
     }
 
     /// Fetches from a repository on this machine (a path or `file://`) with refspecs of one branch
@@ -187,12 +203,17 @@ extension Repository {
         var result = FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
         for pair in pairs {
             guard let tip = heads[pair.source] else { continue }
+            var keep: PackKeep?
             if !hasObject(tip) {
-                result.receivedObjects += try source.writePack(
-                    tip: tip, excluding: haves, into: packFolder)
+                // Kept until the tracking ref reaches it, as git's fetch keeps the pack it receives.
+                let written = try source.writePack(tip: tip, excluding: haves, into: packFolder)
+                result.receivedObjects += written.count
+                keep = written.keep
                 // Ours now, with everything under it: a later branch sharing it sends none of it again.
                 haves.append(tip)
             }
+            defer { keep?.release() }
+            try checkReadable(tip, keep.map(TargetCheck.pack) ?? .none, for: pair.destination)
             try setReference(pair.destination, to: tip, logMessage: logMessage)
         }
         return result

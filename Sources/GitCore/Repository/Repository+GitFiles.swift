@@ -8,14 +8,17 @@ extension Repository {
     /// leave behind (a branch's own lock, `refs/heads/NAME.lock`, is the caller's to add).
     package static let topLevelLockFiles = ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock"]
 
-    /// What the temp file of a pack this package writes is named from (`PackFile.install`).
-    static let ownPackTemporaryPrefix = "tmp_cards_pack_"
+    /// What the temp file of a pack this package writes is named from (`PackFile.install`). Not `tmp_`:
+    /// `git prune` removes every `tmp_` file in `objects/pack` older than its expiry, which for a plain
+    /// `git prune` is now, and would take a pack being written from under its writer.
+    static let ownPackTemporaryPrefix = "cards_tmp_pack_"
 
     /// The names temp files of object and pack writes start with: libgit2's (`tmp_object_git2_`,
-    /// `pack_git2_`), git's (`tmp_pack_`, `tmp_idx_`) and ours (`tmp_cards_pack_`, and `tmp_cards_obj_`
-    /// of earlier versions).
+    /// `pack_git2_`), git's (`tmp_pack_`, `tmp_idx_`) and ours (`cards_tmp_pack_`, and `tmp_cards_pack_`
+    /// and `tmp_cards_obj_` of earlier versions).
     package static let objectTemporaryPrefixes = [
-        "tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", ownPackTemporaryPrefix, "tmp_cards_obj_",
+        "tmp_object_git2_", "pack_git2_", "tmp_pack_", "tmp_idx_", ownPackTemporaryPrefix, "tmp_cards_pack_",
+        "tmp_cards_obj_",
     ]
 
     /// Whether `name` (a file in `objects/XX` or `objects/pack`) is a temp file of an object or pack write.
