@@ -267,7 +267,7 @@ extension Deck {
         // fails, over the index a write of ours had just brought along). Any other such entry is the user's.
         for change in stale {
             let full = try? workingFile(change.path) ?? workingDirectory.map { "\($0)/\(change.path)" }
-            let present = full.flatMap(Deck.workingBlobID)
+            let present = full.flatMap { workingBlobID($0, path: change.path) }
             if present == change.new?.id { changes.append(change) } else { staged.append(change) }
         }
         guard !changes.isEmpty else { return true }
@@ -288,7 +288,7 @@ extension Deck {
                 report.problems.append("\(change.path): not brought up to date: \(error.message)")
                 continue
             }
-            let present = Deck.workingBlobID(full)
+            let present = workingBlobID(full, path: change.path)
             // A file still as the index had it was left behind by the interrupted write: update it.
             // Anything else is a hand edit: keep it (status then shows it against main).
             if present == change.old?.id {
@@ -296,7 +296,8 @@ extension Deck {
                     let bytes = try withStoreError("reading \(change.path)") { () throws(GitError) in
                         try repository.readBlob(new.id)
                     }
-                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                    try FileSystem.writeAtomically(
+                        checkoutBytes(bytes, blob: new.id, path: change.path), to: full, durable: durable)
                     current.append(change.path)
                 } else {
                     try FileSystem.remove(full)

@@ -111,7 +111,7 @@ extension Deck {
             }
             guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
-            let present = Deck.workingBlobID(full)
+            let present = workingBlobID(full, path: file.path)
             if !file.handEdit
                 && (present != nil && present == file.blob || present == nil && file.blob == nil && main != nil)
             {
@@ -119,7 +119,8 @@ extension Deck {
                     let bytes = try withStoreError("reading \(file.path)") { () throws(GitError) in
                         try repository.readBlob(main.id)
                     }
-                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                    try FileSystem.writeAtomically(
+                        checkoutBytes(bytes, blob: main.id, path: file.path), to: full, durable: durable)
                 } else {
                     try FileSystem.remove(full)
                 }

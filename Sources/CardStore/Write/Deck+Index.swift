@@ -8,7 +8,7 @@ extension Deck {
     /// file when it allows (`IndexPatch`, a few ms at 100,000 cards), else through libgit2's index
     /// (which reads and rewrites every entry). Retries while another git process holds `index.lock`.
     func updateIndexEntries(
-        _ entries: [(path: String, blob: ObjectID?)], tree: ObjectID, flush: FlushMode? = nil,
+        _ entries: [(path: String, blob: ObjectID?, mode: UInt32)], tree: ObjectID, flush: FlushMode? = nil,
         indexLock: IndexLock? = nil
     ) throws(StoreError) {
         let flush = flush ?? (durable ? .strict : .none)
@@ -23,7 +23,10 @@ extension Deck {
             guard let stat = FileStat(path: "\(workingDirectory)/\(entry.path)") else {
                 return try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock)
             }
-            updates.append(IndexUpdate(path: entry.path, file: (blob, stat)))
+            // The tree entry's mode, not the file system's executable bit (all set on exFAT or SMB, where
+            // `core.filemode=false`): git's checkout keeps the entry's mode in the index.
+            let regular = entry.mode & 0o170000 == 0o100000
+            updates.append(IndexUpdate(path: entry.path, file: (blob, regular ? stat.recording(mode: entry.mode) : stat)))
         }
         var attempt = 0
         while true {
@@ -59,7 +62,8 @@ extension Deck {
                 try index.reload(force: true)
                 for path in paths {
                     let entry = try repository.treeEntry(in: tree, path: path)
-                    if let entry, notCheckedOut(entry) != nil {
+                    // libgit2 would hash a filter driver's file (an LFS image) as it is: staged by id.
+                    if let entry, notCheckedOut(entry) != nil || hasFilterDriver(path) {
                         try stage(entry, at: path, in: index)
                     } else if entry != nil {
                         try index.add(path: path)

@@ -23,21 +23,31 @@ extension Deck {
         var last: [[UInt8]: Int] = [:]
         for (position, key) in keys.enumerated() { last[key] = position }
         var writes: [(full: String, bytes: [UInt8])] = []
-        var entries: [(path: String, blob: ObjectID?)] = []
+        var entries: [(path: String, blob: ObjectID?, mode: UInt32)] = []
         var executables: [String] = []
-        for (position, file) in files.enumerated() where last[keys[position]] == position {
+        // Attributes files first: what they say decides how the other files are written, as in git's checkout.
+        for position in Deck.attributesFilesFirst(files.map(\.path)) where last[keys[position]] == position {
+            let file = files[position]
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             let mode = updates[position].mode
             if outside.contains(position), let blob = updates[position].blob {
                 // A link, a submodule, a huge file a merge carries: into the index only (`notCheckedOut`).
-                entries.append((file.path, blob))
+                entries.append((file.path, blob, mode))
             } else if let content = file.content, let blob = updates[position].blob {
-                writes.append((full, content))
+                // As git's checkout writes it (CRLF endings, an LFS image): the blob stays the content.
+                let bytes = try checkoutBytes(content, blob: blob, path: file.path)
+                if Deck.isAttributesFile(file.path) {
+                    try FileSystem.writeAtomically(bytes, to: full, flush: flush)
+                    mayConvertFiles = lookUpConversion()
+                } else {
+                    writes.append((full, bytes))
+                }
                 if mode == 0o100755 { executables.append(full) }
-                entries.append((file.path, blob))
+                entries.append((file.path, blob, mode))
             } else {
                 try FileSystem.remove(full)
-                entries.append((file.path, nil))
+                if Deck.isAttributesFile(file.path) { mayConvertFiles = lookUpConversion() }
+                entries.append((file.path, nil, mode))
             }
         }
         if writes.count >= Deck.bulkThreshold {
@@ -56,29 +66,35 @@ extension Deck {
         _ paths: [String], snapshotTree tree: ObjectID, indexLock: IndexLock? = nil, skippingUnchanged: Bool = false
     ) throws(StoreError) {
         guard let workingDirectory else { return }
-        var entries: [(path: String, blob: ObjectID?)] = []
-        for path in paths {
+        var entries: [(path: String, blob: ObjectID?, mode: UInt32)] = []
+        // Attributes files first: what they say decides how the other files are written, as in git's checkout.
+        for path in Deck.attributesFilesFirst(paths).map({ paths[$0] }) {
             let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
             let entry = try withStoreError("reading \(path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: path)
             }
             // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
             let present =
-                skippingUnchanged ? Deck.workingBlobID(full) : nil
+                skippingUnchanged ? workingBlobID(full, path: path) : nil
             if let entry, notCheckedOut(entry) == nil {
                 if !skippingUnchanged || present != entry.id {
                     let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
-                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                    try FileSystem.writeAtomically(
+                        checkoutBytes(bytes, blob: entry.id, path: path), to: full, durable: durable)
+                    if Deck.isAttributesFile(path) { mayConvertFiles = lookUpConversion() }
                 }
                 try Deck.setExecutable(full, entry.mode)
-                entries.append((path, entry.id))
+                entries.append((path, entry.id, entry.mode))
             } else if let entry {
                 // A link, a submodule, a huge file: in the index, not checked out (`notCheckedOut`); the
                 // working tree keeps what it has there.
-                entries.append((path, entry.id))
+                entries.append((path, entry.id, entry.mode))
             } else {
-                if !skippingUnchanged || present != nil { try FileSystem.remove(full) }
-                entries.append((path, nil))
+                if !skippingUnchanged || present != nil {
+                    try FileSystem.remove(full)
+                    if Deck.isAttributesFile(path) { mayConvertFiles = lookUpConversion() }
+                }
+                entries.append((path, nil, 0))
             }
         }
         try updateIndexEntries(entries, tree: tree, indexLock: indexLock)
