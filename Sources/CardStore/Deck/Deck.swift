@@ -48,10 +48,9 @@ public final class Deck {
     /// `CARDS_FSYNC`, and `cards.fsync` from git config.
     private let fsyncEnvironment: String?
     private let fsyncConfig: String?
-    /// Whether git may convert files between this deck's working tree and its repository anywhere
-    /// (`core.autocrlf`, `core.eol`, or an attributes file that names a converting attribute), looked up
-    /// once, on the first file written or compared (`Deck+Conversion.swift`).
-    lazy var mayConvertFiles: Bool = lookUpConversion()
+    /// What is known of git's conversion of files here (`core.autocrlf`, attributes files), looked up on
+    /// the first file written or compared and again a second later (`Deck+Conversion.swift`).
+    var conversionCache: ConversionCache?
     /// `deviceID()` once known: read from the config once per deck opened, not once per commit.
     var knownDeviceID: String?
     /// How long to wait for another process's deck lock before failing, in seconds (NaN counts as 0;

@@ -1,11 +1,23 @@
 import GitCore
 import Glibc
 
+/// What a deck knows of git's conversion of its files, for a second: a long-lived deck (`cards serve`)
+/// sees a changed `core.autocrlf` or `.gitattributes` soon after, while a command that writes many files
+/// looks once.
+struct ConversionCache {
+    /// `Deck.lookUpConversion()`.
+    var anywhere: Bool
+    /// When it was looked up (`DeckLock.now()`).
+    var lookedAt: Double
+    /// Whether a folder (below the root, other than `cards`) has a `.gitattributes`, as found.
+    var folders: [String: Bool] = [:]
+}
+
 /// Files as git has them on both sides: what a checkout writes in the working tree (CRLF endings with
 /// `core.autocrlf=true` or `eol=crlf`, an LFS image for its pointer) and what `git add` would store for a
 /// working file (its "clean" form). A deck with no such configuration, most of them, never loads a
-/// filter: `mayConvertFiles` is looked up once, and then each path costs a `stat` of its folder's
-/// `.gitattributes` (`conversionMayApply`).
+/// filter: `lookUpConversion` runs once a second at most (`ConversionCache`), and each folder's
+/// `.gitattributes` is looked for once (`conversionMayApply`).
 extension Deck {
     /// Whether anything can make git convert files here: `core.autocrlf` (true or input), `core.eol`, or an
     /// attributes file naming a converting attribute (`Repository.attributesMayConvert`): the system's,
@@ -38,16 +50,26 @@ extension Deck {
         return false
     }
 
-    /// Whether git may convert the file at `path` (a deck path): `mayConvertFiles`, or a `.gitattributes`
+    /// Whether git may convert the file at `path` (a deck path): `lookUpConversion`, or a `.gitattributes`
     /// in one of the folders on its way below `cards/` (a card's fan-out folder) or outside it.
     func conversionMayApply(to path: String) -> Bool {
         guard let workingDirectory else { return false }
-        if mayConvertFiles { return true }
+        let now = DeckLock.now()
+        if conversionCache.map({ now - $0.lookedAt > 1 }) ?? true {
+            conversionCache = ConversionCache(anywhere: lookUpConversion(), lookedAt: now)
+        }
+        if conversionCache?.anywhere == true { return true }
         var folder = ""
         for part in path.utf8.split(separator: UInt8(ascii: "/")).dropLast() {
             folder += (folder.isEmpty ? "" : "/") + String(decoding: part, as: UTF8.self)
             if folder == Deck.cardsFolder { continue }
-            if FileSystem.exists("\(workingDirectory)/\(folder)/.gitattributes") { return true }
+            if let known = conversionCache?.folders[folder] {
+                if known { return true }
+                continue
+            }
+            let found = FileSystem.exists("\(workingDirectory)/\(folder)/.gitattributes")
+            conversionCache?.folders[folder] = found
+            if found { return true }
         }
         return false
     }

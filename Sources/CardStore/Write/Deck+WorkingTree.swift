@@ -38,7 +38,7 @@ extension Deck {
                 let bytes = try checkoutBytes(content, blob: blob, path: file.path)
                 if Deck.isAttributesFile(file.path) {
                     try FileSystem.writeAtomically(bytes, to: full, flush: flush)
-                    mayConvertFiles = lookUpConversion()
+                    conversionCache = nil
                 } else {
                     writes.append((full, bytes))
                 }
@@ -46,7 +46,7 @@ extension Deck {
                 entries.append((file.path, blob, mode))
             } else {
                 try FileSystem.remove(full)
-                if Deck.isAttributesFile(file.path) { mayConvertFiles = lookUpConversion() }
+                if Deck.isAttributesFile(file.path) { conversionCache = nil }
                 entries.append((file.path, nil, mode))
             }
         }
@@ -81,7 +81,7 @@ extension Deck {
                     let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
                     try FileSystem.writeAtomically(
                         checkoutBytes(bytes, blob: entry.id, path: path), to: full, durable: durable)
-                    if Deck.isAttributesFile(path) { mayConvertFiles = lookUpConversion() }
+                    if Deck.isAttributesFile(path) { conversionCache = nil }
                 }
                 try Deck.setExecutable(full, entry.mode)
                 entries.append((path, entry.id, entry.mode))
@@ -92,7 +92,7 @@ extension Deck {
             } else {
                 if !skippingUnchanged || present != nil {
                     try FileSystem.remove(full)
-                    if Deck.isAttributesFile(path) { mayConvertFiles = lookUpConversion() }
+                    if Deck.isAttributesFile(path) { conversionCache = nil }
                 }
                 entries.append((path, nil, 0))
             }
