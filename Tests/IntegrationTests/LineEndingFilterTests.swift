@@ -39,27 +39,43 @@ struct LineEndingFilterTests {
                 try scratch.checked(scratch.run("/usr/bin/git", ["init", "-q", folder], extraEnvironment: windows))
                 try FileManager.default.createDirectory(
                     atPath: folder + "/.git/info", withIntermediateDirectories: true)
-                try "* text=auto eol=crlf\n".write(toFile: folder + "/.git/info/attributes", atomically: true, encoding: .utf8)
+                try "* text=auto eol=crlf\n".write(
+                    toFile: folder + "/.git/info/attributes", atomically: true, encoding: .utf8)
             }
-            try scratch.checked(scratch.run("/usr/bin/git", ["remote", "add", "origin", remote], in: crlf, extraEnvironment: windows))
-            try scratch.checked(scratch.run("/usr/bin/git", ["pull", "-q", "origin", "main"], in: crlf, extraEnvironment: windows))
-            try scratch.checked(scratch.run("/usr/bin/git", ["branch", "-q", "-u", "origin/main"], in: crlf, extraEnvironment: windows))
-            try scratch.checked(scratch.run("/usr/bin/git", ["remote", "add", "origin", remote], in: reference, extraEnvironment: windows))
+            try scratch.checked(
+                scratch.run("/usr/bin/git", ["remote", "add", "origin", remote], in: crlf, extraEnvironment: windows))
+            try scratch.checked(
+                scratch.run("/usr/bin/git", ["pull", "-q", "origin", "main"], in: crlf, extraEnvironment: windows))
+            try scratch.checked(
+                scratch.run("/usr/bin/git", ["branch", "-q", "-u", "origin/main"], in: crlf, extraEnvironment: windows))
+            try scratch.checked(
+                scratch.run(
+                    "/usr/bin/git", ["remote", "add", "origin", remote], in: reference, extraEnvironment: windows))
         } else {
             try scratch.checked(scratch.cards(["clone", remote, crlf], extraEnvironment: windows))
             try scratch.checked(scratch.run("/usr/bin/git", ["init", "-q", reference], extraEnvironment: windows))
-            try scratch.checked(scratch.run("/usr/bin/git", ["remote", "add", "origin", remote], in: reference, extraEnvironment: windows))
+            try scratch.checked(
+                scratch.run(
+                    "/usr/bin/git", ["remote", "add", "origin", remote], in: reference, extraEnvironment: windows))
         }
         /// Checks both devices and the CRLF device's files against what plain git checks out there.
         func expectAsGit(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             for deck in [lf, crlf] {
-                let status = try scratch.run("/usr/bin/git", ["status", "--porcelain"], in: deck, extraEnvironment: deck == crlf ? windows : [:])
-                #expect(status.stdout.isEmpty, "after \(step), git status in \(deck): \(status.stdout)", sourceLocation: sourceLocation)
+                let status = try scratch.run(
+                    "/usr/bin/git", ["status", "--porcelain"], in: deck, extraEnvironment: deck == crlf ? windows : [:])
+                #expect(
+                    status.stdout.isEmpty, "after \(step), git status in \(deck): \(status.stdout)",
+                    sourceLocation: sourceLocation)
             }
-            let main = try scratch.run("/usr/bin/git", ["rev-parse", "main"], in: crlf, extraEnvironment: windows).stdout
+            let main = try scratch.run("/usr/bin/git", ["rev-parse", "main"], in: crlf, extraEnvironment: windows)
+                .stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            try scratch.checked(scratch.run("/usr/bin/git", ["fetch", "-q", crlf, "main"], in: reference, extraEnvironment: windows))
-            try scratch.checked(scratch.run("/usr/bin/git", ["checkout", "-q", "-f", "-B", "main", main], in: reference, extraEnvironment: windows))
+            try scratch.checked(
+                scratch.run("/usr/bin/git", ["fetch", "-q", crlf, "main"], in: reference, extraEnvironment: windows))
+            try scratch.checked(
+                scratch.run(
+                    "/usr/bin/git", ["checkout", "-q", "-f", "-B", "main", main], in: reference,
+                    extraEnvironment: windows))
             let files = try scratch.run("/usr/bin/git", ["ls-files"], in: reference, extraEnvironment: windows).stdout
                 .split(separator: "\n").map(String.init)
             #expect(files.contains("deck.json"), sourceLocation: sourceLocation)
@@ -67,27 +83,37 @@ struct LineEndingFilterTests {
             for file in files {
                 let ours = FileManager.default.contents(atPath: crlf + "/" + file)
                 let git = FileManager.default.contents(atPath: reference + "/" + file)
-                #expect(ours == git, "after \(step), \(file) differs from git's checkout", sourceLocation: sourceLocation)
+                #expect(
+                    ours == git, "after \(step), \(file) differs from git's checkout", sourceLocation: sourceLocation)
                 if file.hasPrefix("cards/"), let ours, ours.range(of: Data("\r\n".utf8)) != nil { crlfCards += 1 }
             }
             #expect(crlfCards > 0, "after \(step), no card file has CRLF endings", sourceLocation: sourceLocation)
             // Every blob of main, on both devices, is LF only.
             for deck in [lf, crlf] {
-                let blobs = try scratch.run("/usr/bin/git", ["ls-tree", "-r", "main"], in: deck).stdout.split(separator: "\n")
-                    .map { $0.split(separator: " ")[2].prefix(40) }
+                let blobs = try scratch.run("/usr/bin/git", ["ls-tree", "-r", "main"], in: deck).stdout.split(
+                    separator: "\n"
+                )
+                .map { $0.split(separator: " ")[2].prefix(40) }
                 for blob in blobs {
                     let content = try scratch.run("/usr/bin/git", ["cat-file", "blob", String(blob)], in: deck).stdout
-                    #expect(!content.contains("\r"), "after \(step), blob \(blob) of main in \(deck) has a CR", sourceLocation: sourceLocation)
+                    #expect(
+                        !content.contains("\r"), "after \(step), blob \(blob) of main in \(deck) has a CR",
+                        sourceLocation: sourceLocation)
                 }
             }
         }
         try expectAsGit("the clone")
-        let added = try scratch.checked(scratch.cards(["add", "--title", "From Windows", "--url", "https://w.example"], in: crlf, extraEnvironment: windows))
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let added = try scratch.checked(
+            scratch.cards(
+                ["add", "--title", "From Windows", "--url", "https://w.example"], in: crlf, extraEnvironment: windows)
+        )
+        .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try expectAsGit("add")
-        let listed = try scratch.run("/usr/bin/git", ["ls-files", "cards"], in: crlf).stdout.split(separator: "\n").map(String.init)
+        let listed = try scratch.run("/usr/bin/git", ["ls-files", "cards"], in: crlf).stdout.split(separator: "\n").map(
+            String.init)
         let ids = listed.map { String(($0 as NSString).lastPathComponent.dropLast(5)) }.filter { $0 != added }
-        try scratch.checked(scratch.cards(["edit", ids[0], "--title", "Edited on Windows"], in: crlf, extraEnvironment: windows))
+        try scratch.checked(
+            scratch.cards(["edit", ids[0], "--title", "Edited on Windows"], in: crlf, extraEnvironment: windows))
         try expectAsGit("edit of a card git checked out with CRLF")
         try scratch.checked(scratch.cards(["delete", ids[1]], in: crlf, extraEnvironment: windows))
         try expectAsGit("delete")
@@ -110,7 +136,8 @@ struct LineEndingFilterTests {
         try expectAsGit("a fast-forward")
         try scratch.checked(scratch.cards(["edit", ids[4], "--title", "Linux again"], in: lf))
         try scratch.checked(scratch.cards(["sync"], in: lf))
-        try scratch.checked(scratch.cards(["edit", ids[5], "--title", "Windows again"], in: crlf, extraEnvironment: windows))
+        try scratch.checked(
+            scratch.cards(["edit", ids[5], "--title", "Windows again"], in: crlf, extraEnvironment: windows))
         try scratch.checked(scratch.cards(["sync"], in: crlf, extraEnvironment: windows))
         try scratch.checked(scratch.cards(["sync"], in: lf))
         try expectAsGit("a merge")
@@ -151,10 +178,15 @@ struct LineEndingFilterTests {
         /// The deck's image is git's (and the seed's), and git status is clean.
         func expectImage(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             let ours = FileManager.default.contents(atPath: deck + "/images/logo.png")
-            #expect(ours == FileManager.default.contents(atPath: seed + "/images/logo.png"), "after \(step), the image is not the seed's", sourceLocation: sourceLocation)
-            #expect(ours == FileManager.default.contents(atPath: reference + "/images/logo.png"), "after \(step), the image is not git's", sourceLocation: sourceLocation)
+            #expect(
+                ours == FileManager.default.contents(atPath: seed + "/images/logo.png"),
+                "after \(step), the image is not the seed's", sourceLocation: sourceLocation)
+            #expect(
+                ours == FileManager.default.contents(atPath: reference + "/images/logo.png"),
+                "after \(step), the image is not git's", sourceLocation: sourceLocation)
             let status = try scratch.git(["status", "--porcelain"], in: deck)
-            #expect(status.stdout.isEmpty, "after \(step), git status: \(status.stdout)", sourceLocation: sourceLocation)
+            #expect(
+                status.stdout.isEmpty, "after \(step), git status: \(status.stdout)", sourceLocation: sourceLocation)
         }
         try expectImage("cards clone")
         // A new image while the deck adds a card: the sync merges.
@@ -180,7 +212,8 @@ struct LineEndingFilterTests {
     }
 
     @Test(
-        "core.filemode=false where every file looks executable: every entry stays 100644, git status clean, a plain git commit changes no mode")
+        "core.filemode=false where every file looks executable: every entry stays 100644, git status clean, a plain git commit changes no mode"
+    )
     func fileModeOff() throws {
         let scratch = try Scratch()
         let shim = try scratch.executableFileSystemShim()
@@ -197,19 +230,28 @@ struct LineEndingFilterTests {
         #expect(made.status == 0)
         func expectModes(_ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             let status = try scratch.run("/usr/bin/git", ["status", "--porcelain"], in: deck, extraEnvironment: exfat)
-            #expect(status.stdout.isEmpty, "after \(step), git status: \(status.stdout)", sourceLocation: sourceLocation)
+            #expect(
+                status.stdout.isEmpty, "after \(step), git status: \(status.stdout)", sourceLocation: sourceLocation)
             for listing in [["ls-files", "-s"], ["ls-tree", "-r", "main"]] {
                 let modes = Set(try scratch.git(listing, in: deck).stdout.split(separator: "\n").map { $0.prefix(6) })
-                #expect(modes == ["100644"], "after \(step), \(listing[0]) modes: \(modes)", sourceLocation: sourceLocation)
+                #expect(
+                    modes == ["100644"], "after \(step), \(listing[0]) modes: \(modes)", sourceLocation: sourceLocation)
             }
-            let probe = try scratch.run("/usr/bin/sh", ["-c", "test -x deck.json && test -x \"$(ls cards/*/*.json | head -1)\""], in: deck)
-            #expect(probe.status == 0, "the simulated file system does not show files executable", sourceLocation: sourceLocation)
+            let probe = try scratch.run(
+                "/usr/bin/sh", ["-c", "test -x deck.json && test -x \"$(ls cards/*/*.json | head -1)\""], in: deck)
+            #expect(
+                probe.status == 0, "the simulated file system does not show files executable",
+                sourceLocation: sourceLocation)
         }
         try expectModes("the clone")
-        let added = try scratch.checked(scratch.cards(["add", "--title", "On exFAT", "--url", "https://x.example"], in: deck, extraEnvironment: exfat))
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let added = try scratch.checked(
+            scratch.cards(
+                ["add", "--title", "On exFAT", "--url", "https://x.example"], in: deck, extraEnvironment: exfat)
+        )
+        .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try expectModes("add")
-        try scratch.checked(scratch.cards(["edit", added, "--title", "Still on exFAT"], in: deck, extraEnvironment: exfat))
+        try scratch.checked(
+            scratch.cards(["edit", added, "--title", "Still on exFAT"], in: deck, extraEnvironment: exfat))
         try expectModes("edit")
         try scratch.checked(scratch.cards(["sync"], in: deck, extraEnvironment: exfat))
         try expectModes("a push")
@@ -220,7 +262,10 @@ struct LineEndingFilterTests {
         try expectModes("a fast-forward")
         try scratch.checked(scratch.cards(["delete", added], in: deck, extraEnvironment: exfat))
         try expectModes("delete")
-        try scratch.checked(scratch.run("/usr/bin/git", ["commit", "-q", "-a", "--allow-empty", "-m", "plain git"], in: deck, extraEnvironment: exfat))
+        try scratch.checked(
+            scratch.run(
+                "/usr/bin/git", ["commit", "-q", "-a", "--allow-empty", "-m", "plain git"], in: deck,
+                extraEnvironment: exfat))
         try expectModes("a plain git commit")
     }
 }
@@ -247,35 +292,40 @@ extension Scratch {
     /// them (`core.filemode=false` there): `open` with `O_CREAT` gets the execute bits added to its mode.
     /// Cancels the test when there is no C compiler.
     func executableFileSystemShim() throws -> String {
-        guard let compiler = ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else {
+        guard
+            let compiler = ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             try Test.cancel("no C compiler to build the executable-file-system shim")
         }
         let source = path("exec-fs.c")
         let library = path("exec-fs.so")
-        let calls = ["open", "open64"].map { name in
-            """
-            int \(name)(const char *path, int flags, ...) {
-                mode_t mode = 0;
-                if (flags & O_CREAT) { va_list list; va_start(list, flags); mode = va_arg(list, mode_t); va_end(list); }
-                static int (*real)(const char *, int, ...);
-                if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "\(name)");
-                return real(path, flags, (flags & O_CREAT) ? (mode | 0111) : mode);
+        let calls =
+            ["open", "open64"].map { name in
+                """
+                int \(name)(const char *path, int flags, ...) {
+                    mode_t mode = 0;
+                    if (flags & O_CREAT) { va_list list; va_start(list, flags); mode = va_arg(list, mode_t); va_end(list); }
+                    static int (*real)(const char *, int, ...);
+                    if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "\(name)");
+                    return real(path, flags, (flags & O_CREAT) ? (mode | 0111) : mode);
+                }
+                """
             }
-            """
-        } + ["openat", "openat64"].map { name in
-            """
-            int \(name)(int folder, const char *path, int flags, ...) {
-                mode_t mode = 0;
-                if (flags & O_CREAT) { va_list list; va_start(list, flags); mode = va_arg(list, mode_t); va_end(list); }
-                static int (*real)(int, const char *, int, ...);
-                if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "\(name)");
-                return real(folder, path, flags, (flags & O_CREAT) ? (mode | 0111) : mode);
+            + ["openat", "openat64"].map { name in
+                """
+                int \(name)(int folder, const char *path, int flags, ...) {
+                    mode_t mode = 0;
+                    if (flags & O_CREAT) { va_list list; va_start(list, flags); mode = va_arg(list, mode_t); va_end(list); }
+                    static int (*real)(int, const char *, int, ...);
+                    if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "\(name)");
+                    return real(folder, path, flags, (flags & O_CREAT) ? (mode | 0111) : mode);
+                }
+                """
             }
-            """
-        }
-        try ("#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <fcntl.h>\n#include <stdarg.h>\n#include <sys/types.h>\n"
+        try
+            ("#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <fcntl.h>\n#include <stdarg.h>\n#include <sys/types.h>\n"
             + calls.joined(separator: "\n")).write(toFile: source, atomically: true, encoding: .utf8)
         try checked(run(compiler, ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"]))
         return library

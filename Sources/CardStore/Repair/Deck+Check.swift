@@ -312,7 +312,8 @@ extension Deck {
         try withStoreError("rewriting the index") { () throws(GitError) in
             try index.readTree(tree)
             // Refresh the stat data of files that now match main, so git need not re-hash them.
-            for path in current { try index.add(path: path) }
+            // Not a filter driver's file (an LFS image): libgit2 would hash it as it is, not as git stores it.
+            for path in current where !hasFilterDriver(path) { try index.add(path: path) }
             // Changes staged by hand, staged again.
             for change in staged {
                 if let entry = change.old {

@@ -29,7 +29,8 @@ extension Deck {
         let autocrlf = ((try? repository.configString("core.autocrlf")) ?? nil)?.lowercased()
         if let autocrlf, ["true", "yes", "on", "1", "input"].contains(autocrlf) { return true }
         if ((try? repository.configString("core.eol")) ?? nil) != nil { return true }
-        let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
         var sources = [
             "/etc/gitattributes", "\(Repository.trimmedSlash(repository.commonDirectory))/info/attributes",
             "\(workingDirectory)/.gitattributes", "\(workingDirectory)/\(Deck.cardsFolder)/.gitattributes",

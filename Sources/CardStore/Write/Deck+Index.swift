@@ -25,8 +25,8 @@ extension Deck {
             }
             // The tree entry's mode, not the file system's executable bit (all set on exFAT or SMB, where
             // `core.filemode=false`): git's checkout keeps the entry's mode in the index.
-            let regular = entry.mode & 0o170000 == 0o100000
-            updates.append(IndexUpdate(path: entry.path, file: (blob, regular ? stat.recording(mode: entry.mode) : stat)))
+            let recorded = entry.mode & 0o170000 == 0o100000 ? stat.recording(mode: entry.mode) : stat
+            updates.append(IndexUpdate(path: entry.path, file: (blob, recorded)))
         }
         var attempt = 0
         while true {

@@ -15,7 +15,8 @@ extension Repository {
         // would store, and refusing is `git add`'s business, not a comparison's.
         let flags = toWorkingTree ? GIT_FILTER_DEFAULT.rawValue : GIT_FILTER_ALLOW_UNSAFE.rawValue
         try check(
-            git_filter_list_load(&list, pointer, nil, path, toWorkingTree ? GIT_FILTER_TO_WORKTREE : GIT_FILTER_TO_ODB, flags),
+            git_filter_list_load(
+                &list, pointer, nil, path, toWorkingTree ? GIT_FILTER_TO_WORKTREE : GIT_FILTER_TO_ODB, flags),
             "git_filter_list_load")
         guard let list else { return nil }
         defer { git_filter_list_free(list) }
