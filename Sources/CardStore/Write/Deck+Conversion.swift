@@ -5,30 +5,48 @@ import Glibc
 /// sees a changed `core.autocrlf` or `.gitattributes` soon after, while a command that writes many files
 /// looks once.
 struct ConversionCache {
-    /// `Deck.lookUpConversion()`.
-    var anywhere: Bool
+    /// `core.autocrlf` as git reads it: true, input, or false (unset).
+    var autocrlf: AutoCRLF
+    /// `core.eol` is set.
+    var eol: Bool
+    /// An attributes file outside the deck's folders names a converting attribute (`Deck.attributesMayConvert()`).
+    var attributes: Bool
     /// When it was looked up (`DeckLock.now()`).
     var lookedAt: Double
     /// Whether a folder (below the root, other than `cards`) has a `.gitattributes`, as found.
     var folders: [String: Bool] = [:]
+
+    /// `core.autocrlf`'s three values.
+    enum AutoCRLF { case off, on, input }
 }
 
 /// Files as git has them on both sides: what a checkout writes in the working tree (CRLF endings with
 /// `core.autocrlf=true` or `eol=crlf`, an LFS image for its pointer) and what `git add` would store for a
 /// working file (its "clean" form). A deck with no such configuration, most of them, never loads a
 /// filter: `lookUpConversion` runs once a second at most (`ConversionCache`), and each folder's
-/// `.gitattributes` is looked for once (`conversionMayApply`).
+/// `.gitattributes` is looked for once (`attributesMayApply`). With `core.autocrlf` and no attribute,
+/// a checkout converts by git's rule here (`autoCRLFCheckout`), without libgit2's attribute lookup.
 extension Deck {
-    /// Whether anything can make git convert files here: `core.autocrlf` (true or input), `core.eol`, or an
-    /// attributes file naming a converting attribute (`Repository.attributesMayConvert`): the system's,
+    /// What can make git convert files here (`ConversionCache`): `core.autocrlf`, `core.eol`, and whether
+    /// an attributes file names a converting attribute (`Repository.attributesMayConvert`): the system's,
     /// the user's (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes`), `info/attributes`,
     /// and the working tree's `.gitattributes` at the root and in `cards/`. Folders deeper down are
     /// looked at per path.
-    func lookUpConversion() -> Bool {
+    func lookUpConversion(at now: Double) -> ConversionCache {
+        let autocrlf: ConversionCache.AutoCRLF
+        switch ((try? repository.configString("core.autocrlf")) ?? nil)?.lowercased() {
+        case "true", "yes", "on", "1": autocrlf = .on
+        case "input": autocrlf = .input
+        default: autocrlf = .off
+        }
+        let eol = ((try? repository.configString("core.eol")) ?? nil) != nil
+        return ConversionCache(autocrlf: autocrlf, eol: eol, attributes: attributesMayConvert(), lookedAt: now)
+    }
+
+    /// Whether an attributes file that applies everywhere (all but the deck's deeper folders') names a
+    /// converting attribute.
+    private func attributesMayConvert() -> Bool {
         guard let workingDirectory else { return false }
-        let autocrlf = ((try? repository.configString("core.autocrlf")) ?? nil)?.lowercased()
-        if let autocrlf, ["true", "yes", "on", "1", "input"].contains(autocrlf) { return true }
-        if ((try? repository.configString("core.eol")) ?? nil) != nil { return true }
         let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         }
         var sources = [
@@ -51,15 +69,29 @@ extension Deck {
         return false
     }
 
-    /// Whether git may convert the file at `path` (a deck path): `lookUpConversion`, or a `.gitattributes`
-    /// in one of the folders on its way below `cards/` (a card's fan-out folder) or outside it.
-    func conversionMayApply(to path: String) -> Bool {
-        guard let workingDirectory else { return false }
+    /// What is known of conversion here, looked up again when a second old.
+    private func conversion() -> ConversionCache {
         let now = DeckLock.now()
-        if conversionCache.map({ now - $0.lookedAt > 1 }) ?? true {
-            conversionCache = ConversionCache(anywhere: lookUpConversion(), lookedAt: now)
-        }
-        if conversionCache?.anywhere == true { return true }
+        if let cache = conversionCache, now - cache.lookedAt <= 1 { return cache }
+        let cache = lookUpConversion(at: now)
+        conversionCache = cache
+        return cache
+    }
+
+    /// Whether git may convert the file at `path` (a deck path): `core.autocrlf` or `core.eol` set, or
+    /// `attributesMayApply`.
+    func conversionMayApply(to path: String) -> Bool {
+        guard workingDirectory != nil else { return false }
+        let cache = conversion()
+        return cache.autocrlf != .off || cache.eol || attributesMayApply(to: path)
+    }
+
+    /// Whether an attributes file may convert the file at `path`: one that applies everywhere, or a
+    /// `.gitattributes` in one of the folders on its way below `cards/` (a card's fan-out folder) or
+    /// outside it. Each folder is looked for once a second.
+    func attributesMayApply(to path: String) -> Bool {
+        guard let workingDirectory else { return false }
+        if conversion().attributes { return true }
         var folder = ""
         for part in path.utf8.split(separator: UInt8(ascii: "/")).dropLast() {
             folder += (folder.isEmpty ? "" : "/") + String(decoding: part, as: UTF8.self)
@@ -79,6 +111,12 @@ extension Deck {
     /// unless end-of-line conversion, `ident` or a filter driver (`git cat-file --filters`) applies.
     func checkoutBytes(_ bytes: [UInt8], blob: ObjectID, path: String) throws(StoreError) -> [UInt8] {
         guard conversionMayApply(to: path) else { return bytes }
+        if !attributesMayApply(to: path) {
+            // `core.autocrlf` alone, no attribute: git's rule, without libgit2's attribute lookup (which
+            // reads the whole index). `input` and `core.eol` convert nothing on checkout without a `text`
+            // attribute.
+            return conversion().autocrlf == .on ? Deck.autoCRLFCheckout(bytes) : bytes
+        }
         return try withStoreError("converting \(path) for the working tree as git's checkout does") {
             () throws(GitError) in
             if try repository.filterDriver(for: path) != nil {
@@ -102,7 +140,7 @@ extension Deck {
     /// image is no hand edit.
     func cleanedID(_ bytes: [UInt8], path: String) -> ObjectID {
         guard conversionMayApply(to: path) else { return ObjectID.blobHash(of: bytes) }
-        if ((try? repository.filterDriver(for: path)) ?? nil) != nil,
+        if attributesMayApply(to: path), ((try? repository.filterDriver(for: path)) ?? nil) != nil,
             let id = ((try? repository.cleanIDsThroughGit([path])) ?? nil)?.first
         {
             return id
@@ -137,9 +175,42 @@ extension Deck {
         try updateWorkingTree(filtered.0, snapshotTree: filtered.1)
     }
 
+    /// `bytes` as git's checkout writes them with `core.autocrlf=true` and no attribute (convert.c's
+    /// `crlf_to_worktree` for `CRLF_AUTO_CRLF`): every LF made CRLF, unless the text has a CR already,
+    /// has no LF, or is binary (a NUL, a lone CR, or more than one non-printable byte in 128 printable).
+    static func autoCRLFCheckout(_ bytes: [UInt8]) -> [UInt8] {
+        var lonelf = 0
+        var printable = 0
+        var nonprintable = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\r"): return bytes  // a CRLF or a lone CR: git leaves the text alone
+            case UInt8(ascii: "\n"): lonelf += 1
+            case 0: return bytes  // binary
+            case 127: nonprintable += 1
+            case 8, 9, 27, 12: printable += 1  // BS, HT, ESC, FF
+            case ..<32: nonprintable += 1
+            default: printable += 1
+            }
+        }
+        // A final ^Z (DOS end of file) is not counted as non-printable.
+        if bytes.last == 26 { nonprintable -= 1 }
+        guard lonelf > 0, printable >> 7 >= nonprintable else { return bytes }
+        var converted: [UInt8] = []
+        converted.reserveCapacity(bytes.count + lonelf)
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") { converted.append(UInt8(ascii: "\r")) }
+            converted.append(byte)
+        }
+        return converted
+    }
+
     /// Whether a `filter=` driver (LFS) applies to `path`: libgit2 would not run it.
     func hasFilterDriver(_ path: String) -> Bool {
-        conversionMayApply(to: path) && ((try? repository.filterDriver(for: path)) ?? nil) != nil
+        attributesMayApply(to: path) && ((try? repository.filterDriver(for: path)) ?? nil) != nil
     }
 
     /// The positions of `paths`, git attributes files first: written before the rest, since what they
