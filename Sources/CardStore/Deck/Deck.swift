@@ -48,6 +48,9 @@ public final class Deck {
     /// `CARDS_FSYNC`, and `cards.fsync` from git config.
     private let fsyncEnvironment: String?
     private let fsyncConfig: String?
+    /// What is known of git's conversion of files here (`core.autocrlf`, attributes files), looked up on
+    /// the first file written or compared and again a second later (`Deck+Conversion.swift`).
+    var conversionCache: ConversionCache?
     /// `deviceID()` once known: read from the config once per deck opened, not once per commit.
     var knownDeviceID: String?
     /// How long to wait for another process's deck lock before failing, in seconds (NaN counts as 0;

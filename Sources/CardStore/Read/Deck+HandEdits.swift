@@ -98,7 +98,10 @@ extension Deck {
             }
             // Read once: an unreadable or oversized file is said below, where it is decoded.
             let read = Result { () throws(StoreError) in try FileSystem.read(full, limit: Card.maximumFileSize) }
-            if let committed, case .success(let bytes) = read, ObjectID.blobHash(of: bytes) == committed { continue }
+            // Compared as `git status` does, through git's clean conversion: a CRLF checkout is no edit.
+            if let committed, case .success(let bytes) = read, cleanedID(bytes, path: entry.path) == committed {
+                continue
+            }
             let change: HandEdit.Change = committed == nil ? .new : .changed
             // Leftovers of an interrupted write are not hand edits.
             if FileSystem.basename(of: entry.path).hasPrefix(".") && entry.path.hasSuffix(".tmp") { continue }
@@ -113,7 +116,8 @@ extension Deck {
                 continue
             }
             do {
-                let bytes = try read.get()
+                // Decoded as `git add` would store it (LF endings), as it is committed.
+                let bytes = cleaned(try read.get(), path: entry.path)
                 let card = try Card.decode(bytes, expectedID: id)
                 let same = committed != nil && committed == ObjectID.blobHash(of: card.encoded())
                 edits.append(HandEdit(path: entry.path, change: same ? .reformatted : change, card: card))
@@ -156,11 +160,13 @@ extension Deck {
                 ? "remove it" : "bring main's back with `git checkout main -- \(ShellWord.quoted(path))`"
             return HandEdit(path: path, change: change, problem: "\(error.message); \(back)")
         }
-        if ObjectID.blobHash(of: bytes) == committed { return nil }
-        guard Deck.isDeckDescription(bytes) else {
+        if cleanedID(bytes, path: path) == committed { return nil }
+        // Committed as `git add` would store it (LF endings).
+        let stored = cleaned(bytes, path: path)
+        guard Deck.isDeckDescription(stored) else {
             return HandEdit(path: path, change: change, problem: Deck.deckDescriptionProblem)
         }
-        return HandEdit(path: path, change: change, content: bytes)
+        return HandEdit(path: path, change: change, content: stored)
     }
 
     /// What is wrong with a `deck.json` that `isDeckDescription` refuses.

@@ -105,6 +105,13 @@ extension Deck {
                 "\(remote.displayURL) is a git repository but not a deck (no deck.json on branch main); nothing was cloned"
             )
         }
+        // libgit2's checkout runs no filter driver: git writes those files (an LFS image for its pointer).
+        do throws(StoreError) {
+            if let head { try Deck(repository: repository).checkOutThroughFilterDrivers(at: head) }
+        } catch {
+            cleanUp()
+            throw StoreError(error.code, "\(error.message); nothing was cloned")
+        }
         // The checkout cannot be stopped halfway: an interruption during it is honoured here.
         if settings.isInterrupted?() == true {
             cleanUp()

@@ -228,7 +228,7 @@ extension Deck {
             let stepped = try withStoreError("reading \(file.path)") { () throws(GitError) in
                 try repository.treeEntry(in: left, path: file.path)
             }
-            let present = Deck.workingBlobID(full)
+            let present = workingBlobID(full, path: file.path)
             guard let present, present == stepped?.id else { continue }
             if ObjectID.blobHash(of: bytes) != present {
                 try FileSystem.writeAtomically(bytes, to: full, durable: durable)

@@ -210,7 +210,8 @@ extension Deck {
             if edit.change == .deleted {
                 working = nil
             } else {
-                working = Deck.workingBlobID((try? workingFile(edit.path)) ?? "\(workingDirectory)/\(edit.path)")
+                working = workingBlobID(
+                    (try? workingFile(edit.path)) ?? "\(workingDirectory)/\(edit.path)", path: edit.path)
                 guard let working, repository.hasObject(working) else { continue }
             }
             candidates.append((edit, working))

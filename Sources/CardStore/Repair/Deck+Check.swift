@@ -304,7 +304,7 @@ extension Deck {
         // fails, over the index a write of ours had just brought along). Any other such entry is the user's.
         for change in stale {
             let full = try? workingFile(change.path) ?? workingDirectory.map { "\($0)/\(change.path)" }
-            let present = full.flatMap(Deck.workingBlobID)
+            let present = full.flatMap { workingBlobID($0, path: change.path) }
             if present == change.new?.id { changes.append(change) } else { staged.append(change) }
         }
         guard !changes.isEmpty else { return true }
@@ -338,7 +338,7 @@ extension Deck {
                 report.problems.append("\(change.path): not brought up to date: \(error.message)")
                 continue
             }
-            let present = Deck.workingBlobID(full)
+            let present = workingBlobID(full, path: change.path)
             // A file still as the index had it was left behind by the interrupted write: update it.
             // Anything else is a hand edit: keep it (status then shows it against main).
             if present == change.old?.id {
@@ -346,7 +346,8 @@ extension Deck {
                     let bytes = try withStoreError("reading \(change.path)") { () throws(GitError) in
                         try repository.readBlob(new.id)
                     }
-                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                    try FileSystem.writeAtomically(
+                        checkoutBytes(bytes, blob: new.id, path: change.path), to: full, durable: durable)
                     current.append(change.path)
                 } else {
                     try FileSystem.remove(full)
@@ -365,7 +366,8 @@ extension Deck {
                 try index.markSkipWorktree { skipped.contains($0) || heldOut.contains($0) }
             }
             // Refresh the stat data of files that now match main, so git need not re-hash them.
-            for path in current { try index.add(path: path) }
+            // Not a filter driver's file (an LFS image): libgit2 would hash it as it is, not as git stores it.
+            for path in current where !hasFilterDriver(path) { try index.add(path: path) }
             // Changes staged by hand, staged again.
             for change in staged {
                 if let entry = change.old {

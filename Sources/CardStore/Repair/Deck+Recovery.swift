@@ -115,7 +115,7 @@ extension Deck {
             }
             guard main?.id != file.blob else { continue }  // published: main has it, the index check follows
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
-            let present = Deck.workingBlobID(full)
+            let present = workingBlobID(full, path: file.path)
             let outside =
                 skipped.contains(file.path) || (sparse && present == nil && index.entryID(path: file.path) == nil)
             if outside {
@@ -138,7 +138,8 @@ extension Deck {
                     let bytes = try withStoreError("reading \(file.path)") { () throws(GitError) in
                         try repository.readBlob(main.id)
                     }
-                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                    try FileSystem.writeAtomically(
+                        checkoutBytes(bytes, blob: main.id, path: file.path), to: full, durable: durable)
                 } else {
                     try FileSystem.remove(full)
                 }

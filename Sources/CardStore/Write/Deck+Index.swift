@@ -10,7 +10,7 @@ extension Deck {
     /// `skipModes`: the entries git keeps out of the working tree, by path, with their git modes: staged
     /// with the skip-worktree bit and no stat data (their files are not read).
     func updateIndexEntries(
-        _ entries: [(path: String, blob: ObjectID?)], tree: ObjectID, flush: FlushMode? = nil,
+        _ entries: [(path: String, blob: ObjectID?, mode: UInt32)], tree: ObjectID, flush: FlushMode? = nil,
         indexLock: IndexLock? = nil, skipModes: [String: UInt32] = [:]
     ) throws(StoreError) {
         let flush = flush ?? (durable ? .strict : .none)
@@ -31,7 +31,10 @@ extension Deck {
             guard let stat = FileStat(path: "\(workingDirectory)/\(entry.path)") else {
                 return try updateIndex(entries.map(\.path), tree: tree, indexLock: indexLock, skipped: skipped)
             }
-            updates.append(IndexUpdate(path: entry.path, file: (blob, stat)))
+            // The tree entry's mode, not the file system's executable bit (all set on exFAT or SMB, where
+            // `core.filemode=false`): git's checkout keeps the entry's mode in the index.
+            let recorded = entry.mode & 0o170000 == 0o100000 ? stat.recording(mode: entry.mode) : stat
+            updates.append(IndexUpdate(path: entry.path, file: (blob, recorded)))
         }
         var attempt = 0
         while true {
@@ -74,7 +77,8 @@ extension Deck {
                 try index.reload(force: true)
                 for path in paths {
                     let entry = try repository.treeEntry(in: tree, path: path)
-                    if let entry, skipped.contains(path) || notCheckedOut(entry) != nil {
+                    // libgit2 would hash a filter driver's file (an LFS image) as it is: staged by id.
+                    if let entry, skipped.contains(path) || notCheckedOut(entry) != nil || hasFilterDriver(path) {
                         try stage(entry, at: path, in: index, skipping: skipped.contains(path))
                     } else if entry != nil {
                         try index.add(path: path)

@@ -2,11 +2,12 @@ import GitCore
 import Glibc
 
 extension Deck {
-    /// The blob id the working file at `full` (a path from `workingFile`) would have, nil when it cannot be
-    /// read (gone, a folder, over 64 MB): how the write and the checks tell whose a file is.
-    static func workingBlobID(_ full: String) -> ObjectID? {
+    /// The blob id `git add` would store for the working file at `full` (`workingFile(path)`), nil when it
+    /// cannot be read (gone, a folder, over 64 MB): how the write and the checks tell whose a file is.
+    /// Compared as git compares it (`cleanedID`): a CRLF checkout of a card is the card.
+    func workingBlobID(_ full: String, path: String) -> ObjectID? {
         guard let bytes = try? FileSystem.read(full, limit: 1 << 26) else { return nil }
-        return ObjectID.blobHash(of: bytes)
+        return cleanedID(bytes, path: path)
     }
 
     /// The absolute working-tree path of a deck path, after checking that writing there stays inside

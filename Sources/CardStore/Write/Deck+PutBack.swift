@@ -31,7 +31,7 @@ extension Deck {
                     try FileSystem.remove(try workingFile(path) ?? "\(location)/\(path)")
                 }
                 let empty = try withStoreError("writing the empty tree") { () throws(GitError) in try repository.emptyTree() }
-                try updateIndexEntries(paths.map { ($0, nil) }, tree: empty, indexLock: indexLock)
+                try updateIndexEntries(paths.map { ($0, nil, 0) }, tree: empty, indexLock: indexLock)
             }
             return nil
         } catch {

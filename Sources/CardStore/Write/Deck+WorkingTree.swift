@@ -25,28 +25,38 @@ extension Deck {
         var last: [[UInt8]: Int] = [:]
         for (position, key) in keys.enumerated() { last[key] = position }
         var writes: [(full: String, bytes: [UInt8])] = []
-        var entries: [(path: String, blob: ObjectID?)] = []
+        var entries: [(path: String, blob: ObjectID?, mode: UInt32)] = []
         var executables: [String] = []
         var skipModes: [String: UInt32] = [:]
-        for (position, file) in files.enumerated() where last[keys[position]] == position {
+        // Attributes files first: what they say decides how the other files are written, as in git's checkout.
+        for position in Deck.attributesFilesFirst(files.map(\.path)) where last[keys[position]] == position {
+            let file = files[position]
             let mode = updates[position].mode
             if skips.contains(file.path) {
                 // Outside the sparse checkout: the entry follows (bit kept), the file is never written or removed.
                 if updates[position].blob != nil { skipModes[file.path] = mode }
-                entries.append((file.path, updates[position].blob))
+                entries.append((file.path, updates[position].blob, mode))
                 continue
             }
             let full = try workingFile(file.path) ?? "\(workingDirectory)/\(file.path)"
             if outside.contains(position), let blob = updates[position].blob {
                 // A link, a submodule, a huge file a merge carries: into the index only (`notCheckedOut`).
-                entries.append((file.path, blob))
+                entries.append((file.path, blob, mode))
             } else if let content = file.content, let blob = updates[position].blob {
-                writes.append((full, content))
+                // As git's checkout writes it (CRLF endings, an LFS image): the blob stays the content.
+                let bytes = try checkoutBytes(content, blob: blob, path: file.path)
+                if Deck.isAttributesFile(file.path) {
+                    try FileSystem.writeAtomically(bytes, to: full, flush: flush)
+                    conversionCache = nil
+                } else {
+                    writes.append((full, bytes))
+                }
                 if mode == 0o100755 { executables.append(full) }
-                entries.append((file.path, blob))
+                entries.append((file.path, blob, mode))
             } else {
                 try FileSystem.remove(full)
-                entries.append((file.path, nil))
+                if Deck.isAttributesFile(file.path) { conversionCache = nil }
+                entries.append((file.path, nil, mode))
             }
         }
         if writes.count >= Deck.bulkThreshold {
@@ -69,36 +79,42 @@ extension Deck {
     ) throws(StoreError) {
         guard let workingDirectory else { return }
         let skips = known ?? workingTreeSkips(for: paths)
-        var entries: [(path: String, blob: ObjectID?)] = []
+        var entries: [(path: String, blob: ObjectID?, mode: UInt32)] = []
         var skipModes: [String: UInt32] = [:]
-        for path in paths {
+        // Attributes files first: what they say decides how the other files are written, as in git's checkout.
+        for path in Deck.attributesFilesFirst(paths).map({ paths[$0] }) {
             let entry = try withStoreError("reading \(path)") { () throws(GitError) in
                 try repository.treeEntry(in: tree, path: path)
             }
             if skips.contains(path) {
                 // Outside the sparse checkout: the entry follows (bit kept), the file is left as it is.
                 if let entry { skipModes[path] = entry.mode }
-                entries.append((path, entry?.id))
+                entries.append((path, entry?.id, entry?.mode ?? 0))
                 continue
             }
             let full = try workingFile(path) ?? "\(workingDirectory)/\(path)"
             // Putting back: a file a failed write never reached (a read-only one, say) is left alone.
             let present =
-                skippingUnchanged ? Deck.workingBlobID(full) : nil
+                skippingUnchanged ? workingBlobID(full, path: path) : nil
             if let entry, notCheckedOut(entry) == nil {
                 if !skippingUnchanged || present != entry.id {
                     let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
-                    try FileSystem.writeAtomically(bytes, to: full, durable: durable)
+                    try FileSystem.writeAtomically(
+                        checkoutBytes(bytes, blob: entry.id, path: path), to: full, durable: durable)
+                    if Deck.isAttributesFile(path) { conversionCache = nil }
                 }
                 try Deck.setExecutable(full, entry.mode)
-                entries.append((path, entry.id))
+                entries.append((path, entry.id, entry.mode))
             } else if let entry {
                 // A link, a submodule, a huge file: in the index, not checked out (`notCheckedOut`); the
                 // working tree keeps what it has there.
-                entries.append((path, entry.id))
+                entries.append((path, entry.id, entry.mode))
             } else {
-                if !skippingUnchanged || present != nil { try FileSystem.remove(full) }
-                entries.append((path, nil))
+                if !skippingUnchanged || present != nil {
+                    try FileSystem.remove(full)
+                    if Deck.isAttributesFile(path) { conversionCache = nil }
+                }
+                entries.append((path, nil, 0))
             }
         }
         try updateIndexEntries(entries, tree: tree, indexLock: indexLock, skipModes: skipModes)

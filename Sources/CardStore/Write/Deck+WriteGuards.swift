@@ -67,7 +67,7 @@ extension Deck {
                         .uncommittedChanges,
                         "\(file.path) in the working tree is not a readable file; remove it or run `cards status`")
                 }
-                present = ObjectID.blobHash(of: bytes)
+                present = cleanedID(bytes, path: file.path)
             } else {
                 present = nil
             }

@@ -24,6 +24,15 @@ package struct FileStat: Sendable, Hashable {
     package init(notInWorkingTree mode: UInt32) {
         fields = [0, 0, 0, 0, 0, 0, mode, 0, 0, 0]
     }
+
+    /// The same stat data recording `mode` (the tree entry's, 100644 or 100755) as the entry's mode: what
+    /// was checked out keeps its git mode in the index, as git's checkout does, whatever executable bit
+    /// the file system shows (with `core.filemode=false`, exFAT or SMB show every file executable).
+    package func recording(mode: UInt32) -> FileStat {
+        var copy = self
+        copy.fields[6] = mode
+        return copy
+    }
 }
 
 /// A new state for one index entry: the blob now in the working tree at `path` with its stat data,
