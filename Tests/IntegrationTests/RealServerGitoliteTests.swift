@@ -12,6 +12,10 @@ struct RealServerGitoliteTests {
             -   main    =   dave
             RW          =   dave bob
             R           =   carol
+
+        repo linear
+            RW+                     =   alice bob
+            -   VREF/MERGE-CHECK    =   alice bob
         """
 
     /// A gitolite server with the rules above, and alice's deck pushed to `cards` (the empty repository
@@ -62,6 +66,34 @@ struct RealServerGitoliteTests {
         let listed = try scratch.cards(["list"], in: alice).stdout
         for title in ["From Alice", "From Bob", "Second from Alice", "Second from Bob"] {
             #expect(listed.contains(title), "\(listed)")
+        }
+    }
+
+    @Test("gitolite's VREF/MERGE-CHECK refuses a sync's merge, which says to rebase; sync --rebase gets through")
+    func mergeCheck() throws {
+        let scratch = try Scratch.forSync()
+        let server = try GitoliteServer.start(in: scratch, users: ["alice", "bob"], rules: Self.rules)
+        let alice = scratch.path("alice")
+        #expect(try scratch.cards(["init", alice]).status == 0)
+        #expect(try scratch.cards(["remote", "add", "origin", server.url("alice", "linear")], in: alice).status == 0)
+        #expect(try scratch.sync(alice).status == 0)
+        let bob = scratch.path("bob")
+        #expect(try scratch.cards(["clone", server.url("bob", "linear"), bob]).status == 0)
+        _ = try scratch.addCard(alice, "From Alice")
+        #expect(try scratch.sync(alice).status == 0)
+        _ = try scratch.addCard(bob, "From Bob")
+        let refused = try scratch.sync(bob)
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("merge commits not allowed"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("cards sync --rebase"), "\(refused.stderr)")
+        let rebased = try scratch.cards(["sync", "--rebase"], in: bob)
+        #expect(rebased.status == 0, "\(rebased.stdout)\(rebased.stderr)")
+        #expect(try scratch.sync(alice).status == 0)
+        let served = server.repository("linear")
+        #expect(try scratch.git(["--git-dir", served, "rev-list", "--merges", "main"], in: scratch.root).stdout.isEmpty)
+        for deck in [alice, bob] {
+            let listed = try scratch.cards(["list"], in: deck).stdout
+            #expect(listed.contains("From Alice") && listed.contains("From Bob"), "\(deck): \(listed)")
         }
     }
 
