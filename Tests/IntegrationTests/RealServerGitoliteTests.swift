@@ -90,7 +90,8 @@ struct RealServerGitoliteTests {
         #expect(rebased.status == 0, "\(rebased.stdout)\(rebased.stderr)")
         #expect(try scratch.sync(alice).status == 0)
         let served = server.repository("linear")
-        #expect(try scratch.git(["--git-dir", served, "rev-list", "--merges", "main"], in: scratch.root).stdout.isEmpty)
+        let merges = try scratch.git(["--git-dir", served, "rev-list", "--merges", "main"], in: scratch.root)
+        #expect(merges.stdout.isEmpty, "\(merges.stdout)")
         for deck in [alice, bob] {
             let listed = try scratch.cards(["list"], in: deck).stdout
             #expect(listed.contains("From Alice") && listed.contains("From Bob"), "\(deck): \(listed)")
