@@ -58,10 +58,13 @@ struct CommitHookTests {
         let record = scratch.path("hooks.log")
         let hooks = scratch.path("shared-hooks")
         #expect(try scratch.git(["config", "core.hooksPath", hooks], in: deck).status == 0)
+        // It also leaves trailing spaces and blank lines, which git cleans off a message given without an
+        // editor, and records the author and index git exports to it.
         try Self.writeHook(
             hooks, "commit-msg",
-            "echo \"commit-msg $(basename \"$1\") $(head -1 \"$1\")\" >> \(record)\necho 'Reviewed-by: Hook <hook@example.invalid>' >> \"$1\""
-        )
+            "echo \"commit-msg $(basename \"$1\") $(head -1 \"$1\")\" >> \(record)\n"
+                + "echo \"$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL> ${GIT_INDEX_FILE:+index}\" >> \(record).env\n"
+                + "printf 'Reviewed-by: Hook <hook@example.invalid>   \\n\\n\\n' >> \"$1\"")
         try Self.writeHook(hooks, "post-commit", "echo \"post-commit $(git log -1 --format=%s)\" >> \(record)")
         let id = try scratch.cards(["add", "--title", "Hooked", "--url", "https://hooked.example"], in: deck)
         #expect(id.status == 0, "\(id.stderr)")
@@ -73,7 +76,11 @@ struct CommitHookTests {
                 == "commit-msg COMMIT_EDITMSG Add card \"Hooked\"\npost-commit Add card \"Hooked\"\n"
                 + "commit-msg COMMIT_EDITMSG Delete card \"Hooked\"\npost-commit Delete card \"Hooked\"\n", "\(log)")
         let message = try scratch.git(["log", "-1", "--format=%B"], in: deck).stdout
-        #expect(message.contains("\nReviewed-by: Hook <hook@example.invalid>\n"), "\(message)")
+        #expect(message.hasSuffix("\nReviewed-by: Hook <hook@example.invalid>\n\n"), "\(message.debugDescription)")
+        let raw = try scratch.git(["cat-file", "commit", "main"], in: deck).stdout
+        #expect(raw.hasSuffix("Reviewed-by: Hook <hook@example.invalid>\n"), "not cleaned: \(raw.debugDescription)")
+        let seen = try String(contentsOfFile: record + ".env", encoding: .utf8)
+        #expect(seen == String(repeating: "Test Person <test@example.invalid> index\n", count: 2), "\(seen)")
         let trailers = try scratch.git(["log", "-1", "--format=%(trailers:key=Reviewed-by,valueonly)"], in: deck).stdout
         #expect(trailers.contains("Hook <hook@example.invalid>"), "git does not read it as a trailer: \(trailers)")
     }

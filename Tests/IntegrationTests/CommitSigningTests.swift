@@ -83,6 +83,21 @@ struct CommitSigningTests {
         #expect(gitCommit.status != 0)
     }
 
+    @Test("a gpg.ssh.defaultKeyCommand of spaces only: a clear error, nothing committed (no trap)")
+    func emptyDefaultKeyCommand() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let before = try scratch.commits(deck)
+        for (name, value) in [("commit.gpgsign", "true"), ("gpg.format", "ssh"), ("gpg.ssh.defaultKeyCommand", "   ")] {
+            #expect(try scratch.git(["config", name, value], in: deck).status == 0)
+        }
+        let refused = try scratch.cards(["add", "--title", "X", "--url", "https://x.example"], in: deck)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("user.signingkey or gpg.ssh.defaultKeyCommand"), "\(refused.stderr)")
+        #expect(try scratch.commits(deck) == before)
+        try scratch.expectClean(deck)
+    }
+
     @Test("OpenPGP signing with gpg (the committer's key by default); git verify-commit accepts it")
     func gpgSigning() throws {
         let scratch = try Scratch()

@@ -43,6 +43,12 @@ struct SyncRebaseTests {
         let synced = try scratch.cards(["sync"], in: phone)
         #expect(synced.status == 0, "\(synced.stderr)")
         #expect(synced.stdout.contains("Rebased main"), "\(synced.stdout)")
+        // Said from the phone's side: its own card was added here, not "on theirs".
+        #expect(synced.stdout.contains("\"P1\": added here"), "\(synced.stdout)")
+        #expect(!synced.stdout.contains("theirs"), "\(synced.stdout)")
+        // The replayed commit that recorded the title's conflict says so, as a merge commit would.
+        let trailers = try scratch.git(["log", "-3", "--format=%(trailers:key=Card-Conflict,valueonly)"], in: phone)
+        #expect(trailers.stdout.contains(id), "\(trailers.stdout)")
         #expect(try scratch.cards(["sync", "--rebase"], in: laptop).status == 0)
         #expect(try Self.cardJSON(scratch, laptop) == Self.cardJSON(scratch, phone))
         #expect(try scratch.git(["rev-list", "--merges", "main"], in: remote).stdout.isEmpty)
@@ -78,6 +84,46 @@ struct SyncRebaseTests {
         #expect(try scratch.cards(["sync"], in: laptop).status == 0)
         #expect(try Self.cardJSON(scratch, laptop) == Self.cardJSON(scratch, phone))
         try scratch.expectClean(phone)
+    }
+
+    @Test("a command that commits during the replay keeps its edit: main is not moved over it, the sync replays again")
+    func commitDuringReplay() throws {
+        let scratch = try Scratch()
+        let (_, clones) = try Self.linearRemote(scratch, ["laptop", "phone"])
+        let (laptop, phone) = (clones[0], clones[1])
+        let ids = try scratch.cards(["list", "--json"], in: laptop).stdout
+        let found = ids.split(separator: "\"").filter { $0.count == 36 }.map(String.init)
+        let (x, y) = (try #require(found.first), try #require(found.dropFirst().first(where: { $0 != found[0] })))
+        #expect(try scratch.cards(["edit", y, "--title", "Phone Y"], in: phone).status == 0)
+        #expect(try scratch.cards(["sync"], in: phone).status == 0)
+        #expect(try scratch.cards(["edit", x, "--title", "Laptop X"], in: laptop).status == 0)
+        // A signing program that, the first time it signs, lets another cards command commit on main (as
+        // a person's second terminal may while a pinentry waits), then signs.
+        let marker = scratch.path("signed-once")
+        let program = scratch.path("fake-gpg")
+        try """
+        #!/bin/sh
+        if [ ! -e \(marker) ]; then
+          touch \(marker)
+          \(Binaries.cards) --deck \(laptop) edit \(y) --title Concurrent >/dev/null 2>&1 || exit 1
+        fi
+        cat >/dev/null
+        echo "-----BEGIN PGP SIGNATURE-----"
+        echo "fake"
+        echo "-----END PGP SIGNATURE-----"
+        echo "[GNUPG:] SIG_CREATED D 22 8 00 1 X" >&2
+        """.write(toFile: program, atomically: true, encoding: .utf8)
+        chmod(program, 0o755)
+        for (name, value) in [("commit.gpgsign", "true"), ("gpg.program", program)] {
+            #expect(try scratch.git(["config", name, value], in: laptop).status == 0)
+        }
+        let synced = try scratch.cards(["sync", "--rebase"], in: laptop)
+        #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
+        #expect(FileManager.default.fileExists(atPath: marker), "the concurrent command never ran")
+        let shown = try scratch.cards(["show", y, "--json"], in: laptop).stdout
+        #expect(shown.contains("Concurrent"), "the concurrent edit was lost: \(shown)")
+        #expect(try scratch.cards(["show", x, "--json"], in: laptop).stdout.contains("Laptop X"))
+        try scratch.expectClean(laptop)
     }
 
     @Test("git's own pull --rebase on a plain-git device and cards sync --rebase on another converge")

@@ -174,6 +174,15 @@ extension Deck {
         defer { withExtendedLifetime(lock) {} }
         try checkNoUnfinishedGitOperation()
         try recoverInterruptedWrite()
+        // Under the deck lock, main must still be where the caller found it: another command's commit
+        // made meanwhile (during a rebase's replay, say) would otherwise be compared, written over and put
+        // back as `current` had it, its change undone in the working tree and index.
+        guard try headCommit() == current else {
+            throw StoreError(
+                .git(.referenceChanged),
+                "main moved meanwhile (another command committed while this one worked); nothing was changed: "
+                    + "run the command again")
+        }
         let oldTree = try current.map { (id) throws(StoreError) in
             try withStoreError("reading \(id.short)") { () throws(GitError) in try repository.commit(id).tree }
         }

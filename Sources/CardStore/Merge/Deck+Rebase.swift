@@ -67,7 +67,13 @@ extension Deck {
                 ours: tip, theirs: commit.id, theirsName: commit.id.short, policy: policy,
                 base: .some(commit.parents.first))
             // What the replayed commit changed: a card only the remote's side changed is no news of the replay.
-            report.decisions += plan.report.decisions.filter { $0.kind != .tookOurs && $0.kind != .unchanged }
+            report.decisions += plan.report.decisions.filter { $0.kind != .tookOurs && $0.kind != .unchanged }.map {
+                // Said from this device's side: the replayed commit is this device's ("here"), the line it
+                // is replayed onto the remote's.
+                var decision = $0
+                decision.summary = Deck.replaySummary(decision.summary)
+                return decision
+            }
             report.invalid += plan.report.invalid
             report.setAside += plan.report.setAside
             report.otherFiles += plan.report.otherFiles
@@ -77,6 +83,8 @@ extension Deck {
             // The replayed commit says what the original said (less its Device trailer, which the commit
             // gets again); conflicts the replay recorded are said in the cards, as a merge says them.
             change.message = Deck.replayMessage(of: commit)
+            // A conflict the replay recorded is said in the commit too, as a merge says it.
+            change.message.trailers += plan.change.message.trailers.filter { $0.0 == "Card-Conflict" }
             guard !change.files.isEmpty, let identity else { continue }
             let attempt = CommitAttempt(
                 deck: self, number: number + 1, snapshot: try snapshot(at: tip), change: change,
@@ -91,12 +99,17 @@ extension Deck {
         }
         if dryRun { return report }
         // main moves once, from ours to the replayed line: a command that moved it meanwhile makes this fail
-        // (compare-and-swap), and the sync's next round starts again from the new main.
+        // (checked under the deck lock, then by compare-and-swap), and the sync's next round starts again
+        // from the new main.
         let (commit, _, carried) = try fastForward(
             to: tip, from: ours, theirsName: theirsName,
             logMessage: Deck.ownCommitLogPrefix + "rebase onto \(theirsName) (\(replayed.count) commits replayed)")
         report.commit = commit
         report.otherFiles += carried
+        // One small pack a replayed commit: combined as after any commit once there are many.
+        for keep in keeps { keep.release() }
+        keeps = []
+        consolidatePacks()
         return report
     }
 
@@ -108,6 +121,39 @@ extension Deck {
         if !commit.trailers.isEmpty, paragraphs.count > 1 { paragraphs.removeLast() }
         let body = paragraphs.dropFirst().joined(separator: "\n\n").trimmingTrailingNewlines()
         return CommitMessage(subject: commit.subject, body: body.isEmpty ? nil : body, trailers: trailers)
+    }
+}
+
+extension Deck {
+    /// A merge decision's line as a rebase shows it: the merge's "theirs" (the commit replayed) is this
+    /// device's, "here"; its "ours" (the line replayed onto) the remote's. Only the words after the
+    /// card's quoted title are changed.
+    static func replaySummary(_ summary: String) -> String {
+        var labelEnd = summary.startIndex
+        if summary.hasPrefix("\"") {
+            var escaped = false
+            var index = summary.index(after: summary.startIndex)
+            while index < summary.endIndex {
+                let character = summary[index]
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    labelEnd = summary.index(after: index)
+                    break
+                }
+                index = summary.index(after: index)
+            }
+        }
+        var rest = String(summary[labelEnd...])
+        for (from, to) in [
+            (" on theirs", " here"), (" from theirs", " from here"), (" on ours", " on the remote"),
+            (" from ours", " from the remote"),
+        ] {
+            rest = rest.replacing(from, with: to)
+        }
+        return String(summary[..<labelEnd]) + rest
     }
 }
 

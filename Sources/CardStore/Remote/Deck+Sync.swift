@@ -221,14 +221,21 @@ extension Deck {
             // (Unrelated histories have nothing to replay onto: they are merged, when allowed.)
             report.rebased = rebasing
             if rebasing, try chooseMergeBase(ours, theirs) == nil { report.rebased = false }
-            let merged =
-                report.rebased
-                ? try rebase(
-                    ours, onto: theirs, theirsName: remote.trackingName, policy: options.policy,
-                    dryRun: options.dryRun)
-                : try merge(
+            let merged: MergeReport
+            if report.rebased {
+                do {
+                    merged = try rebase(
+                        ours, onto: theirs, theirsName: remote.trackingName, policy: options.policy,
+                        dryRun: options.dryRun)
+                } catch where error.code == .git(.referenceChanged) && report.rounds < options.attempts {
+                    // Another command committed during the replay: main was not moved; replay again from it.
+                    continue
+                }
+            } else {
+                merged = try merge(
                     theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: options.dryRun,
                     allowUnrelatedHistories: options.allowUnrelatedHistories)
+            }
             report.merge = merged
             report.otherFiles += merged.otherFiles
             if options.dryRun {

@@ -135,8 +135,7 @@ final class CommitAttempt {
         let parents = (snapshot.commit.map { [$0] } ?? []) + extraParents
         var message = change.message
         if let device = deck.deviceID() { message.trailers.append((Deck.deviceTrailer, device)) }
-        if let before = hooks.before { try deck.runBeforeCommitHook(before, tree: tree) }
-        let text = hooks.message ? try deck.runCommitMessageHook(message.text) : message.text
+        let text = try deck.runHooksBeforeCommit(hooks, tree: tree, message: message.text, author: identity.author)
         var bytes = try withStoreError("writing the commit") { () throws(GitError) in
             try Repository.commitBytes(
                 tree: tree, parents: parents, message: text, author: identity.author,

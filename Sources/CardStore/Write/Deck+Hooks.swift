@@ -40,35 +40,64 @@ extension Deck {
             afterCommit: !merge && repository.hasHook("post-commit"))
     }
 
-    /// Runs `pre-commit` (or `pre-merge-commit`) with `GIT_INDEX_FILE` naming an index of `tree`, the
-    /// commit to be, as git runs it for `git commit <paths>`: `git diff --cached` shows the change.
-    func runBeforeCommitHook(_ name: String, tree: ObjectID) throws(StoreError) {
+    /// Runs the hooks before a commit of `tree` as `git commit <paths>` runs them: `pre-commit` (or
+    /// `pre-merge-commit`), then `commit-msg` on `message` (in `COMMIT_EDITMSG`), both with
+    /// `GIT_INDEX_FILE` naming an index of `tree` (so `git diff --cached` is the change), the author in
+    /// `GIT_AUTHOR_NAME`, `GIT_AUTHOR_EMAIL` and `GIT_AUTHOR_DATE`, and `GIT_EDITOR=:`. Returns the
+    /// message to commit: the hook's edits kept, cleaned of trailing spaces and extra blank lines as git
+    /// cleans a message given without an editor; an emptied one aborts, as in git.
+    func runHooksBeforeCommit(
+        _ hooks: CommitHooks, tree: ObjectID, message: String, author: Signature
+    ) throws(StoreError) -> String {
+        guard hooks.before != nil || hooks.message else { return message }
         let indexPath = "\(gitDirectory)/cards-hook-index-\(getpid())"
         defer { unlink(indexPath) }
-        try withStoreError("writing the index the \(name) hook reads") { () throws(GitError) in
+        try withStoreError("writing the index the commit hooks read") { () throws(GitError) in
             try repository.writeIndex(of: tree, to: indexPath)
         }
-        try refuseUnlessZero(
-            name, runHook(name, environment: ["GIT_INDEX_FILE": indexPath, "GIT_EDITOR": ":"]))
-    }
-
-    /// Runs `commit-msg` on the message (in `COMMIT_EDITMSG`, as git keeps it) and returns the message
-    /// the hook left there: a hook may add a trailer or reword it; an empty one aborts, as in git.
-    func runCommitMessageHook(_ message: String) throws(StoreError) -> String {
+        let zone =
+            (author.offsetMinutes < 0 ? "-" : "+") + String(author.offsetMinutes.magnitude / 60 + 100).dropFirst()
+            + String(author.offsetMinutes.magnitude % 60 + 100).dropFirst()
+        let environment = [
+            "GIT_INDEX_FILE": indexPath, "GIT_EDITOR": ":", "GIT_AUTHOR_NAME": author.name,
+            "GIT_AUTHOR_EMAIL": author.email, "GIT_AUTHOR_DATE": "@\(author.time) \(zone)",
+        ]
+        if let name = hooks.before { try refuseUnlessZero(name, runHook(name, environment: environment)) }
+        guard hooks.message else { return message }
         let path = "\(gitDirectory)/COMMIT_EDITMSG"
         try FileSystem.writeAtomically(Array(message.utf8), to: path, durable: false)
-        try refuseUnlessZero("commit-msg", runHook("commit-msg", arguments: [path], environment: ["GIT_EDITOR": ":"]))
+        try refuseUnlessZero("commit-msg", runHook("commit-msg", arguments: [path], environment: environment))
         guard let bytes = try? FileSystem.read(path, limit: 1 << 24) else {
             throw StoreError(.io, "cannot read \(path) back after the commit-msg hook; nothing was committed")
         }
-        let edited = String(decoding: bytes, as: UTF8.self)
-        if edited.allSatisfy(\.isWhitespace) {
+        let edited = Deck.strippingSpace(String(decoding: bytes, as: UTF8.self))
+        if edited.isEmpty {
             throw StoreError(
                 .git(.user),
                 "Aborting commit due to empty commit message (the commit-msg hook emptied it); "
                     + "nothing was committed")
         }
-        return edited.hasSuffix("\n") ? edited : edited + "\n"
+        return edited
+    }
+
+    /// A message as git's `stripspace` leaves it (no comment stripping): trailing white space off every
+    /// line, runs of blank lines made one, none at the start or the end, a final line feed; empty when
+    /// nothing is left.
+    static func strippingSpace(_ text: String) -> String {
+        var lines: [Substring] = []
+        var blank = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var trimmed = line
+            while let last = trimmed.last, last == " " || last == "\t" || last == "\r" { trimmed.removeLast() }
+            if trimmed.isEmpty {
+                blank = !lines.isEmpty
+                continue
+            }
+            if blank { lines.append("") }
+            blank = false
+            lines.append(trimmed)
+        }
+        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     }
 
     /// Runs a hook whose answer does not matter (`post-commit`, `post-merge`, `post-checkout`), when

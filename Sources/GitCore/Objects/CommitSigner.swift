@@ -78,9 +78,11 @@ package struct CommitSigner: Sendable {
     /// the signature is read from FILE.sig.
     private func signWithSSH(_ bytes: [UInt8], in directory: String) throws(GitError) -> [UInt8] {
         var key = self.key
-        if key == nil, let command = defaultKeyCommand, !command.isEmpty {
+        if key == nil, let command = defaultKeyCommand,
+            let program = command.split(separator: " ").first.map(String.init)
+        {
             let parts = command.split(separator: " ").map(String.init)
-            let outcome = try run(Array(parts.dropFirst()), program: parts[0], input: nil, in: directory)
+            let outcome = try run(Array(parts.dropFirst()), program: program, input: nil, in: directory)
             let first = String(decoding: outcome.output, as: UTF8.self).split(separator: "\n").first.map(String.init)
             if outcome.status == 0, let first, CommitSigner.literalSSHKey(first) != nil { key = first }
         }
