@@ -227,7 +227,7 @@ extension Deck {
                     merged = try rebase(
                         ours, onto: theirs, theirsName: remote.trackingName, policy: options.policy,
                         dryRun: options.dryRun)
-                } catch where error.code == .git(.referenceChanged) && report.rounds < options.attempts {
+                } catch  where error.code == .git(.referenceChanged) && report.rounds < options.attempts {
                     // Another command committed during the replay: main was not moved; replay again from it.
                     continue
                 }
