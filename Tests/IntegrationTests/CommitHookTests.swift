@@ -15,6 +15,7 @@ struct CommitHookTests {
 
     /// A secret scanner as people write it: refuses a staged change that holds "SECRET".
     static let scanner = """
+        git diff --quiet || echo "the working tree differs from what is staged"
         echo "scanning $(git diff --cached --name-only HEAD | wc -l) staged file(s)"
         if git diff --cached HEAD | grep -q SECRET; then echo "refused: a secret is staged"; exit 1; fi
         """
@@ -32,6 +33,8 @@ struct CommitHookTests {
             refused.stderr.contains("scanning 1 staged file(s)"), "the hook did not see the change: \(refused.stderr)")
         #expect(refused.stderr.contains("refused: a secret is staged") && refused.stderr.contains("pre-commit hook"))
         #expect(refused.stderr.contains("--no-verify"))
+        // As for git commit: the working tree holds the change the hook is shown staged.
+        #expect(!refused.stderr.contains("differs"), "\(refused.stderr)")
         #expect(try scratch.commits(deck) == before)
         #expect(try scratch.fingerprint(deck) == fingerprint)
         try scratch.expectClean(deck)

@@ -161,14 +161,32 @@ final class CommitAttempt {
 
     /// Makes every object `main` is to point at durable: the pack finished and named (its commit
     /// `commit`), or the loose objects flushed together; then libgit2's object fsync is back on.
-    func flushObjects(commit: ObjectID) throws(StoreError) {
-        if let packer {
+    func flushObjects(commit: ObjectID?) throws(StoreError) {
+        if let packer, let commit {
             keep = try withStoreError("writing the pack") { () throws(GitError) in
                 try packer.finish(commit: commit, durable: deck.durable)
             }
         }
         try objectsFlush?.flush(deck.gitDirectory)
         objectsFlush?.restore()
+    }
+
+    /// `writeCommit` after the working tree and index were brought along (a commit with hooks): when a
+    /// hook refuses, or the commit cannot be written, they go back as `main` has them and nothing was
+    /// changed.
+    func writeCommitAfterHooks(tree: ObjectID) throws(StoreError) -> ObjectID {
+        do {
+            return try writeCommit(tree: tree)
+        } catch {
+            if !deck.isBare,
+                let failure = deck.putBack(
+                    paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, skips: skips)
+            {
+                throw Deck.notPutBack(error, because: failure)
+            }
+            deck.clearPending()
+            throw error
+        }
     }
 
     /// Waits out git's index lock, marks the change pending (`markPending`: from here a kill is finished

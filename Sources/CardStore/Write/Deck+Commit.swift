@@ -38,10 +38,20 @@ extension Deck {
             defer { attempt.end() }
             try attempt.checkBeforeWriting()
             let (updates, tree) = try attempt.writeObjects()
-            let commit = try attempt.writeCommit(tree: tree)
-            try attempt.flushObjects(commit: commit)
-            try attempt.takeIndexLock(marking: updates)
-            try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
+            let commit: ObjectID
+            if attempt.hooks.readsObjects {
+                // A pre-commit or commit-msg hook sees the working tree with the change, as git's does: the
+                // files and index are brought along first, the commit written once the hooks agree.
+                try attempt.flushObjects(commit: nil)
+                try attempt.takeIndexLock(marking: updates)
+                try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
+                commit = try attempt.writeCommitAfterHooks(tree: tree)
+            } else {
+                commit = try attempt.writeCommit(tree: tree)
+                try attempt.flushObjects(commit: commit)
+                try attempt.takeIndexLock(marking: updates)
+                try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
+            }
             if try attempt.publish(commit) == .retry { continue }
             let outcome = try attempt.finish(commit)
             // New paths held out of a sparse checkout: git's patterns place them, under the deck lock.
