@@ -81,9 +81,8 @@ extension Deck {
             if dryRun { continue }
             var change = plan.change
             // The replayed commit says what the original said (less its Device trailer, which the commit
-            // gets again); conflicts the replay recorded are said in the cards, as a merge says them.
+            // gets again); a conflict the replay recorded is said in its trailers too, as a merge says it.
             change.message = Deck.replayMessage(of: commit)
-            // A conflict the replay recorded is said in the commit too, as a merge says it.
             change.message.trailers += plan.change.message.trailers.filter { $0.0 == "Card-Conflict" }
             guard !change.files.isEmpty, let identity else { continue }
             let attempt = CommitAttempt(
