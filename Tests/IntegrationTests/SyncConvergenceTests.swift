@@ -34,10 +34,15 @@ struct SyncConvergenceTests {
         var random = SplitMix64(seed: seed)
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.path)
-        let devices = try (0..<3).map { try scratch.clone(server, "device\($0)") }
+        let devices = try (0..<5).map { try scratch.clone(server, "device\($0)") }
         // The third device rebases (`pull.rebase`, as `cards sync --rebase`): its commits are replayed onto
-        // the others' rather than merged.
+        // the others' rather than merged. The fourth checks out with CRLF line endings (`core.autocrlf`),
+        // the fifth only half the card folders (a cone sparse checkout): their working trees differ from
+        // the others' on purpose, and are compared with git's view of them (clean), not byte for byte.
         #expect(try scratch.git(["config", "pull.rebase", "true"], in: devices[2]).status == 0)
+        #expect(try scratch.git(["config", "core.autocrlf", "true"], in: devices[3]).status == 0)
+        let cone = (0..<128).map { "cards/" + String($0, radix: 16).leftPadded(to: 2) }
+        #expect(try scratch.git(["sparse-checkout", "set"] + cone, in: devices[4]).status == 0)
         var rebases = 0
         // Every title ever written per card (with the order written), and the cards someone deleted.
         var written: [String: [String]] = [:]
@@ -117,7 +122,16 @@ struct SyncConvergenceTests {
             }
         }
         #expect(quiet, "seed \(seed): the devices did not settle")
-        try scratch.expectConverged(devices, server)
+        try scratch.expectConverged(Array(devices.prefix(3)), server)
+        for deck in devices.dropFirst(3) {
+            #expect(try scratch.main(deck) == scratch.main(devices[0]), "seed \(seed): \(deck) is elsewhere")
+            try scratch.expectClean(deck)
+        }
+        let crlf = try scratch.cardFiles(devices[3]).values.filter { $0.contains(0x0D) }.count
+        #expect(crlf > 0, "seed \(seed): no card file was written with CRLF on the autocrlf device")
+        let outside = try scratch.git(["ls-files", "-t", "cards"], in: devices[4]).stdout
+        #expect(
+            outside.contains("\nS ") || outside.hasPrefix("S "), "seed \(seed): nothing left out of the sparse device")
         let fsck = try scratch.git(
             ["--git-dir", server.repository, "fsck", "--strict", "--no-dangling"], in: scratch.root)
         #expect(fsck.status == 0, "seed \(seed): git fsck of the remote: \(fsck.stderr)")
@@ -138,5 +152,11 @@ struct SyncConvergenceTests {
                 "seed \(seed): \(id) is titled \(card.title), not the latest \(titles.last ?? "") and no conflict record"
             )
         }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
