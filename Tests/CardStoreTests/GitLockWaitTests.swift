@@ -5,26 +5,10 @@ import TestSupport
 
 /// git's lock files in a write's way (`index.lock`, `refs/heads/<branch>.lock`): one that no process
 /// holds is said at once, naming the file and what to do (git fails at once too); one a live process
-/// holds open is named after about a second (`Deck.lockWaitNotice`), and waited for (issue 32).
-/// Serialized: `Deck.lockWaitNotice` is process-wide, and each test sets it and takes it away.
-@Suite("Git lock waits: a stale git lock is said at once, a held one is named and waited for", .serialized)
-struct GitLockWaitTests {
-    /// What the notice was given, from whichever thread.
-    final class Said: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-        func append(_ line: String) {
-            lock.lock()
-            lines.append(line)
-            lock.unlock()
-        }
-        var all: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return lines
-        }
-    }
-
+/// holds open is named after about a second (`Deck.lockWaitNotice`), and waited for (issue 32). In
+/// `LockWaitNoticeTests`, serialized: `Deck.lockWaitNotice` is process-wide, and each test sets it and
+/// takes it away, so no two tests that set it may run at once.
+extension LockWaitNoticeTests {
     /// A python3 child that creates `path` exclusively, as git takes a lock, holds it open for
     /// `seconds`, then removes it (a git command that gave up); returns it and its pid, once it holds
     /// the lock.

@@ -5,7 +5,10 @@ import TestSupport
 
 /// A command waiting for another process's deck lock says so once (`Deck.lockWaitNotice`), naming
 /// the holder, and goes on when the lock is let go.
-@Suite("Lock wait notice: a wait for another process's deck lock is told once, naming the holder")
+/// Serialized, with the git lock waits (GitLockWaitTests.swift): every test that sets the process-wide
+/// `Deck.lockWaitNotice` is here, so none sees another's notices.
+@Suite(
+    "Lock wait notice: a wait for another process's deck lock, or git's, is told once, naming the holder", .serialized)
 struct LockWaitNoticeTests {
     /// What the notice was given, from whichever thread.
     final class Said: @unchecked Sendable {
