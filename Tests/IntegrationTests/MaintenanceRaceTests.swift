@@ -180,16 +180,7 @@ struct MaintenanceRaceTests {
     func repackLoop() throws {
         let scratch = try Scratch()
         let (deck, remote) = try deckWithRemote(scratch)
-        let loop = try MaintenanceLoop(scratch, commands: ["repack -a -d -q"], in: [deck, remote])
-        let known: Acknowledged
-        do {
-            known = try write(scratch, deck, remote: remote)
-        } catch {
-            _ = loop.stop()
-            throw error
-        }
-        let rounds = loop.stop()
-        try expectNothingLost(scratch, deck, remote: remote, known, rounds: rounds)
+        try writeBeside(["repack -a -d -q"], scratch, deck, remote: remote)
     }
 
     /// `git prune` with gc's expiry: a plain `git prune` (expiry now) also removes git's own pack being
@@ -208,12 +199,17 @@ struct MaintenanceRaceTests {
             let written = try scratch.git(["multi-pack-index", "write"], in: folder)
             #expect(written.status == 0, "\(written.stderr)")
         }
-        let loop = try MaintenanceLoop(
-            scratch,
-            commands: [
+        try writeBeside(
+            [
                 "gc -q", "multi-pack-index write", "maintenance run --task=gc --task=incremental-repack",
                 "multi-pack-index write", "prune --expire=2.weeks.ago",
-            ], in: [deck, remote])
+            ], scratch, deck, remote: remote)
+    }
+
+    /// The 100 writes and syncs beside git running `commands` in a loop in the deck and the remote, then
+    /// nothing acknowledged lost; the loop stopped whatever happens.
+    func writeBeside(_ commands: [String], _ scratch: Scratch, _ deck: String, remote: String) throws {
+        let loop = try MaintenanceLoop(scratch, commands: commands, in: [deck, remote])
         let known: Acknowledged
         do {
             known = try write(scratch, deck, remote: remote)
