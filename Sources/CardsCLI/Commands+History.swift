@@ -18,12 +18,13 @@ extension Commands {
     ) { context, arguments in
         let deck = try context.openDeck()
         let result = try deck.undo(arguments.positionals.first)
+        // Said as the new commit's subject says it (`Deck.undoSubject`): "Undo: X" undid X, "Redo: X" redid it.
         let undone = result.undone.commit
-        if result.undone.operation == "undo" {
-            let subject = undone.subject.hasPrefix("Undo: ") ? String(undone.subject.dropFirst(6)) : undone.subject
-            context.output.print("Redid: \(subject) (the undo \(undone.id.short) undone).")
+        let subject = Deck.undoSubject(of: undone.subject)
+        if subject.hasPrefix("Redo: ") {
+            context.output.print("Redid: \(subject.dropFirst(6)) (the undo \(undone.id.short) undone).")
         } else {
-            context.output.print("Undid: \(undone.subject) (\(undone.id.short)).")
+            context.output.print("Undid: \(subject.dropFirst(6)) (\(undone.id.short)).")
         }
         for skip in result.skipped {
             context.output.error("note: \(skip) changed since; left as it is now")
@@ -110,15 +111,22 @@ extension Commands {
 enum DateText {
     /// "2026-11-29 19:30 +0545": the time where it was made, with its offset from UTC.
     static func text(_ seconds: Int64, offsetMinutes: Int32) -> String {
-        let (year, month, day, hour, minute, _) = civil(seconds + Int64(offsetMinutes) * 60)
+        let (year, month, day, hour, minute, _) = civil(local(seconds, offsetMinutes))
         return "\(year)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute)) \(zone(offsetMinutes, colon: false))"
     }
 
     /// "2026-11-29T19:30:05+05:45" (ISO 8601 with the commit's offset).
     static func iso8601(_ seconds: Int64, offsetMinutes: Int32) -> String {
-        let (year, month, day, hour, minute, second) = civil(seconds + Int64(offsetMinutes) * 60)
+        let (year, month, day, hour, minute, second) = civil(local(seconds, offsetMinutes))
         return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
             + zone(offsetMinutes, colon: true)
+    }
+
+    /// The wall-clock seconds where the commit was made. A commit's time comes from whoever made it (any
+    /// 64-bit number libgit2 read): kept to ±2^50 s, far beyond any calendar, so no sum here overflows.
+    private static func local(_ seconds: Int64, _ offsetMinutes: Int32) -> Int64 {
+        let limit: Int64 = 1 << 50
+        return min(max(seconds, -limit), limit) + Int64(offsetMinutes) * 60
     }
 
     /// "+0545" or "+05:45".

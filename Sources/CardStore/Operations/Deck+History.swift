@@ -146,7 +146,7 @@ extension Deck {
 
     /// The subject of the commit that undoes one with `subject`: "Undo: Delete card "Ada"", and undoing
     /// that, "Redo: Delete card "Ada"" (never quotes in quotes, as git's "Revert "Revert …"" nests).
-    static func undoSubject(of subject: String) -> String {
+    public static func undoSubject(of subject: String) -> String {
         let line = CommitMessage.oneLine(subject)
         if line.hasPrefix("Undo: ") { return "Redo: " + line.dropFirst("Undo: ".count) }
         if line.hasPrefix("Redo: ") { return "Undo: " + line.dropFirst("Redo: ".count) }

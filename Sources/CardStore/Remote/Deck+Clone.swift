@@ -14,6 +14,8 @@ extension Deck {
     {
         // As git clone does: origin names a repository on this machine by its whole path, which means
         // the same from the clone's folder.
+        // A setting that means nothing is said before anything is fetched, not blamed on the remote.
+        try Deck.checkSettings(fsyncEnvironment: Deck.environment("CARDS_FSYNC"), fsyncConfig: nil)
         let url = absoluteIfLocal(given)
         guard RemoteURL(url) != nil else {
             throw StoreError(
@@ -87,15 +89,16 @@ extension Deck {
                 "\(remote.displayURL) is empty, so there is no deck to clone; create a deck with `cards init`, then "
                     + "`cards remote add origin \(url)` and `cards sync` to fill it")
         }
+        let cloned: Deck
         do throws(StoreError) {
-            let cloned = try Deck(repository: repository)
+            cloned = try Deck(repository: repository)
             if let head {
                 try cloned.refuseNewerFormat(
                     at: head, holder: "\(remote.displayURL) holds a deck",
                     outcome: "nothing was cloned: update cards, then clone")
             }
             try cloned.checkIsDeck()
-        } catch  where error.code == .newerFormat {
+        } catch  where error.code == .newerFormat || error.code == .invalidInput {
             cleanUp()
             throw error
         } catch {
@@ -107,7 +110,7 @@ extension Deck {
         }
         // libgit2's checkout runs no filter driver: git writes those files (an LFS image for its pointer).
         do throws(StoreError) {
-            if let head { try Deck(repository: repository).checkOutThroughFilterDrivers(at: head) }
+            if let head { try cloned.checkOutThroughFilterDrivers(at: head) }
         } catch {
             cleanUp()
             throw StoreError(error.code, "\(error.message); nothing was cloned")
