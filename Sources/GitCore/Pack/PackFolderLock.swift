@@ -62,15 +62,9 @@ package final class PackFolderLock {
     }
 
     private static func openLockFile(_ lockPath: String) throws(GitError) -> Int32 {
-        // Never through a link, never blocking on a FIFO; only a regular file.
-        let descriptor = LockFiles.openLock(lockPath, flags: O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC).descriptor
-        var info = stat()
-        if descriptor >= 0 && (fstat(descriptor, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG) {
-            close(descriptor)
-            errno = EINVAL
-            info.st_mode = 0
-        }
-        guard descriptor >= 0, info.st_mode != 0 else {
+        // Never through a link, never blocking on a FIFO; only a regular file (`LockFiles.openLock`).
+        let descriptor = LockFiles.openLock(lockPath).descriptor
+        guard descriptor >= 0 else {
             throw GitError(
                 code: .system(errno),
                 message: "cannot open \(lockPath): \(String(cString: strerror(errno))) (remove it if it is not a file)",

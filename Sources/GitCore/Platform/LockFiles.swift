@@ -24,10 +24,14 @@ package enum LockFiles {
     /// Root working in a repository another user owns (which `safe.directory` allowed) gives the lock
     /// file it made to the owner of its folder: git's own lock files go when the command ends, and
     /// this one, left root's, would stop the owner's next `cards` from opening it to write its record.
-    package static func openLock(_ path: String, flags: Int32 = O_CLOEXEC) -> (descriptor: Int32, writable: Bool) {
-        var descriptor = Glibc.open(path, O_RDWR | O_CREAT | flags, 0o666)
+    ///
+    /// Only a regular file, never through a symbolic link, never blocking on a FIFO (`RegularFile`):
+    /// a link planted as `.git/cards.lock` must not lead root to open, and give away, another file;
+    /// anything else fails with `EINVAL`.
+    package static func openLock(_ path: String) -> (descriptor: Int32, writable: Bool) {
+        var descriptor = RegularFile.open(path, flags: O_RDWR | O_CREAT)
         if descriptor < 0 && errno == EACCES {
-            descriptor = Glibc.open(path, O_RDONLY | flags)
+            descriptor = RegularFile.open(path, flags: O_RDONLY)
             return (descriptor, false)
         }
         if descriptor >= 0 && geteuid() == 0 { giveToFolderOwner(descriptor, path: path) }
@@ -36,9 +40,11 @@ package enum LockFiles {
 
     /// Gives the root-owned file open as `descriptor` to the owner (and group) of the folder that holds
     /// `path`, when that is another user: what root makes among another user's files stays usable by them.
+    /// Only a regular file with one name: a hard link to a file elsewhere is never given away.
     package static func giveToFolderOwner(_ descriptor: Int32, path: String) {
         var file = stat()
-        guard fstat(descriptor, &file) == 0, file.st_uid == 0 else { return }
+        guard fstat(descriptor, &file) == 0, file.st_uid == 0, (file.st_mode & S_IFMT) == S_IFREG, file.st_nlink == 1
+        else { return }
         var folder = stat()
         let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         guard stat(parent.isEmpty ? "/" : parent, &folder) == 0, folder.st_uid != 0 else { return }
