@@ -65,6 +65,31 @@ struct CommitSigningTests {
         #expect(log.stdout.contains("\"signed\": true"), "\(log.stdout)")
     }
 
+    @Test("commit.gpgsign as git reads a boolean: a key with no value, or 2, signs; an empty value does not")
+    func gpgsignSpellings() throws {
+        let scratch = try Scratch()
+        let key = scratch.path("signing-key")
+        let allowed = try Self.sshKey(scratch, at: key)
+        let deck = try scratch.sampleDeck()
+        for (name, value) in [("gpg.format", "ssh"), ("user.signingkey", key), ("gpg.ssh.allowedSignersFile", allowed)]
+        {
+            #expect(try scratch.git(["config", name, value], in: deck).status == 0)
+        }
+        let config = deck + "/.git/config"
+        let plain = try String(contentsOfFile: config, encoding: .utf8)
+        for (spelling, signs) in [("\tgpgsign\n", true), ("\tgpgsign = 2\n", true), ("\tgpgsign =\n", false)] {
+            try (plain + "[commit]\n" + spelling).write(toFile: config, atomically: true, encoding: .utf8)
+            let added = try scratch.cards(["add", "--title", "S", "--url", "https://s.example"], in: deck)
+            #expect(added.status == 0, "\(added.stderr)")
+            let verified = try scratch.git(["verify-commit", "main"], in: deck).status == 0
+            #expect(verified == signs, "\(spelling.debugDescription): signed \(verified)")
+            // git reads it the same way.
+            let gitCommit = try scratch.git(["commit", "-q", "--allow-empty", "-m", "git's"], in: deck)
+            #expect(gitCommit.status == 0)
+            #expect((try scratch.git(["verify-commit", "main"], in: deck).status == 0) == signs)
+        }
+    }
+
     @Test("a signing failure (a missing key) is an error that commits nothing; the deck is as before")
     func signingFailure() throws {
         let scratch = try Scratch()

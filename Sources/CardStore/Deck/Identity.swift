@@ -41,7 +41,7 @@ extension Deck {
     /// The identity from the environment and config alone, or nil when git would have to detect part
     /// of it from the system (its name from the password file, its address from the host name).
     private func nativeIdentity() throws(StoreError) -> CommitIdentity? {
-        let configOnly = (try? repository.configString("user.useConfigOnly")).flatMap { $0 }.map(Deck.isTrue) ?? false
+        let configOnly = repository.configBool("user.useConfigOnly") ?? false
         func pick(_ role: String, _ field: String) throws(StoreError) -> String? {
             if let given = Deck.environment("GIT_\(role.uppercased())_\(field.uppercased())") { return given }
             for key in ["\(role).\(field)", "user.\(field)"] {
@@ -148,11 +148,6 @@ extension Deck {
         var parts = tm()
         guard localtime_r(&seconds, &parts) != nil else { return 0 }
         return Int32(parts.tm_gmtoff / 60)
-    }
-
-    /// git's reading of a boolean setting.
-    static func isTrue(_ value: String) -> Bool {
-        ["true", "yes", "on", "1"].contains(value.lowercased())
     }
 
     static func environment(_ name: String) -> String? {

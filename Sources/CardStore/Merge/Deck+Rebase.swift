@@ -11,8 +11,9 @@ extension Deck {
     /// `branch.<name>.rebase`, else `pull.rebase` (true, `merges` and `interactive` rebase; false merges).
     public func rebasesOnSync() -> Bool {
         for key in ["branch.\(branchName).rebase", "pull.rebase"] {
-            guard let value = (try? repository.configString(key)) ?? nil else { continue }
-            return !["false", "no", "off", "0"].contains(value.lowercased())
+            if let rebases = repository.configBool(key) { return rebases }
+            // Not a boolean: `merges`, `interactive` (both rebase).
+            if ((try? repository.configString(key)) ?? nil) != nil { return true }
         }
         return false
     }

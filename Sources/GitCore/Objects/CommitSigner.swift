@@ -23,7 +23,7 @@ package struct CommitSigner: Sendable {
 
     /// The signer `git commit` would use in `repository`, or nil when `commit.gpgsign` is not true.
     package static func configured(in repository: Repository) throws(GitError) -> CommitSigner? {
-        guard let sign = try repository.configString("commit.gpgsign"), CommitSigner.isTrue(sign) else { return nil }
+        guard repository.configBool("commit.gpgsign") == true else { return nil }
         let formatName = (try repository.configString("gpg.format")) ?? "openpgp"
         guard let format = Format(rawValue: formatName.lowercased()) else {
             throw GitError(
@@ -190,10 +190,6 @@ package struct CommitSigner: Sendable {
             result.append(byte)
         }
         return result
-    }
-
-    static func isTrue(_ value: String) -> Bool {
-        ["true", "yes", "on", "1"].contains(value.lowercased())
     }
 
     static func lookUp(_ name: String) -> String? {

@@ -9,6 +9,35 @@ extension Repository {
         return try Repository.string(key, in: config)
     }
 
+    /// A boolean setting read as git reads one (libgit2's `git_config_get_bool`: `true`/`yes`/`on`, a
+    /// key with no value, a non-zero number are true; `false`/`no`/`off`, an empty value, 0 false); nil
+    /// when unset or not a boolean.
+    package func configBool(_ key: String) -> Bool? {
+        var config: OpaquePointer?
+        guard git_repository_config(&config, pointer) == 0 else {
+            git_error_clear()
+            return nil
+        }
+        defer { git_config_free(config) }
+        var value: Int32 = 0
+        guard git_config_get_bool(&value, config, key) == 0 else {
+            git_error_clear()
+            return nil
+        }
+        return value != 0
+    }
+
+    /// A boolean in git's words from the environment or a config value (`git_config_parse_bool`); nil
+    /// for anything else.
+    package static func parseBool(_ text: String) -> Bool? {
+        var value: Int32 = 0
+        guard git_config_parse_bool(&value, text) == 0 else {
+            git_error_clear()
+            return nil
+        }
+        return value != 0
+    }
+
     /// A value from the repository's own config file only (not the user's or the system's), or nil.
     package func localConfigString(_ key: String) throws(GitError) -> String? {
         var value: String?

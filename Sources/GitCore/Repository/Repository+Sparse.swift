@@ -10,7 +10,7 @@ extension Repository {
     /// and `index.sparse`), else from the repository's config and the user's; nil when unset or not a
     /// boolean git knows.
     package func worktreeConfigFlag(_ key: String) -> Bool? {
-        if Repository.flag((try? configString("extensions.worktreeConfig")) ?? nil) == true {
+        if configBool("extensions.worktreeConfig") == true {
             var config: OpaquePointer?
             let path = "\(Repository.trimmedSlash(gitDirectory))/config.worktree"
             if access(path, F_OK) == 0, git_config_open_ondisk(&config, path) == 0 {
@@ -20,16 +20,7 @@ extension Repository {
             }
             git_error_clear()
         }
-        return Repository.flag((try? configString(key)) ?? nil)
-    }
-
-    /// A config value read as git reads a boolean (`true`/`yes`/`on`/a non-zero number, and their
-    /// opposites, any case); nil for anything else.
-    static func flag(_ value: String?) -> Bool? {
-        guard let value = value?.lowercased() else { return nil }
-        if ["true", "yes", "on", ""].contains(value) { return true }
-        if ["false", "no", "off"].contains(value) { return false }
-        return Int(value).map { $0 != 0 }
+        return configBool(key)
     }
 
     /// Runs `git ARGUMENTS` in this repository's working tree with the user's own configuration (the

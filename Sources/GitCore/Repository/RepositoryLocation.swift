@@ -154,6 +154,6 @@ package struct RepositoryLocation: Equatable, Sendable {
     /// A boolean from the environment as git reads one (`git_env_bool`): unset is false.
     static func environmentFlag(_ name: String) -> Bool {
         guard let raw = getenv(name) else { return false }
-        return RepositoryOwnership.configBool(String(cString: raw)) ?? false
+        return Repository.parseBool(String(cString: raw)) ?? false
     }
 }

@@ -308,15 +308,6 @@ package enum RepositoryOwnership {
         return key[..<first].lowercased() + key[first..<last] + key[last...].lowercased()
     }
 
-    /// A boolean as git reads one from config or the environment; nil when it is none.
-    static func configBool(_ text: String) -> Bool? {
-        switch text.lowercased() {
-        case "", "false", "no", "off": return false
-        case "true", "yes", "on": return true
-        default: return Int(text).map { $0 != 0 }
-        }
-    }
-
     /// `text` as git's `sq_quote_buf_pretty` shows it: as it is when every character is a letter, a
     /// digit or one of `+,-./:=@_^`, else in single quotes (`'` and `!` taken out of them).
     static func prettyQuoted(_ text: String) -> String {
