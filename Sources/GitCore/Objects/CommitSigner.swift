@@ -138,8 +138,16 @@ package struct CommitSigner: Sendable {
         if let input {
             let file = try FileSync.writeTemporary(
                 input, in: CommitSigner.temporaryFolder(), prefix: ".cards-sign", flush: false)
-            inputFile = open(file, O_RDONLY | O_CLOEXEC)
+            let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+            let error = errno
             unlink(file)
+            // (-1 would mean /dev/null to the spawn: the program would sign nothing.)
+            guard descriptor >= 0 else {
+                throw GitError(
+                    code: .system(error), message: "cannot read back \(file): \(String(cString: strerror(error)))",
+                    function: "open")
+            }
+            inputFile = descriptor
         }
         defer { if let inputFile { close(inputFile) } }
         var process = GitProcess(arguments: arguments, directory: directory, stallTimeout: 86_400)
