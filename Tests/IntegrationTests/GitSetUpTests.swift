@@ -28,6 +28,25 @@ struct GitSetUpTests {
         #expect(try scratch.git(["branch", "--show-current"], in: local).stdout == "trunk\n")
         #expect(try scratch.cards(["add", "--title", "L", "--url", "https://l.example"], in: local).status == 0)
         try scratch.expectClean(local)
+        // Where git reads its global config (GIT_CONFIG_GLOBAL), and `git -c` (GIT_CONFIG_COUNT…).
+        let other = scratch.path("other.gitconfig")
+        try "[init]\n\tdefaultBranch = elsewhere\n".write(toFile: other, atomically: true, encoding: .utf8)
+        for (name, environment) in [
+            ("global", ["GIT_CONFIG_GLOBAL": other]),
+            (
+                "command-line",
+                ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "init.defaultBranch", "GIT_CONFIG_VALUE_0": "elsewhere"]
+            ),
+        ] {
+            let deck = scratch.path("deck-\(name)")
+            #expect(try scratch.cards(["init", deck], extraEnvironment: environment).status == 0)
+            let branch = try scratch.run("/usr/bin/git", ["branch", "--show-current"], in: deck).stdout
+            let gitsOwn = scratch.path("git-\(name)")
+            #expect(
+                try scratch.run("/usr/bin/git", ["init", "-q", gitsOwn], extraEnvironment: environment).status == 0)
+            let gits = try scratch.run("/usr/bin/git", ["branch", "--show-current"], in: gitsOwn).stdout
+            #expect(branch == "elsewhere\n" && gits == branch, "\(name): cards \(branch), git \(gits)")
+        }
     }
 
     @Test("a SHA-256 repository is refused as such, nothing written")

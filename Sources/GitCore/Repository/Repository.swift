@@ -52,24 +52,15 @@ public final class Repository {
         return repository
     }
 
-    /// `init.defaultBranch` from the user's and the system's git config (what `git init` names its
-    /// first branch), or nil when unset or empty.
+    /// `init.defaultBranch` from the user's and the system's git config and `git -c` (what `git init`
+    /// names its first branch), read as git reads them (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_NOSYSTEM`,
+    /// which libgit2's default config does not follow), or nil when unset or empty.
     package static func defaultBranchSetting() -> String? {
-        Libgit2.ensureInitialized()
-        var config: OpaquePointer?
-        guard git_config_open_default(&config) == 0 else {
-            git_error_clear()
-            return nil
-        }
-        defer { git_config_free(config) }
-        var buffer = git_buf()
-        defer { git_buf_dispose(&buffer) }
-        guard git_config_get_string_buf(&buffer, config, "init.defaultBranch") == 0, let text = buffer.ptr else {
-            git_error_clear()
-            return nil
-        }
-        let name = String(cString: text)
-        return name.isEmpty ? nil : name
+        guard let value = RepositoryOwnership.protectedConfigValues(of: "init.defaultbranch").values.last,
+            let name = value,
+            !name.isEmpty
+        else { return nil }
+        return name
     }
 
     /// Whether `name` is a branch name git accepts (`git check-ref-format --branch`).
