@@ -9,6 +9,8 @@ import Synchronization
 extension Deck {
     /// Which hooks one commit runs, found once for it (a stat of each: nothing more when there are none).
     struct CommitHooks {
+        /// Where they are (`Repository.hooksFolder`), looked up once for the commit.
+        var folder = ""
         /// `pre-commit` or `pre-merge-commit`, when there is one and verification is on.
         var before: String?
         /// Whether `commit-msg` runs.
@@ -34,10 +36,11 @@ extension Deck {
     func commitHooks(merge: Bool) -> CommitHooks {
         let verify = Deck.runsVerifyHooks
         let before = merge ? "pre-merge-commit" : "pre-commit"
+        let folder = repository.hooksFolder()
         return CommitHooks(
-            before: verify && repository.hasHook(before) ? before : nil,
-            message: verify && repository.hasHook("commit-msg"),
-            afterCommit: !merge && repository.hasHook("post-commit"))
+            folder: folder, before: verify && Repository.hasHook(before, in: folder) ? before : nil,
+            message: verify && Repository.hasHook("commit-msg", in: folder),
+            afterCommit: !merge && Repository.hasHook("post-commit", in: folder))
     }
 
     /// Runs the hooks before a commit of `tree` as `git commit <paths>` runs them: `pre-commit` (or
@@ -62,11 +65,15 @@ extension Deck {
             "GIT_INDEX_FILE": indexPath, "GIT_EDITOR": ":", "GIT_AUTHOR_NAME": author.name,
             "GIT_AUTHOR_EMAIL": author.email, "GIT_AUTHOR_DATE": "@\(author.time) \(zone)",
         ]
-        if let name = hooks.before { try refuseUnlessZero(name, runHook(name, environment: environment)) }
+        if let name = hooks.before {
+            try refuseUnlessZero(name, in: hooks.folder, runHook(name, in: hooks.folder, environment: environment))
+        }
         guard hooks.message else { return message }
         let path = "\(gitDirectory)/COMMIT_EDITMSG"
         try FileSystem.writeAtomically(Array(message.utf8), to: path, durable: false)
-        try refuseUnlessZero("commit-msg", runHook("commit-msg", arguments: [path], environment: environment))
+        try refuseUnlessZero(
+            "commit-msg", in: hooks.folder,
+            runHook("commit-msg", in: hooks.folder, arguments: [path], environment: environment))
         guard let bytes = try? FileSystem.read(path, limit: 1 << 24) else {
             throw StoreError(.io, "cannot read \(path) back after the commit-msg hook; nothing was committed")
         }
@@ -103,23 +110,24 @@ extension Deck {
     /// Runs a hook whose answer does not matter (`post-commit`, `post-merge`, `post-checkout`), when
     /// there is one: what it says is shown, a failure is not the command's.
     func runAfterHook(_ name: String, arguments: [String] = []) {
-        guard repository.hasHook(name) else { return }
-        _ = try? repository.runHook(name, arguments: arguments)
+        let folder = repository.hooksFolder()
+        guard Repository.hasHook(name, in: folder) else { return }
+        _ = try? repository.runHook(name, in: folder, arguments: arguments)
     }
 
-    private func runHook(_ name: String, arguments: [String] = [], environment: [String: String]) throws(StoreError)
-        -> Int32
-    {
+    private func runHook(
+        _ name: String, in folder: String, arguments: [String] = [], environment: [String: String]
+    ) throws(StoreError) -> Int32 {
         try withStoreError("running the \(name) hook") { () throws(GitError) in
-            try repository.runHook(name, arguments: arguments, environment: environment)
+            try repository.runHook(name, in: folder, arguments: arguments, environment: environment)
         }
     }
 
-    private func refuseUnlessZero(_ name: String, _ status: Int32) throws(StoreError) {
+    private func refuseUnlessZero(_ name: String, in folder: String, _ status: Int32) throws(StoreError) {
         guard status != 0 else { return }
         throw StoreError(
             .git(.user),
-            "the \(name) hook (\(repository.hooksFolder)/\(name)) refused the commit (exit \(status)); what it "
+            "the \(name) hook (\(folder)/\(name)) refused the commit (exit \(status)); what it "
                 + "said is above. Nothing was committed: fix what it names, or skip the hook with --no-verify")
     }
 }

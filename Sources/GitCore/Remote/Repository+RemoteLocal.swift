@@ -87,15 +87,9 @@ extension Repository {
     /// `core.hooksPath`, else `hooks/`; executable files only): those that decide whether the push goes
     /// in, and those told after it did.
     func receiveHooks() -> (deciding: [String], told: [String]) {
-        var folder = gitDirectory + "hooks"
-        if let configured = (try? configString("core.hooksPath")) ?? nil, !configured.isEmpty {
-            let home = getenv("HOME").map { String(cString: $0) } ?? ""
-            folder =
-                configured.hasPrefix("~/")
-                ? home + configured.dropFirst(1)
-                : configured.hasPrefix("/") ? configured : gitDirectory + configured
-        }
-        func present(_ name: String) -> Bool { access("\(folder)/\(name)", X_OK) == 0 }
+        // receive-pack runs them from the git folder.
+        let folder = hooksFolder(runFrom: gitDirectory)
+        func present(_ name: String) -> Bool { Repository.hasHook(name, in: folder) }
         return (
             ["pre-receive", "update", "proc-receive"].filter(present),
             ["reference-transaction", "post-receive", "post-update"].filter(present)

@@ -2,24 +2,21 @@ import CLinux
 import Glibc
 
 extension Repository {
-    /// The folder git runs this repository's hooks from: `core.hooksPath` (a relative one counts from
-    /// the top of the working tree, or the git folder of a bare repository, as git reads it; `~/`
-    /// is the home folder), else `hooks/` in the git folder every worktree shares.
-    package var hooksFolder: String {
-        guard let configured = (try? configString("core.hooksPath")) ?? nil, !configured.isEmpty else {
-            return commonDirectory + "hooks"
-        }
-        if configured.hasPrefix("/") { return configured }
-        if configured.hasPrefix("~/"), let home = getenv("HOME") {
-            return String(cString: home) + configured.dropFirst()
-        }
-        return (workingDirectory ?? gitDirectory) + configured
+    /// The folder git runs this repository's hooks from: `core.hooksPath` (expanded as git expands a path:
+    /// `~/`, `~user/`; a relative one counts from where the hooks run: the top of the working tree, or
+    /// `runFrom`, the git folder for a bare repository or a receive-pack), else `hooks/` in the git
+    /// folder every worktree shares.
+    package func hooksFolder(runFrom: String? = nil) -> String {
+        guard let configured = (try? configString("core.hooksPath")) ?? nil, !configured.isEmpty,
+            let expanded = RepositoryOwnership.expandedPath(configured)
+        else { return commonDirectory + "hooks" }
+        return expanded.hasPrefix("/") ? expanded : (runFrom ?? workingDirectory ?? gitDirectory) + expanded
     }
 
-    /// Whether git would run the hook `name` here: an executable file of that name in `hooksFolder`.
-    /// Two system calls, so that a repository without hooks pays nothing more.
-    package func hasHook(_ name: String) -> Bool {
-        let path = hooksFolder + "/" + name
+    /// Whether git would run the hook `name` from `folder` (`hooksFolder`): an executable regular file of
+    /// that name there. Two system calls, so that a repository without hooks pays nothing more.
+    package static func hasHook(_ name: String, in folder: String) -> Bool {
+        let path = folder + "/" + name
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
     }
@@ -29,10 +26,10 @@ extension Repository {
     /// the repository and `environment` set on top of ours; its standard input empty and its output on
     /// our standard error. Run directly, not through `git hook run`: a second git process would cost
     /// more than `git commit` itself pays. Returns its exit status (128 + signal when killed).
-    package func runHook(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) throws(GitError)
-        -> Int32
-    {
-        let path = hooksFolder + "/" + name
+    package func runHook(
+        _ name: String, in folder: String, arguments: [String] = [], environment: [String: String] = [:]
+    ) throws(GitError) -> Int32 {
+        let path = folder + "/" + name
         var changes: [String: String?] = [
             "GIT_DIR": Repository.trimmedSlash(gitDirectory), "GIT_WORK_TREE": nil, "GIT_INDEX_FILE": nil,
         ]
