@@ -7,8 +7,6 @@ import Glibc
 struct ConversionCache {
     /// `core.autocrlf` as git reads it: true, input, or false (unset).
     var autocrlf: AutoCRLF
-    /// `core.eol` is set.
-    var eol: Bool
     /// An attributes file outside the deck's folders names a converting attribute (`Deck.attributesMayConvert()`).
     var attributes: Bool
     /// When it was looked up (`DeckLock.now()`).
@@ -27,35 +25,34 @@ struct ConversionCache {
 /// `.gitattributes` is looked for once (`attributesMayApply`). With `core.autocrlf` and no attribute,
 /// a checkout converts by git's rule here (`autoCRLFCheckout`), without libgit2's attribute lookup.
 extension Deck {
-    /// What can make git convert files here (`ConversionCache`): `core.autocrlf`, `core.eol`, and whether
+    /// What can make git convert files here (`ConversionCache`): `core.autocrlf`, and whether
     /// an attributes file names a converting attribute (`Repository.attributesMayConvert`): the system's,
     /// the user's (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes`), `info/attributes`,
     /// and the working tree's `.gitattributes` at the root and in `cards/`. Folders deeper down are
     /// looked at per path.
     func lookUpConversion(at now: Double) -> ConversionCache {
+        // (`core.eol` alone converts nothing: it applies to files a `text` attribute marks, git 2.39 checked.)
         let autocrlf: ConversionCache.AutoCRLF
-        switch ((try? repository.configString("core.autocrlf")) ?? nil)?.lowercased() {
-        case "true", "yes", "on", "1": autocrlf = .on
-        case "input": autocrlf = .input
-        default: autocrlf = .off
+        if let on = repository.configBool("core.autocrlf") {
+            autocrlf = on ? .on : .off
+        } else {
+            let input = ((try? repository.configString("core.autocrlf")) ?? nil)?.lowercased() == "input"
+            autocrlf = input ? .input : .off
         }
-        let eol = ((try? repository.configString("core.eol")) ?? nil) != nil
-        return ConversionCache(autocrlf: autocrlf, eol: eol, attributes: attributesMayConvert(), lookedAt: now)
+        return ConversionCache(autocrlf: autocrlf, attributes: attributesMayConvert(), lookedAt: now)
     }
 
     /// Whether an attributes file that applies everywhere (all but the deck's deeper folders') names a
     /// converting attribute.
     private func attributesMayConvert() -> Bool {
         guard let workingDirectory else { return false }
-        let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
+        let environment = { (name: String) in Deck.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
         var sources = [
             "/etc/gitattributes", "\(Repository.trimmedSlash(repository.commonDirectory))/info/attributes",
             "\(workingDirectory)/.gitattributes", "\(workingDirectory)/\(Deck.cardsFolder)/.gitattributes",
         ]
-        if var file = (try? repository.configString("core.attributesFile")) ?? nil {
-            if file.hasPrefix("~/"), let home = environment("HOME") { file = home + file.dropFirst() }
-            sources.append(file)
+        if let file = (try? repository.configString("core.attributesFile")) ?? nil {
+            sources.append(RepositoryOwnership.expandedPath(file) ?? file)
         } else if let xdg = environment("XDG_CONFIG_HOME") {
             sources.append("\(xdg)/git/attributes")
         } else if let home = environment("HOME") {
@@ -78,12 +75,12 @@ extension Deck {
         return cache
     }
 
-    /// Whether git may convert the file at `path` (a deck path): `core.autocrlf` or `core.eol` set, or
+    /// Whether git may convert the file at `path` (a deck path): `core.autocrlf` set, or
     /// `attributesMayApply`.
     func conversionMayApply(to path: String) -> Bool {
         guard workingDirectory != nil else { return false }
         let cache = conversion()
-        return cache.autocrlf != .off || cache.eol || attributesMayApply(to: path)
+        return cache.autocrlf != .off || attributesMayApply(to: path)
     }
 
     /// Whether an attributes file may convert the file at `path`: one that applies everywhere, or a
@@ -162,9 +159,7 @@ extension Deck {
                     let path = prefix + entry.name
                     if entry.kind == .tree {
                         folders.append((path + "/", entry.id))
-                    } else if entry.kind == .blob, conversionMayApply(to: path),
-                        try repository.filterDriver(for: path) != nil
-                    {
+                    } else if entry.kind == .blob, hasFilterDriver(path) {
                         found.append(path)
                     }
                 }

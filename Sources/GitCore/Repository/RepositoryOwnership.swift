@@ -116,7 +116,7 @@ package enum RepositoryOwnership {
 
     /// A path value of config as git's `interpolate_path` expands it: `~/…` from `HOME`, `~user/…`
     /// from that user's home, `%(prefix)/…` from git's prefix (`/usr`); nil when it cannot be.
-    static func expandedPath(_ value: String) -> String? {
+    package static func expandedPath(_ value: String) -> String? {
         if value.hasPrefix("%(prefix)/") { return "/usr/" + value.dropFirst("%(prefix)/".count) }
         guard value.hasPrefix("~") else { return value }
         let rest = value.dropFirst()
