@@ -68,11 +68,12 @@ public final class Deck {
         workingDirectory = repository.workingDirectory.map(Repository.trimmedSlash)
         gitDirectory = Repository.trimmedSlash(repository.gitDirectory)
         let setting = (try? repository.configString("cards.fsync")) ?? nil
-        let environment = getenv("CARDS_FSYNC").map { String(cString: $0) }
+        let environment = Deck.environment("CARDS_FSYNC")
         try Deck.checkSettings(fsyncEnvironment: environment, fsyncConfig: setting)
         durable = Deck.wantsFsync(environment: environment, config: setting)
-        fsyncEnvironment = environment
-        fsyncConfig = setting
+        // Kept in lower case, as they were checked (`STRICT` is `strict`).
+        fsyncEnvironment = environment?.lowercased()
+        fsyncConfig = setting?.lowercased()
         if durable { Libgit2.claimFsync() }
         // A repository shared by a group: the files this deck makes there (its locks, reflogs, packs)
         // must be writable by the group, as git's own are.

@@ -441,10 +441,7 @@ extension Deck {
     /// The lock timeout from `CARDS_LOCK_TIMEOUT` (seconds, at most a million: "inf" waits that long),
     /// else 30.
     static var defaultLockTimeout: Double {
-        if let text = getenv("CARDS_LOCK_TIMEOUT").map({ String(cString: $0) }), let value = Double(text), value >= 0 {
-            return min(value, Deck.longestLockTimeout)
-        }
-        return 30
+        Deck.environment("CARDS_LOCK_TIMEOUT").flatMap(Deck.lockTimeout(from:)) ?? 30
     }
 
     /// The longest wait for a lock: what "wait for ever" amounts to (11 days), and a number of seconds

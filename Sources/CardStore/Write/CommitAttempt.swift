@@ -178,14 +178,9 @@ final class CommitAttempt {
         do {
             return try writeCommit(tree: tree)
         } catch {
-            if !deck.isBare,
-                let failure = deck.putBack(
-                    paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, skips: skips)
-            {
-                throw Deck.notPutBack(error, because: failure)
-            }
-            deck.clearPending()
-            throw error
+            throw deck.putBack(
+                paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, skips: skips,
+                after: error)
         }
     }
 

@@ -53,17 +53,21 @@ extension Deck {
         _ hooks: CommitHooks, tree: ObjectID, message: String, author: Signature
     ) throws(StoreError) -> String {
         guard hooks.before != nil || hooks.message else { return message }
-        let indexPath = "\(gitDirectory)/cards-hook-index-\(getpid())"
+        let prefix = "cards-hook-index-"
+        let indexPath = "\(gitDirectory)/\(prefix)\(getpid())"
         defer { unlink(indexPath) }
+        // One a killed command left (its process gone): only looked for where hooks run.
+        for name in FileSystem.list(gitDirectory) where name.hasPrefix(prefix) {
+            if let pid = Int32(name.dropFirst(prefix.count)), !LockFiles.isAlive(pid) {
+                unlink("\(gitDirectory)/\(name)")
+            }
+        }
         try withStoreError("writing the index the commit hooks read") { () throws(GitError) in
             try repository.writeIndex(of: tree, to: indexPath)
         }
-        let zone =
-            (author.offsetMinutes < 0 ? "-" : "+") + String(author.offsetMinutes.magnitude / 60 + 100).dropFirst()
-            + String(author.offsetMinutes.magnitude % 60 + 100).dropFirst()
         let environment = [
             "GIT_INDEX_FILE": indexPath, "GIT_EDITOR": ":", "GIT_AUTHOR_NAME": author.name,
-            "GIT_AUTHOR_EMAIL": author.email, "GIT_AUTHOR_DATE": "@\(author.time) \(zone)",
+            "GIT_AUTHOR_EMAIL": author.email, "GIT_AUTHOR_DATE": "@\(author.time) \(author.zone)",
         ]
         if let name = hooks.before {
             try refuseUnlessZero(name, in: hooks.folder, runHook(name, in: hooks.folder, environment: environment))
@@ -75,14 +79,14 @@ extension Deck {
             "commit-msg", in: hooks.folder,
             runHook("commit-msg", in: hooks.folder, arguments: [path], environment: environment))
         guard let bytes = try? FileSystem.read(path, limit: 1 << 24) else {
-            throw StoreError(.io, "cannot read \(path) back after the commit-msg hook; nothing was committed")
+            throw StoreError(.io, "cannot read \(path) back after the commit-msg hook; nothing was changed")
         }
         let edited = Deck.strippingSpace(String(decoding: bytes, as: UTF8.self))
         if edited.isEmpty {
             throw StoreError(
                 .git(.user),
                 "Aborting commit due to empty commit message (the commit-msg hook emptied it); "
-                    + "nothing was committed")
+                    + "nothing was changed")
         }
         return edited
     }
@@ -128,6 +132,6 @@ extension Deck {
         throw StoreError(
             .git(.user),
             "the \(name) hook (\(folder)/\(name)) refused the commit (exit \(status)); what it "
-                + "said is above. Nothing was committed: fix what it names, or skip the hook with --no-verify")
+                + "said is above; nothing was changed: fix what it names, or skip the hook with --no-verify")
     }
 }

@@ -60,7 +60,7 @@ public struct Signature: Sendable, Hashable {
 
     /// The offset as git writes it, `+hhmm` or `-hhmm`: hours and minutes each at least two digits,
     /// from the offset's magnitude (libgit2's too, for the one offset whose negation overflows).
-    var zone: String {
+    package var zone: String {
         let magnitude = offsetMinutes.magnitude
         func twoDigits(_ value: UInt32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return (offsetMinutes < 0 ? "-" : "+") + twoDigits(magnitude / 60) + twoDigits(magnitude % 60)
