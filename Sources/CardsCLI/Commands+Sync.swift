@@ -77,7 +77,7 @@ extension Commands {
             return
         }
         do {
-            let throughGit = (try? Repository.defaultTransport(.fromEnvironment())) == .git
+            let throughGit = (try? deck.repository.transport(.fromEnvironment())) == .git
             try deck.repository.checkPushable(remote.url, branch: remote.branch, throughGit: throughGit)
         } catch {
             context.output.error(

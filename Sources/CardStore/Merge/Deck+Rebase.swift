@@ -119,7 +119,12 @@ extension Deck {
         let trailers = commit.trailers.filter { $0.key != Deck.deviceTrailer }.map { ($0.key, $0.value) }
         var paragraphs = commit.message.split(separator: "\n\n", omittingEmptySubsequences: true).map(String.init)
         if !commit.trailers.isEmpty, paragraphs.count > 1 { paragraphs.removeLast() }
-        let body = paragraphs.dropFirst().joined(separator: "\n\n").trimmingTrailingNewlines()
+        // A first paragraph of several lines keeps its other lines (the subject is its first line only).
+        var rest = Array(paragraphs.dropFirst())
+        if let first = paragraphs.first, let lineEnd = first.firstIndex(of: "\n") {
+            rest.insert(String(first[first.index(after: lineEnd)...]), at: 0)
+        }
+        let body = rest.joined(separator: "\n\n").trimmingTrailingNewlines()
         return CommitMessage(subject: commit.subject, body: body.isEmpty ? nil : body, trailers: trailers)
     }
 }

@@ -137,7 +137,7 @@ extension Deck {
             do {
                 try repository.checkPushable(
                     remote.url, branch: remote.branch,
-                    throughGit: (try? Repository.defaultTransport(options.settings)) == .git)
+                    throughGit: (try? repository.transport(options.settings)) == .git)
             } catch {
                 throw StoreError.remote(error, "pushing to", remote)
             }
@@ -194,9 +194,9 @@ extension Deck {
             // A rebasing deck ahead of the remote with a merge commit of its own (one the remote refused,
             // say) replays its commits instead of pushing the merge.
             let rebasing = options.rebase ?? rebasesOnSync()
-            var replaysMerges = false
-            if rebasing { replaysMerges = try hasMergeCommits(ours, notIn: theirs) }
-            if try isAncestor(theirs, of: ours), !replaysMerges {
+            var ahead = try isAncestor(theirs, of: ours)
+            if ahead && rebasing { ahead = try !hasMergeCommits(ours, notIn: theirs) }
+            if ahead {
                 report.action = .push(from: theirs, to: ours)
                 (report.changedCards, report.invalidCards) = try changedCards(from: theirs, to: ours)
                 // A remote that takes no push is said first: --allow-mass-delete would not help there.
@@ -253,7 +253,7 @@ extension Deck {
             }
             report.invalidCards = try invalidGoingOut(from: theirs, to: commit, besides: merged)
             acted = true
-            if try push(remote, options.settings, into: &report, merged: true, rebased: report.rebased) {
+            if try push(remote, options.settings, into: &report, merged: true) {
                 report.pushed = true
                 if let done = try finished(report, commit, remote) { return done }
             }
@@ -402,8 +402,7 @@ extension Deck {
     /// throws for anything else: a refusal of the server's own is final, said with its reason, and
     /// `merged` says the merge made for this push stays in the deck.
     private func push(
-        _ remote: DeckRemote, _ settings: RemoteSettings, into report: inout SyncReport, merged: Bool = false,
-        rebased: Bool = false
+        _ remote: DeckRemote, _ settings: RemoteSettings, into report: inout SyncReport, merged: Bool = false
     ) throws(StoreError) -> Bool {
         // For tests only: widen the window between the first fetch and push so another device can
         // push first; a marker file tells the test the window is open.
@@ -425,7 +424,7 @@ extension Deck {
             return false
         } catch {
             var failure = StoreError.remote(error, "pushing to", remote)
-            if rebased {
+            if report.rebased {
                 failure.message += "\n(the rebased commits are in the deck; `cards sync` pushes them later)"
             } else if merged {
                 failure.message +=

@@ -177,7 +177,7 @@ extension Deck {
         let logMessage = "reset: cards sync failed, hand edits of \(commit.short) uncommitted"
         do {
             var done = false
-            if flushMode != .none, let committer = try? signature() {
+            if flushMode != .none, let committer = try? commitIdentity().committer {
                 done = try repository.updateReferenceWrittenOut(
                     branch, to: parent, expected: commit, logMessage: logMessage, committer: committer,
                     flushEach: flushMode == .strict)
