@@ -101,7 +101,7 @@ package struct CommitSigner: Sendable {
                 Array(literal.utf8), in: folder, prefix: ".git_signing_key_tmp", flush: false)
             made.append(keyFile)
         } else {
-            keyFile = CommitSigner.expandedHome(key)
+            keyFile = RepositoryOwnership.expandedPath(key) ?? key
         }
         let bufferFile = try FileSync.writeTemporary(bytes, in: folder, prefix: ".git_signing_buffer_tmp", flush: false)
         made += [bufferFile, bufferFile + ".sig"]
@@ -201,18 +201,11 @@ package struct CommitSigner: Sendable {
     }
 
     static func lookUp(_ name: String) -> String? {
-        if name.contains("/") { return access(name, X_OK) == 0 ? expandedHome(name) : nil }
-        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in path.split(separator: ":", omittingEmptySubsequences: true) {
-            let candidate = "\(folder)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
+        if name.contains("/") {
+            let path = RepositoryOwnership.expandedPath(name) ?? name
+            return access(path, X_OK) == 0 ? path : nil
         }
-        return nil
-    }
-
-    static func expandedHome(_ path: String) -> String {
-        guard path.hasPrefix("~/"), let home = getenv("HOME") else { return path }
-        return String(cString: home) + path.dropFirst()
+        return GitProcess.lookUp(name)
     }
 
     static func temporaryFolder() -> String {

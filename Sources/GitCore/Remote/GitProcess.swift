@@ -23,14 +23,17 @@ struct GitProcess {
     }
 
     /// The `git` found on `PATH` (as a shell would find it), or nil where none is installed.
-    static let executable: String? = {
+    static let executable: String? = lookUp("git")
+
+    /// The program `name` found on `PATH` as a shell finds it (the first executable of that name), or nil.
+    static func lookUp(_ name: String) -> String? {
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
         for folder in path.split(separator: ":", omittingEmptySubsequences: true) {
-            let candidate = "\(folder)/git"
+            let candidate = "\(folder)/\(name)"
             if access(candidate, X_OK) == 0 { return candidate }
         }
         return nil
-    }()
+    }
 
     /// The default silence after which a transfer is given up (CARDS_NETWORK_TIMEOUT overrides it).
     static let defaultStallTimeout = 60.0
@@ -56,7 +59,7 @@ struct GitProcess {
     func run() throws(GitError) -> Outcome {
         guard let git = program ?? GitProcess.executable else {
             throw GitError(
-                code: .notFound, message: "no git executable on PATH (cards.transport=git needs one)",
+                code: .notFound, message: "no `git` executable on PATH: install git (Debian: `apt-get install git`)",
                 function: "posix_spawn")
         }
         var outputPipe: [Int32] = [-1, -1]
@@ -90,6 +93,16 @@ struct GitProcess {
     /// This process's environment with `environment` applied; git never prompts where nobody can
     /// answer, and speaks English, whose messages `GitReply` reads.
     func childEnvironment() -> [String] {
+        var changes = environment
+        if isatty(0) == 0 && isatty(2) == 0 { changes["GIT_TERMINAL_PROMPT"] = "0" }
+        changes["LC_ALL"] = "C"
+        changes["LANGUAGE"] = nil
+        return GitProcess.environment(applying: changes)
+    }
+
+    /// This process's environment, "NAME=value" each in its order, with `changes` set (a value, added at
+    /// the end when new) or removed (nil).
+    static func environment(applying changes: [String: String?]) -> [String] {
         var variables: [String: String] = [:]
         var order: [String] = []
         var entry = environ
@@ -102,11 +115,7 @@ struct GitProcess {
             }
             entry += 1
         }
-        var changes = environment
-        if isatty(0) == 0 && isatty(2) == 0 { changes["GIT_TERMINAL_PROMPT"] = "0" }
-        changes["LC_ALL"] = "C"
-        changes["LANGUAGE"] = nil
-        for (name, value) in changes {
+        for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
             if variables[name] == nil && value != nil { order.append(name) }
             variables[name] = value ?? nil
         }

@@ -36,7 +36,7 @@ extension Repository {
         for (key, value) in environment { changes[key] = value }
         let directory = workingDirectory ?? gitDirectory
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = Repository.environment(with: changes).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = GitProcess.environment(applying: changes).map { strdup($0) } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         let pid = clinux_spawn(path, argv, envp, directory, -1, 2, 2)
         guard pid > 0 else {
@@ -48,21 +48,5 @@ extension Repository {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return GitProcess.exitStatus(status)
-    }
-
-    /// This process's environment, "NAME=value" each, with `changes` set (a value) or removed (nil).
-    static func environment(with changes: [String: String?]) -> [String] {
-        var result: [String] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            let name = String(text.prefix { $0 != "=" })
-            if changes[name] == nil { result.append(text) }
-            entry += 1
-        }
-        for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
-            if let value { result.append("\(name)=\(value)") }
-        }
-        return result
     }
 }
