@@ -163,3 +163,40 @@ struct PackConsolidationDiskTests {
             "a temporary file was left")
     }
 }
+
+extension PackConsolidationDiskTests {
+    /// Sets `path`'s modification time `age` seconds back.
+    static func age(_ path: String, by age: Double) {
+        var times = [timespec](repeating: timespec(), count: 2)
+        let then = time(nil) - Int(age)
+        times[0].tv_sec = then
+        times[1].tv_sec = then
+        _ = utimensat(AT_FDCWD, path, times, 0)
+    }
+
+    @Test(
+        "git repacking: a live or fresh .tmp- pack and gc.pid count; a killed repack's old one, a 12-hour-old gc.pid do not"
+    )
+    func leftoversDoNotStopConsolidation() throws {
+        let scratch = try ScratchFolder()
+        let bare = scratch.path("repo.git")
+        try scratch.git(["init", "-q", "--bare", bare], in: scratch.root)
+        let repository = try Repository.open(at: bare)
+        #expect(!PackConsolidation.gitRepacking(repository))
+        let temporary = repository.packFolder + "/.tmp-999999-pack-leftover.pack"
+        #expect(FileManager.default.createFile(atPath: temporary, contents: Data()))
+        #expect(PackConsolidation.gitRepacking(repository), "a fresh one may be a repack just started")
+        Self.age(temporary, by: 3_600)
+        #expect(!PackConsolidation.gitRepacking(repository), "a dead process's hour-old leftover")
+        let live = repository.packFolder + "/.tmp-\(getpid())-pack-live.pack"
+        #expect(FileManager.default.createFile(atPath: live, contents: Data()))
+        Self.age(live, by: 3_600)
+        #expect(PackConsolidation.gitRepacking(repository), "its process still runs")
+        unlink(live)
+        let pid = Repository.trimmedSlash(repository.commonDirectory) + "/gc.pid"
+        #expect(FileManager.default.createFile(atPath: pid, contents: Data("1 elsewhere\n".utf8)))
+        #expect(PackConsolidation.gitRepacking(repository), "another machine's gc")
+        Self.age(pid, by: 13 * 3_600)
+        #expect(!PackConsolidation.gitRepacking(repository), "older than 12 hours: stale, as git reads it")
+    }
+}

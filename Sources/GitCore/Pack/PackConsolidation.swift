@@ -89,9 +89,10 @@ package enum PackConsolidation {
     }
 
     /// Whether git is repacking this repository: `git gc` holds `gc.pid` while it runs (one a
-    /// killed gc of this machine left, naming a dead pid, does not count), `git maintenance` holds
-    /// `objects/maintenance.lock`, `git repack` writes its new pack as `objects/pack/.tmp-<pid>-pack…`,
-    /// and a multi-pack index names packs by name.
+    /// killed gc of this machine left, naming a dead pid, or one older than 12 hours, does not count),
+    /// `git maintenance` holds `objects/maintenance.lock`, `git repack` writes its new pack as
+    /// `objects/pack/.tmp-<pid>-pack…` (a dead pid's, ten minutes old, does not count), and a multi-pack
+    /// index names packs by name.
     /// Removing packs beside them is what loses objects: `git gc` beside our consolidation lost
     /// commits `main` reached (MaintenanceRaceTests, about one run in three); git's own commands
     /// exclude each other with these same files.
@@ -100,9 +101,12 @@ package enum PackConsolidation {
         if let bytes = Repository.readSmallFile(common + "gc.pid", limit: 512, followingLinks: false) {
             // "<pid> <host>", as git writes it.
             let words = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            // As git reads it: one older than 12 hours is stale, whichever machine wrote it.
+            let old = LockFiles.modificationTime(common + "gc.pid").map { LockFiles.wallClock() - $0 > 12 * 3_600 }
             let stale =
-                words.count >= 2 && String(words[1]) == hostName()
-                && Int32(words[0]).map { !LockFiles.isAlive($0) } == true
+                old == true
+                || (words.count >= 2 && String(words[1]) == hostName()
+                    && Int32(words[0]).map { !LockFiles.isAlive($0) } == true)
             if !stale { return true }
         } else if errno != ENOENT {
             return true
@@ -110,7 +114,14 @@ package enum PackConsolidation {
         if access(common + "objects/maintenance.lock", F_OK) == 0 { return true }
         // A multi-pack index written meanwhile names the packs we would remove.
         if access(repository.packFolder + "/multi-pack-index", F_OK) == 0 { return true }
-        return LockFiles.list(repository.packFolder).contains { $0.hasPrefix(".tmp-") }
+        // A repack's pack being written (`.tmp-<pid>-…`): while its process lives, or a killed one's for
+        // ten minutes (git never removes those; counted for ever, they would stop every consolidation).
+        return LockFiles.list(repository.packFolder).contains { name in
+            guard name.hasPrefix(".tmp-") else { return false }
+            if let pid = Int32(name.dropFirst(5).prefix { $0 != "-" }), LockFiles.isAlive(pid) { return true }
+            let written = LockFiles.modificationTime(repository.packFolder + "/" + name)
+            return written.map { LockFiles.wallClock() - $0 < 600 } ?? false
+        }
     }
 
     /// This machine's name, as git's `gc.pid` names it.
