@@ -246,7 +246,7 @@ final class CommitAttempt {
                 // Put back as it was: a retry that then finds nothing to do leaves no flag behind.
                 deck.clearPending()
             }
-            if (error.code == .referenceChanged || error.function == "checkReadable") && number < Deck.publishAttempts {
+            if (error.code == .referenceChanged || error.isTargetRemoved) && number < Deck.publishAttempts {
                 // Another writer (git itself, or a deck without our lock) moved main: re-read and re-apply.
                 // Or the new commit's objects were removed before main could name them: written again.
                 usleep(UInt32(1_000 * number))

@@ -27,6 +27,17 @@ extension Repository {
             code: .notFound,
             message: "the new commit \(target.short) is no longer in the repository (another program, such as "
                 + "`git gc` or `git repack`, removed it before \(name) could point at it); \(name) was not moved",
-            function: "checkReadable")
+            function: TargetCheck.function)
     }
+}
+
+extension GitError {
+    /// Whether this is `checkReadable`'s refusal: the new target was removed (by git's maintenance)
+    /// before the ref could name it. Writing it again and retrying is the remedy.
+    package var isTargetRemoved: Bool { code == .notFound && function == TargetCheck.function }
+}
+
+extension TargetCheck {
+    /// The `function` of `checkReadable`'s error, which `GitError.isTargetRemoved` recognises.
+    static let function = "checkReadable"
 }
