@@ -24,12 +24,12 @@ extension Repository {
         }
         let (handle, url) = try openRemote(remote)
         defer { git_remote_free(handle) }
-        // As git's upload-pack refuses a repository on this machine that another user owns.
-        if let path = localRemotePath(url) { try RepositoryOwnership.checkRemote(at: path) }
-        if let path = localRemotePath(url),
-            let fetched = try fetchLocal(path: path, refspecs: refspecs, logMessage: "cards: fetch \(remote)")
-        {
-            return fetched
+        if let path = localRemotePath(url) {
+            // As git's upload-pack refuses a repository on this machine that another user owns.
+            try RepositoryOwnership.checkRemote(at: path)
+            if let fetched = try fetchLocal(path: path, refspecs: refspecs, logMessage: "cards: fetch \(remote)") {
+                return fetched
+            }
         }
         let state = RemoteCallbackState(settings: settings, url: url)
         var options = git_fetch_options()

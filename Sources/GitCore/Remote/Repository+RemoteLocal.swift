@@ -261,13 +261,19 @@ extension Repository {
     /// is not `updateInstead`, `ignore` or `warn` (git then updates or leaves that working tree itself).
     package func checkPushable(_ url: String, branch: String, throughGit: Bool = false) throws(GitError) {
         guard let path = localRemotePath(url), let remote = try? Repository.open(at: path) else { return }
-        if throughGit, !remote.isBare {
-            let full = branch.hasPrefix("refs/") ? branch : "refs/heads/" + branch
-            let setting = ((try? remote.configString("receive.denyCurrentBranch")) ?? nil)?.lowercased()
-            let allowed = ["updateinstead", "ignore", "warn", "false", "no", "off", "0"].contains(setting ?? "refuse")
-            if remote.headReferenceName() != full || allowed { return }
+        guard throughGit else { return try Repository.refusePush(of: branch, into: remote, url: url) }
+        // Checked out in its working tree or in a linked worktree's, unless git is told to let it through.
+        let full = branch.hasPrefix("refs/") ? branch : "refs/heads/" + branch
+        let checkedOut = !remote.isBare && remote.headReferenceName() == full
+        let worktree = remote.otherWorktrees(checkingOut: branch).first?.folder
+        guard checkedOut || worktree != nil else { return }
+        if let setting = ((try? remote.configString("receive.denyCurrentBranch")) ?? nil)?.lowercased(),
+            ["updateinstead", "ignore", "warn"].contains(setting) || Repository.parseBool(setting) == false
+        {
+            return
         }
-        try Repository.refusePush(of: branch, into: remote, url: url)
+        if let worktree { throw Repository.checkedOut(branch, in: worktree, of: url) }
+        throw Repository.checkedOutThere(url)
     }
 
     /// The refusal of a push of `branch` into `remote` (at `url`) on this machine: one with a working
@@ -275,19 +281,36 @@ extension Repository {
     static func refusePush(of branch: String, into remote: Repository, url: String) throws(GitError) {
         guard remote.isBare else { throw notBare(url) }
         guard let worktree = remote.otherWorktrees(checkingOut: branch).first?.folder else { return }
-        throw GitError(
+        throw checkedOut(branch, in: worktree, of: url)
+    }
+
+    /// A push of `branch`, checked out in `worktree`, a linked worktree of `url`: refused.
+    static func checkedOut(_ branch: String, in worktree: String, of url: String) -> GitError {
+        GitError(
             code: .other(-1),
             message: "\(branch) is checked out in \(worktree), a worktree of \(url); a push would move it under "
                 + "that worktree's files (git refuses it too): detach it there (`git -C \(worktree) switch --detach`)",
             function: "push")
     }
 
+    /// libgit2's transport pushes into bare repositories only: it cannot update a working tree.
     static func notBare(_ url: String) -> GitError {
+        GitError(
+            code: .other(-1),
+            message: "\(url) has a working tree; through libgit2's transport (`cards.transport libgit2`) a remote "
+                + "on this machine must be a bare repository (make one with `git clone --bare` or `cards init "
+                + "--bare`); through git (`cards.transport git`) one whose `receive.denyCurrentBranch` is "
+                + "`updateInstead` takes the push too",
+            function: "push")
+    }
+
+    /// git's receive-pack refuses a push of the branch a working tree has checked out.
+    static func checkedOutThere(_ url: String) -> GitError {
         GitError(
             code: .other(-1),
             message: "\(url) has a working tree with the branch checked out; a remote on this machine must be a "
                 + "bare repository (make one with `git clone --bare` or `cards init --bare`), or one whose "
-                + "`receive.denyCurrentBranch` is `updateInstead`, synced through git (`cards.transport git`)",
+                + "`receive.denyCurrentBranch` is `updateInstead` (git then updates that working tree)",
             function: "push")
     }
 }
