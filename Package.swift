@@ -83,6 +83,11 @@ let package = Package(
         .target(name: "CLinux"),
         // libmicrohttpd for `cards serve`, loaded on first use (its headers from libmicrohttpd-dev).
         .target(name: "CMicroHTTPD"),
+        // libqrencode for QR codes (`cards serve`'s phone link, `cards qr`), loaded on first use (its
+        // headers from libqrencode-dev).
+        .target(name: "CQREncode"),
+        // QR codes: encoded by libqrencode, drawn for a terminal, as SVG and as PNG.
+        .target(name: "QRCode", dependencies: ["CQREncode"]),
         .target(
             name: "GitCore", dependencies: ["CGit2", "CFastCRC", "CLinux"] + lazyTargets, swiftSettings: staticDefine,
             linkerSettings: gitCoreLinking),
@@ -126,6 +131,7 @@ let package = Package(
         .testTarget(
             name: "CardStoreTests",
             dependencies: ["CardStore", "GitCore", "CGit2", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
