@@ -97,7 +97,12 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
         // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
-        .target(name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"]),
+        // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
+        .target(
+            name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"],
+            resources: [
+                .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
+            ]),
         .target(
             name: "CardsCLI",
             dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer"]
