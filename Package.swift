@@ -138,7 +138,9 @@ let package = Package(
             dependencies: ["CardStore", "GitCore", "CGit2", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
+        // The built `cards` against real repositories and servers; CardStore and GitCore in-process too, for
+        // what a Swift app embedding the library does (LibraryCredentialsTests).
+        .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "CardStore", "GitCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
