@@ -137,6 +137,8 @@ let package = Package(
             name: "CardStoreTests",
             dependencies: ["CardStore", "GitCore", "CGit2", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
+        // The command line in-process: usage, help and exit statuses (no process, no deck).
+        .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI"]),
         .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
         // The built `cards` against real repositories and servers; CardStore and GitCore in-process too, for
         // what a Swift app embedding the library does (LibraryCredentialsTests).
