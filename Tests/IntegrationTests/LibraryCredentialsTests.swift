@@ -76,7 +76,10 @@ struct LibraryCredentialsTests {
         _ = try deck.add(title: "Ada", indexURL: "https://example.com/ada")
         var options = SyncOptions()
         options.settings = settings
-        #expect(throws: StoreError.self) { try deck.sync(options) }
+        let error = #expect(throws: StoreError.self) { try deck.sync(options) }
+        // The git layer's error is kept: what git said, and the URL, for an app to show.
+        #expect(error?.cause != nil, "StoreError keeps the GitError it came from")
+        #expect(error?.cause?.message.contains("Username") == true, "\(error?.cause?.message ?? "no cause")")
         #expect(try scratch.git(["rev-parse", "main"], in: server.repository).stdout == before)
     }
 }

@@ -45,12 +45,24 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// The card field at fault (`title`, `color`, …) when `code` is `.invalidCard` and one field is to
     /// blame: a form can mark it without reading the message.
     public var field: String?
+    /// The git layer's error this one came from, when it came from one: its code, libgit2's or git's
+    /// own words, the server's messages (`serverMessages`) and the URL the transfer used, for a caller
+    /// that shows them or branches on them.
+    public var cause: GitError?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, field: String? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, cause: GitError? = nil) {
         self.code = code
         self.message = message
         self.field = field
+        self.cause = cause
+    }
+
+    /// The same error (code, field, cause) told in other words.
+    func reworded(_ message: String) -> StoreError {
+        var copy = self
+        copy.message = message
+        return copy
     }
 
     /// The message.
@@ -58,7 +70,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     /// Wraps a libgit2 failure with what we were doing.
     static func git(_ error: GitError, while doing: String) -> StoreError {
-        StoreError(.git(error.code), "\(doing) failed: \(error.message)\(damageHint(error))")
+        StoreError(.git(error.code), "\(doing) failed: \(error.message)\(damageHint(error))", cause: error)
     }
 
     /// What to do when libgit2 says an object is missing or its bytes are damaged: a shallow clone lacks

@@ -113,7 +113,7 @@ extension Deck {
             if let head { try cloned.checkOutThroughFilterDrivers(at: head) }
         } catch {
             cleanUp()
-            throw StoreError(error.code, "\(error.message); nothing was cloned")
+            throw error.reworded("\(error.message); nothing was cloned")
         }
         // The checkout cannot be stopped halfway: an interruption during it is honoured here.
         if settings.isInterrupted?() == true {
