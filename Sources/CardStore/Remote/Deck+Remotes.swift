@@ -159,7 +159,7 @@ extension StoreError {
     }
 
     private static func told(_ error: GitError, _ doing: String, _ remote: DeckRemote, listed: Bool) -> StoreError {
-        if error.function == "interrupted" {
+        if error.code == .interrupted {
             return StoreError(
                 .interrupted, "interrupted while \(doing) \(remote.name); nothing of that transfer was kept")
         }

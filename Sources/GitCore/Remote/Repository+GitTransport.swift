@@ -53,7 +53,7 @@ extension Repository {
             guard let value, !value.isEmpty else { continue }
             guard let chosen = RemoteTransport(rawValue: value.lowercased()) else {
                 throw GitError(
-                    code: .other(-1), message: "\(source) is '\(value)': it must be git or libgit2",
+                    code: .invalidArgument, message: "\(source) is '\(value)': it must be git or libgit2",
                     function: "transport")
             }
             return chosen
@@ -71,7 +71,7 @@ extension Repository {
             let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
                 .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, parts[0].hasPrefix("refs/heads/"), !parts[1].isEmpty, !spec.contains("*") else {
-                throw GitError(code: .other(-1), message: "unsupported fetch refspec '\(spec)'", function: "fetch")
+                throw GitError(code: .invalidArgument, message: "unsupported fetch refspec '\(spec)'", function: "fetch")
             }
             pairs.append((parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
         }
