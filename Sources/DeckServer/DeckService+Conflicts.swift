@@ -42,12 +42,14 @@ extension DeckService {
         return String(decoding: value.canonicalBytes(), as: UTF8.self)
     }
 
-    /// "Delete card "Ada" — Ann, 2026-12-06" for a commit this deck has, else its short id.
+    /// Who made a side of a merge: "Ann, 1a2b3c4" for a commit this deck has, else its short id. (A
+    /// record names the tip of each side, not the very commit that deleted or edited the card: its
+    /// subject could name another card.)
     func commitSummary(_ hex: String?) -> String {
         guard let hex, let id = ObjectID(hex: hex), let commit = try? deck.repository.commit(id) else {
             return hex.map { String($0.prefix(7)) } ?? ""
         }
-        return "\(commit.subject) (\(commit.author.name), \(id.short))"
+        return "\(commit.author.name), \(id.short)"
     }
 
     /// `POST /api/resolve` `{"id", "field", "pick": N}` or `{"id", "field": "*", "action": "keep" | "delete"}`:

@@ -32,9 +32,9 @@ async function pick(card, field, choice) {
 function deletionPanel(record) {
   const panel = element('div', 'conflict-sides');
   const left = element('div', 'conflict-side deleted');
-  left.append(element('strong', '', '\u2190 Delete'), element('span', '', 'Deleted on another device: ' + record.deletedBy));
+  left.append(element('strong', '', '\u2190 Delete'), element('span', '', 'as the other device did (' + record.deletedBy + ')'));
   const right = element('div', 'conflict-side edited');
-  right.append(element('strong', '', 'Keep \u2192'), element('span', '', 'Edited (what you see): ' + record.editedBy));
+  right.append(element('strong', '', 'Keep \u2192'), element('span', '', 'this card, as edited (' + record.editedBy + ')'));
   panel.append(left, right);
   return panel;
 }
