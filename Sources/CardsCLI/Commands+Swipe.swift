@@ -265,13 +265,14 @@ struct StoreSwipeDeck: SwipeDeck {
         var choices = 0
         let records = ConflictRecord.records(in: card)
         if records.contains(where: \.isDeletion) {
-            notes.append("⚠ conflict: deleted on another device, edited here")
-            notes.append("← delete it · keep the edited card →")
+            // Short lines: a card is 40-odd columns wide.
+            notes.append("⚠ conflict: deleted elsewhere, edited here")
+            notes.append("← delete it · keep it as edited →")
         }
         if let field = records.first(where: { !$0.isDeletion })?.field {
             let values = ConflictResolver.choices(in: card, field: field)
             choices = min(values.count, 9)
-            notes.append("⚠ conflict on \(field): press a number to pick")
+            notes.append("⚠ conflict on \(field): press 1–\(choices) to pick")
             for (index, value) in values.prefix(9).enumerated() {
                 let text = value.value.map { $0.stringValue ?? String(decoding: $0.canonicalBytes(), as: UTF8.self) }
                 let current = value.value == card.fields[field] ? " (kept by the merge)" : ""

@@ -415,9 +415,9 @@ def terminal_part(options):
         ids = scenario.ids()
         make_conflicts(scenario, ids[0:2] + ids[3:5], ids[2:3])
         tmux = Tmux(scenario)
-        shown = tmux.wait_for("conflict: deleted on another device")
+        shown = tmux.wait_for("conflict: deleted elsewhere, edited here")
         check("`cards swipe`: the conflicted card comes first, marked, with how to settle it",
-              shown and "keep the edited card" in tmux.screen(), tmux.screen()[-900:])
+              shown and "keep it as edited" in tmux.screen(), tmux.screen()[-900:])
 
         # Left drag: deleted, one resolve commit.
         before = heads(scenario)
@@ -436,7 +436,7 @@ def terminal_part(options):
             time.sleep(0.1)
         check("`cards swipe`: u undoes the settling (the card and its record come back)", back,
               scenario.log(1)[0]["subject"])
-        tmux.wait_for("conflict: deleted on another device")
+        tmux.wait_for("conflict: deleted elsewhere")
 
         # Right drag on the same card: kept, one resolve commit.
         before = heads(scenario)
@@ -447,15 +447,17 @@ def terminal_part(options):
               ok and ids[0] not in conflicts(scenario) and card_file(scenario, ids[0]) is not None, detail)
 
         # The next conflicted card: the other delete-versus-edit; then the field conflict by a number key.
-        tmux.wait_for("conflict: deleted on another device")
+        tmux.wait_for("conflict: deleted elsewhere")
         tmux.drag(8)
         time.sleep(1.0)
-        shown = tmux.wait_for("press a number to pick")
+        shown = tmux.wait_for("conflict on title: press 1–2 to pick")
         screen = tmux.screen()
         before = heads(scenario)
-        tmux.keys("1")
+        # The choice the merge did not keep.
+        pick = "2" if " 1 " in screen and "(kept by the merge)" in screen.split(" 1 ", 1)[1].split("\n", 1)[0] else "1"
+        tmux.keys(pick)
         time.sleep(1.0)
-        ok, detail = one_resolve(scenario, before, ids[2], "picked choice 1")
+        ok, detail = one_resolve(scenario, before, ids[2], "picked choice " + pick)
         check("`cards swipe`: a field conflict lists its choices; a number key picks one (one resolve commit)",
               shown and ok and ids[2] not in conflicts(scenario), dict(detail, screen=screen[-600:]))
         tmux.keys("q")
