@@ -266,8 +266,9 @@ def browser_part(options):
         said = browser.evaluate("document.getElementById('status').textContent")
         scenario.run(["edit", ids[5], "--title", "Changed while the server was down"])
         process = serve_on(scenario, port)
-        back = browser.wait_for("document.getElementById('offline').hidden"
-                                " && document.body.innerText.includes('Changed while the server was down')", 30)
+        back = browser.wait_for("document.getElementById('offline').hidden && window.cardsState.current().cards"
+                                ".some(c => c.title === 'Changed while the server was down')"
+                                " && document.querySelector('#rows').textContent.includes('Changed while the server')", 30)
         same = browser.evaluate("window.__sameDocument") == "yes"
         check("the server stopped: a banner says so in words (not 'Failed to fetch'); restarted: back by itself",
               banner and "not answering" in words and "Failed to fetch" not in said and "not answering" in said
