@@ -127,7 +127,8 @@ extension DeckService {
             checkForChange()
             var json = outcome.json(cardID: request.id, deleted: deleted)
             json.removeLast()
-            json += ", \"gone\": \(gone), \"commitSeconds\": \(JSONText.number(seconds)), "
+            json +=
+                ", \"gone\": \(gone), \"commitSeconds\": \(JSONText.number(seconds)), "
                 + "\"resolved\": \(resolved.map(JSONText.string) ?? "null")}"
             return .json(200, json)
         } catch {

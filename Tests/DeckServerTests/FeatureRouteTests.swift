@@ -13,7 +13,9 @@ struct FeatureRouteTests {
         let scratch = try ScratchFolder()
         let deck = try Deck.create(at: scratch.path("deck"), name: "test", bare: false)
         try deck.add(title: "Ada", indexURL: "https://example.org/ada")
-        return (DeckService(deck: deck, checks: RequestGuard(address: "127.0.0.1", port: 8025, token: nil)), deck, scratch)
+        return (
+            DeckService(deck: deck, checks: RequestGuard(address: "127.0.0.1", port: 8025, token: nil)), deck, scratch
+        )
     }
 
     static func post(_ service: DeckService, _ path: String, _ body: String) -> (Int, String) {
