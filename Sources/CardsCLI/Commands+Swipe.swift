@@ -36,6 +36,9 @@ extension Commands {
                 Interactive keys: drag the top card with the mouse, or ←/→ to move it (hold to move faster) and \
                 Enter or Space to release; past the threshold the card turns red ("release to delete"). \
                 Left deletes (a commit), right keeps and shows the next card; u undoes the last swipe; q or Esc quits.
+                Cards with conflict records come first: on a deleted-versus-edited card left deletes and right keeps \
+                the edited card (one resolve commit each; so does a scripted --left or --right); keys 1-9 pick a \
+                field conflict's value. A keep is noted on this device only (.git/cards-kept), never committed.
                 """)
     ) { context, arguments in
         if arguments.positionals.isEmpty {
