@@ -31,6 +31,7 @@ extension DeckService {
         return handler(request.body)
     }
 
+    /// 405 for a method a route does not take.
     func notAllowed(_ request: HTTPRequest) -> HTTPResponse {
         .text(405, "Error: \(request.method) is not allowed on \(request.path)\n")
     }
@@ -49,9 +50,16 @@ extension DeckService {
         return ",\"stack\":[\(stack)],\"keptCount\":\(keptCount),\"conflicts\":{\(records)},\"undo\":\(undoJSON(cards))"
     }
 
-    /// What Undo would take back now, in words, or `null`.
+    /// What Undo would take back now, in words, or `null`. The walk through the history that finds this
+    /// device's newest operation runs once per commit of `main`, not at every reload of every page.
     func undoJSON(_ cards: [Card]) -> String {
-        guard let (keep, operation) = try? deck.latestUndoable() else { return "null" }
+        guard let head = try? deck.headCommit() else { return "null" }
+        if undoCache.head != head {
+            guard let found = try? deck.undoCandidate() else { return "null" }
+            undoCache.head = head
+            undoCache.operation = found
+        }
+        let (keep, operation) = deck.latestUndoable(after: undoCache.operation)
         if let keep {
             let title = cards.first { $0.id == keep.id }?.title ?? keep.id
             return "{\"kind\":\"keep\",\"id\":\(JSONText.string(keep.id)),\"title\":\(JSONText.string(title)),"
@@ -72,6 +80,8 @@ extension DeckService {
             checkForChange()
             switch done {
             case .keep(let keep):
+                // Nothing was committed: the other open pages learn of it from the event.
+                changes.bump()
                 return .json(200, "{\"undid\":\"keep\",\"id\":\(JSONText.string(keep.id))}")
             case .operation(let subject, let undone, let skipped):
                 let ids = undone.cardIDs.map(JSONText.string).joined(separator: ",")
@@ -123,4 +133,12 @@ extension DeckService {
         }
         return .json(status, "{\"error\":\(JSONText.string(error.message))\(field)}")
     }
+}
+
+/// The newest operation this device can undo, as read at `head` (used with `DeckService.monitor` held).
+final class UndoCandidateCache: @unchecked Sendable {
+    /// `main` when it was read; nil before the first read.
+    var head: ObjectID?
+    /// What `Deck.undoCandidate` said then.
+    var operation: LogEntry?
 }

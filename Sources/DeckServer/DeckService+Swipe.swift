@@ -125,6 +125,8 @@ extension DeckService {
                 return (done, false, monotonicSeconds() - start, nil)
             }
             checkForChange()
+            // A keep commits nothing: the pages learn of it (the stack, Undo's label) from the event.
+            if outcome.decision.direction == .right && resolved == nil && !gone { changes.bump() }
             var json = outcome.json(cardID: request.id, deleted: deleted)
             json.removeLast()
             json +=

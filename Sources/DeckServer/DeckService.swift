@@ -13,6 +13,8 @@ public final class DeckService: @unchecked Sendable {
     let checks: RequestGuard
     let changes = DeckChanges()
     let monitor = Monitor()
+    /// What Undo would revert, read once per commit of `main` (DeckService+State.swift).
+    let undoCache = UndoCandidateCache()
     private var watcher: WorkerThread?
     private var lastHead: ObjectID?
     /// How often the watcher reads `main`'s ref (one small file read when nothing changed).

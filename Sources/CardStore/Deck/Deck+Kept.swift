@@ -90,7 +90,11 @@ extension Deck {
     /// What this device's undo would take back: its newest keep when that came after the newest
     /// operation it can undo (a keep with no commit of its own), else that operation.
     public func latestUndoable() throws(StoreError) -> (keep: KeptCard?, operation: LogEntry?) {
-        let operation = try undoCandidate()
+        latestUndoable(after: try undoCandidate())
+    }
+
+    /// The same, given what `undoCandidate` said (a caller that keeps it for as long as `main` stays).
+    public func latestUndoable(after operation: LogEntry?) -> (keep: KeptCard?, operation: LogEntry?) {
         guard let keep = keptCards().last, keep.commit == nil else { return (nil, operation) }
         guard let operation, let keptAt = ObjectID(hex: keep.head) else { return (keep, nil) }
         if operation.commit.id == keptAt { return (keep, operation) }

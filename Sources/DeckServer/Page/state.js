@@ -111,6 +111,10 @@ function backOnline() {
   document.body.classList.remove('is-offline');
   page().say('Back in touch with the deck.');
 }
+function scheduleRetryQuietly() {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(probe, 10000);
+}
 function scheduleRetry() {
   clearTimeout(retryTimer);
   const seconds = Math.round(retryDelay / 100) / 10;
@@ -120,9 +124,16 @@ function scheduleRetry() {
   retryDelay = Math.min(retryDelay * 2, 10000);
 }
 async function probe() {
-  let ok = false;
-  try { ok = (await fetch('api/deck' + query, { credentials: 'same-origin' })).ok; } catch (error) { ok = false; }
-  if (!ok) { scheduleRetry(); return; }
+  let status = 0;
+  try { status = (await fetch('api/deck' + query, { credentials: 'same-origin' })).status; } catch (error) { status = 0; }
+  if (status === 401 || status === 403) {
+    // A server started again with another secret: this page's address is no longer its own.
+    $('offline-text').textContent = 'The deck\u2019s server is back, but with a new secret: open the address ' +
+      '`cards serve` printed this time (or scan its code again).';
+    scheduleRetryQuietly();
+    return;
+  }
+  if (status !== 200) { scheduleRetry(); return; }
   backOnline();
   openEvents();
   onDeck();
