@@ -261,6 +261,8 @@ def browser_part(options):
         process.wait(timeout=10)
         banner = browser.wait_for("!document.getElementById('offline').hidden", 10)
         words = browser.evaluate("document.getElementById('offline').innerText")
+        if options.screenshots:
+            browser.screenshot(os.path.join(options.screenshots, "serve-offline-phone.png"))
         idle(browser)
         swipe_top(browser, -250)
         said = browser.evaluate("document.getElementById('status').textContent")
@@ -288,6 +290,8 @@ def browser_part(options):
         marked = browser.wait_for("document.getElementById('field-indexURL').getAttribute('aria-invalid') === 'true'"
                                   " && document.getElementById('error-indexURL').textContent.length > 0", 10)
         error_text = browser.evaluate("document.getElementById('error-indexURL').textContent")
+        if options.screenshots:
+            browser.screenshot(os.path.join(options.screenshots, "serve-add-error-phone.png"))
         check("a bad URL in the add form is shown on the URL field; nothing committed",
               marked and heads(scenario) == before and browser.evaluate("document.getElementById('card-editor').open"),
               {"error": error_text})

@@ -69,7 +69,10 @@ $('card-editor').addEventListener('submit', async (event) => {
     if (error.field && fields.includes(error.field)) {
       const input = $('field-' + error.field);
       input.setAttribute('aria-invalid', 'true');
-      $('error-' + error.field).textContent = error.message;
+      // The store says "the new card: indexURL: <rule>"; beside the field, the rule is enough.
+      const named = error.field + ': ';
+      const at = error.message.indexOf(named);
+      $('error-' + error.field).textContent = at >= 0 ? error.message.slice(at + named.length) : error.message;
       input.focus();
     } else {
       $('editor-error').textContent = error.message;
