@@ -251,10 +251,10 @@ struct StoreSwipeDeck: SwipeDeck {
         if order.isEmpty {
             let kept = deck.keptCards().map(\.id)
             let keptSet = Set(kept)
-            let conflicted = all.cards.filter { !$0.conflicts.isEmpty }
+            let conflicted = all.cards.filter { !$0.conflicts.isEmpty && !Deck.isSeen($0, kept: keptSet) }
             let unseen = all.cards.filter { $0.conflicts.isEmpty && !keptSet.contains($0.id) }
             let keptOrder = Dictionary(kept.enumerated().map { ($1, $0) }, uniquingKeysWith: { $1 })
-            let seen = all.cards.filter { $0.conflicts.isEmpty && keptSet.contains($0.id) }
+            let seen = all.cards.filter { Deck.isSeen($0, kept: keptSet) }
                 .sorted { (keptOrder[$0.id] ?? 0) < (keptOrder[$1.id] ?? 0) }
             for card in conflicted + unseen + seen { order[card.id] = order.count }
         }

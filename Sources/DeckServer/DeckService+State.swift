@@ -43,9 +43,10 @@ extension DeckService {
     func stateJSON(_ cards: [Card]) -> String {
         let kept = Set(deck.keptCards().map(\.id))
         let conflicted = cards.filter { !$0.conflicts.isEmpty }
+        let first = conflicted.filter { !Deck.isSeen($0, kept: kept) }
         let unseen = cards.filter { $0.conflicts.isEmpty && !kept.contains($0.id) }
-        let stack = (conflicted + unseen).map { JSONText.string($0.id) }.joined(separator: ",")
-        let keptCount = cards.filter { $0.conflicts.isEmpty && kept.contains($0.id) }.count
+        let stack = (first + unseen).map { JSONText.string($0.id) }.joined(separator: ",")
+        let keptCount = cards.filter { Deck.isSeen($0, kept: kept) }.count
         let records = conflicted.map { "\(JSONText.string($0.id)):\(conflictsJSON($0))" }.joined(separator: ",")
         return ",\"stack\":[\(stack)],\"keptCount\":\(keptCount),\"conflicts\":{\(records)},\"undo\":\(undoJSON(cards))"
     }

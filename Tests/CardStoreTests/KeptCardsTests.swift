@@ -1,3 +1,4 @@
+import CardModel
 import CardStore
 import Foundation
 import TestSupport
@@ -48,5 +49,21 @@ struct KeptCardsTests {
         #expect(deck.keptCards().isEmpty)
         try deck.recordKept(a.id)
         #expect(deck.keptCards().map(\.id) == [a.id])
+    }
+
+    @Test("kept with a deleted-versus-edited record: still first (a swipe settles it); with a field conflict: out")
+    func seenWithConflicts() throws {
+        func card(_ conflicts: String) throws -> Card {
+            let text =
+                #"{"id":"3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f","title":"A","indexURL":"https://example.org","#
+                + #""color":"blue","rank":"a0","conflicts":\#(conflicts)}"#
+            return try Card.decode(Array(text.utf8), expectedID: "3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f")
+        }
+        let kept: Set = ["3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e6f"]
+        let deletion = try card(#"[{"field":"*","deleted":true,"commit":"a","editedIn":"b"}]"#)
+        let field = try card(#"[{"field":"title","values":[{"commit":"a","value":"X"},{"commit":"b","value":"Y"}]}]"#)
+        #expect(!Deck.isSeen(deletion, kept: kept))
+        #expect(Deck.isSeen(field, kept: kept))
+        #expect(!Deck.isSeen(field, kept: []))
     }
 }

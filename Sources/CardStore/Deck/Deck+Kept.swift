@@ -31,6 +31,14 @@ public enum DeviceUndo: Sendable {
 }
 
 extension Deck {
+    /// Whether a card is out of the stack on this device: kept, and carrying no deleted-versus-edited
+    /// record (a swipe settles that one, so it stays first until settled). A card kept with a field
+    /// conflict open stays out, as the user left it: the list still marks it, `cards conflicts` lists it.
+    public static func isSeen(_ card: Card, kept: Set<String>) -> Bool {
+        guard kept.contains(card.id) else { return false }
+        return !card.conflicts.contains { $0.objectValue?["field"]?.stringValue == "*" }
+    }
+
     /// The file under the git directory (`.git/cards-kept`) where this device's keeps are kept, one line
     /// each: id, `main` then, and the commit it came with, tab-separated, oldest first.
     public var keptPath: String { gitDirectory + "/cards-kept" }
