@@ -99,9 +99,12 @@ let package = Package(
         // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
         // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
         .target(
-            name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"],
+            name: "DeckServer",
+            dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine"],
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
+                .embedInCode("Page/state.js"), .embedInCode("Page/editor.js"), .embedInCode("Page/conflicts.js"),
+                .embedInCode("Page/features.css"),
             ]),
         .target(
             name: "CardsCLI",
