@@ -99,13 +99,16 @@ let package = Package(
         // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
         // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
         .target(
-            name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"],
+            name: "DeckServer",
+            dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine", "QRCode"],
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
             ]),
         .target(
             name: "CardsCLI",
-            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer"]
+            dependencies: [
+                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "QRCode",
+            ]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
         // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.

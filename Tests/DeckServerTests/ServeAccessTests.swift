@@ -1,0 +1,175 @@
+import Glibc
+import TestSupport
+import Testing
+
+@testable import DeckServer
+
+/// Getting in: the token from the cookie, header or query; the names this machine answers to; the
+/// addresses printed; the home-screen icon; and per-address connection limits against a flood.
+@Suite("Serve access")
+struct ServeAccessTests {
+    static let names = MachineAddresses(ipv4: ["192.168.1.5"], ipv6: [], hostName: "mylaptop").hostNames
+    static let network = RequestGuard(address: "0.0.0.0", port: 8025, token: "s3cret", names: names)
+    static let loopback = RequestGuard(address: "127.0.0.1", port: 8025, token: "s3cret", names: names)
+
+    static func get(
+        _ path: String = "/", host: String = "127.0.0.1:8025", token: String? = nil, cookie: String? = nil
+    ) -> HTTPRequest {
+        HTTPRequest(method: "GET", path: path, host: host, token: token, cookie: cookie)
+    }
+
+    @Test("the token passes as the cookie of this port, a header or a query; a wrong or another port's cookie does not")
+    func cookie() {
+        for checks in [Self.network, Self.loopback] {
+            #expect(checks.refusal(Self.get())?.status == 401)
+            #expect(checks.refusal(Self.get(cookie: "cards_token_8025=s3cret")) == nil)
+            #expect(checks.refusal(Self.get(cookie: "a=1; cards_token_8025=s3cret; b=2")) == nil)
+            #expect(checks.refusal(Self.get(cookie: "cards_token_8025=s3cre"))?.status == 401)
+            #expect(checks.refusal(Self.get(cookie: "cards_token_8026=s3cret"))?.status == 401)
+            #expect(checks.refusal(Self.get(cookie: "xcards_token_8025=s3cret"))?.status == 401)
+            #expect(checks.refusal(Self.get(token: "s3cret")) == nil)
+            #expect(checks.refusal(Self.get(token: "wrong", cookie: "cards_token_8025=s3cret")) == nil)
+        }
+    }
+
+    @Test("the manifest and icons need no token (a manifest is fetched without cookies); the rest does")
+    func publicPaths() {
+        for path in ["/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png"] {
+            #expect(Self.network.refusal(Self.get(path)) == nil, "\(path)")
+            #expect(Self.network.refusal(Self.get(path, host: "evil.example:8025"))?.status == 421)
+        }
+        for path in ["/", "/app.js", "/app.css", "/api/deck", "/events", "/qr.svg", "/phone", "/api/cards/x/qr.svg"] {
+            #expect(Self.network.refusal(Self.get(path))?.status == 401, "\(path)")
+        }
+        let post = HTTPRequest(
+            method: "POST", path: "/icon.svg", host: "127.0.0.1:8025", origin: "http://127.0.0.1:8025",
+            contentType: "application/json")
+        #expect(Self.network.refusal(post)?.status == 401)
+    }
+
+    @Test(
+        "the machine's names and addresses pass as Host, on every listen address; other names are refused",
+        arguments: [
+            ("mylaptop:8025", true), ("MyLaptop.local:8025", true), ("mylaptop.local.:8025", true),
+            ("192.168.1.5:8025", true), ("localhost:8025", true), ("mylaptop:8026", false),
+            ("evil.example:8025", false), ("mylaptop.evil.example:8025", false), ("local:8025", false),
+            (".:8025", false),
+        ])
+    func hostNames(host: String, accepted: Bool) {
+        for checks in [Self.network, Self.loopback] {
+            #expect((checks.refusal(Self.get(host: host, token: "s3cret"))?.status != 421) == accepted, "\(host)")
+        }
+    }
+
+    @Test("addresses: private networks first, no loopback or link-local; URLs bracket IPv6")
+    func addresses() {
+        let machine = MachineAddresses(
+            ipv4: ["172.17.0.1", "203.0.113.9", "127.0.0.1", "192.168.1.20", "10.0.0.3", "169.254.1.1", "192.168.1.20"],
+            ipv6: ["::1", "fe80::1", "fd00::2", "2001:db8::5"], hostName: "box.example.org"
+        ).ordered()
+        #expect(machine.ipv4 == ["192.168.1.20", "10.0.0.3", "172.17.0.1", "203.0.113.9"])
+        #expect(machine.ipv6 == ["fd00::2", "2001:db8::5"])
+        #expect(machine.reachable(listening: "0.0.0.0") == machine.ipv4)
+        #expect(machine.reachable(listening: "::") == machine.ipv4 + machine.ipv6)
+        #expect(machine.reachable(listening: "127.0.0.1").isEmpty && machine.reachable(listening: "::1").isEmpty)
+        #expect(machine.reachable(listening: "10.0.0.3") == ["10.0.0.3"])
+        #expect(machine.hostNames.prefix(3) == ["box.example.org", "box", "box.local"])
+        #expect(MachineAddresses.url(host: "fd00::2", port: 80, token: "t") == "http://[fd00::2]:80/?token=t")
+        #expect(MachineAddresses.url(host: "10.0.0.3", port: 8025, token: nil) == "http://10.0.0.3:8025/")
+        let current = MachineAddresses.current()
+        #expect(!current.ipv4.contains { $0.hasPrefix("127.") })
+        #expect(!current.ipv6.contains("::1"))
+    }
+
+    @Test("the icon: PNGs of 192 and 512 pixels with the picture drawn, an SVG, a manifest naming them")
+    func icon() {
+        for (png, side) in [(AppIcon.png192, 192), (AppIcon.png512, 512)] {
+            #expect(png.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            #expect(Array(png[16..<24]) == PNGFileBytes.bigEndian(side) + PNGFileBytes.bigEndian(side))
+            #expect(png.count > side * side * 3)
+        }
+        #expect(AppIcon.svg.hasPrefix("<svg") && AppIcon.svg.contains("rotate(12"))
+        for name in ["icon-192.png", "icon-512.png", "icon.svg", "\"display\":\"standalone\"", "\"start_url\":\"./\""] {
+            #expect(AppIcon.manifest.contains(name))
+        }
+        // The middle of the front card is white, the corner is the background's blue.
+        #expect(AppIcon.shapes[1].distance(0.45, 0.52) < 0 && AppIcon.shapes[0].distance(0.02, 0.02) > 0)
+    }
+
+    /// A TCP connection from `source` to `destination`:`port`, or -1.
+    static func connect(from source: String, to destination: String, port: UInt16) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        func address(_ text: String, _ port: UInt16) -> sockaddr_in {
+            var value = sockaddr_in()
+            value.sin_family = sa_family_t(AF_INET)
+            value.sin_port = port.bigEndian
+            inet_pton(AF_INET, text, &value.sin_addr)
+            return value
+        }
+        var local = address(source, 0)
+        var remote = address(destination, port)
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
+        let made = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, size) }
+        }
+        guard bound == 0, made == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
+    /// One GET from `source`; the status line, or "" when the connection was closed or timed out.
+    static func status(from source: String, port: UInt16) -> String {
+        let fd = connect(from: source, to: "127.0.0.1", port: port)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return "" }
+        return String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+    }
+
+    @Test("64 idle sockets and a trickle from one address: another address is served at once, the first after the timeout")
+    func flood() throws {
+        var limits = HTTPServer.Limits()
+        limits.idleTimeout = 2
+        let server = try HTTPServer(address: "0.0.0.0", port: 0, limits: limits) { _ in .text(200, "ok") }
+        defer { server.stop() }
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        for _ in 0..<64 {
+            let fd = Self.connect(from: "127.0.0.1", to: "127.0.0.1", port: server.port)
+            if fd >= 0 { sockets.append(fd) }
+        }
+        // A trickle: a request head sent a byte at a time, never finished, from the same address.
+        let trickle = Self.connect(from: "127.0.0.1", to: "127.0.0.1", port: server.port)
+        defer { if trickle >= 0 { close(trickle) } }
+        let head = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+        for byte in head.prefix(8) {
+            _ = withUnsafeBytes(of: byte) { send(trickle, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            usleep(50_000)
+        }
+        #expect(Self.status(from: "127.0.0.2", port: server.port) == "HTTP/1.1 200 OK")
+        #expect(Self.status(from: "127.0.0.1", port: server.port) == "", "the flooding address is at its limit")
+        // The idle sockets are closed after the timeout; the address is served again (bounded wait).
+        var recovered = false
+        for _ in 0..<40 where !recovered {
+            usleep(250_000)
+            recovered = Self.status(from: "127.0.0.1", port: server.port) == "HTTP/1.1 200 OK"
+        }
+        #expect(recovered, "the flooding address was not served again after the idle timeout")
+    }
+}
+
+/// Big-endian bytes, as PNG writes its sizes.
+enum PNGFileBytes {
+    static func bigEndian(_ value: Int) -> [UInt8] {
+        [UInt8((value >> 24) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
+}
