@@ -29,9 +29,27 @@ struct ServeBrowserTests {
     @Test("gestures by touch and mouse, the engine's decisions, live updates, hostile text and refused requests")
     func browser() throws {
         try Self.requireBrowser()
+        try Self.expectChecks(script: Self.script, atLeast: 20)
+    }
+
+    static let accessScript = Binaries.packageRoot + "/Tests/Browser/serve_access.py"
+
+    @Test(
+        "phone mode: the printed address and its QR code, token to cookie, Host names, the Phone link, a card's QR, "
+            + "the manifest, a flood of idle sockets")
+    func access() throws {
+        try Self.requireBrowser()
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {
+            try Test.cancel("zbarimg is not installed; `./dev test` installs zbar-tools (dev's PACKAGES)")
+        }
+        try Self.expectChecks(script: Self.accessScript, atLeast: 12)
+    }
+
+    /// Runs a browser script and turns each JSON check it prints into an expectation.
+    static func expectChecks(script: String, atLeast minimum: Int) throws {
         let scratch = try Scratch()
         let result = try scratch.run(
-            Self.python, [Self.script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo])
+            Self.python, [script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo])
         var checks = 0
         for line in result.stdout.split(separator: "\n") {
             guard let data = line.data(using: .utf8),
@@ -42,7 +60,7 @@ struct ServeBrowserTests {
             let detail = (object["detail"]).map { "\($0)" } ?? ""
             #expect(object["ok"] as? Bool == true, "\(name): \(detail)")
         }
-        #expect(checks >= 20, "the browser scenario stopped early: \(result.stdout)\(result.stderr)")
+        #expect(checks >= minimum, "the browser scenario stopped early: \(result.stdout)\(result.stderr)")
         #expect(result.status == 0, "\(result.stderr)")
     }
 }
