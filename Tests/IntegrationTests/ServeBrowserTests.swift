@@ -34,9 +34,7 @@ struct ServeBrowserTests {
 
     static let accessScript = Binaries.packageRoot + "/Tests/Browser/serve_access.py"
 
-    @Test(
-        "phone mode: the printed address and its QR code, token to cookie, Host names, the Phone link, a card's QR, "
-            + "the manifest, a flood of idle sockets")
+    @Test("phone mode: the address and its QR code, token to cookie, Host names, Phone link, card QR, manifest, floods")
     func access() throws {
         try Self.requireBrowser()
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {
