@@ -49,6 +49,9 @@ extension Commands {
             port = value
         }
         let address = arguments.value("--listen") ?? "127.0.0.1"
+        if arguments.has("--qr") && arguments.has("--no-qr") {
+            throw UsageError(message: "--qr and --no-qr: give one")
+        }
         let loopback = RequestGuard.isLoopback(address)
         let deck = try context.openDeck()
         // Held back on every thread but the one that waits for them: started now, libmicrohttpd's threads
@@ -59,9 +62,6 @@ extension Commands {
         var previousMask = sigset_t()
         pthread_sigmask(SIG_BLOCK, &signals, &previousMask)
         defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
-        if arguments.has("--qr") && arguments.has("--no-qr") {
-            throw UsageError(message: "--qr and --no-qr: give one")
-        }
         let token = ServeAccess.token(
             gitDirectory: deck.gitDirectory, renew: arguments.has("--new-token"), context: context)
         let machine = MachineAddresses.current()
@@ -86,9 +86,14 @@ extension Commands {
         } catch {
             throw CLIError(message: error.message)
         }
-        let local = MachineAddresses.url(
-            host: loopback ? (address == "localhost" ? "127.0.0.1" : address) : "127.0.0.1", port: server.port,
-            token: token)
+        // The address this machine's own browser uses: loopback when listening everywhere.
+        let localHost =
+            switch address {
+            case "0.0.0.0", "localhost": "127.0.0.1"
+            case "::": "::1"
+            default: address
+            }
+        let local = MachineAddresses.url(host: localHost, port: server.port, token: token)
         let urls = service.shareURLs
         context.output.print("Serving the deck at \(urls.first ?? local)")
         for url in urls.dropFirst() { context.output.print("Also at \(url)") }
@@ -112,8 +117,10 @@ extension Commands {
         }
         context.output.print("Ctrl-C stops.")
         if arguments.has("--open") {
-            // The loopback address: this machine's browser; the page's "Phone" link shows the phone's code.
-            openInBrowser(local, context)
+            // This machine's browser, at the loopback address; listening for a phone, it opens on the phone's
+            // QR code (its "Back to the deck" link leads to the deck).
+            let phone = MachineAddresses.url(host: localHost, port: server.port, token: token, path: "phone")
+            openInBrowser(urls.isEmpty ? local : phone, context)
         }
         var caught: Int32 = 0
         while sigwait(&signals, &caught) != 0 {}

@@ -17,7 +17,6 @@ enum AppIcon {
         var rotation: Double
         var color: (UInt8, UInt8, UInt8)
 
-
         /// Signed distance from (x, y) to the shape's edge, negative inside.
         func distance(_ x: Double, _ y: Double) -> Double {
             let angle = -rotation * Double.pi / 180

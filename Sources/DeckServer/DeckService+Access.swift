@@ -13,7 +13,7 @@ extension DeckService {
     /// The answer to a request that passed the checks, when it is one of this file's routes; else nil.
     func accessResponse(_ request: HTTPRequest) -> HTTPResponse? {
         let reading = request.method == "GET" || request.method == "HEAD"
-        if reading, request.path == "/", request.tokenInQuery, let token = checks.token,
+        if reading, request.path == "/" || request.path == "/phone", request.tokenInQuery, let token = checks.token,
             let given = request.token, RequestGuard.sameSecret(given, token)
         {
             // The token leaves the address bar (and the history) for a cookie no script can read and no
@@ -21,14 +21,14 @@ extension DeckService {
             return HTTPResponse(
                 status: 303,
                 headers: [
-                    ("Location", "/"),
+                    ("Location", request.path),
                     (
                         "Set-Cookie",
                         "\(checks.cookieName)=\(token); Path=/; Max-Age=\(Self.cookieSeconds); HttpOnly; "
                             + "SameSite=Strict"
                     ),
                     ("Content-Type", "text/plain; charset=utf-8"),
-                ], body: .bytes(Array("See /\n".utf8)))
+                ], body: .bytes(Array("See \(request.path)\n".utf8)))
         }
         switch (reading, request.path) {
         case (true, "/manifest.webmanifest"):

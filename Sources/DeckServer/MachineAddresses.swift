@@ -104,8 +104,8 @@ public struct MachineAddresses: Sendable, Equatable {
         return names + ipv4 + ipv6
     }
 
-    /// `http://HOST:PORT/` with an IPv6 address in brackets, and `?token=…` when given.
-    public static func url(host: String, port: UInt16, token: String?) -> String {
-        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/" + (token.map { "?token=\($0)" } ?? "")
+    /// `http://HOST:PORT/PATH` with an IPv6 address in brackets, and `?token=…` when given.
+    public static func url(host: String, port: UInt16, token: String?, path: String = "") -> String {
+        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/\(path)" + (token.map { "?token=\($0)" } ?? "")
     }
 }

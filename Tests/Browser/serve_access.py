@@ -2,8 +2,8 @@
 """`cards serve` as a phone meets it, in a real headless Chromium: the way in and the server's robustness.
 
 Run by Tests/IntegrationTests/ServeBrowserTests.swift. Beside serve_browser.py (whose Chromium, Scenario and
-check it uses): `cards serve --listen 0.0.0.0` prints this machine's address and a QR code of it (read back
-with zbarimg); the phone loads the styled page with the token, the token becomes an HttpOnly cookie and
+check it uses): `cards serve --listen 0.0.0.0` prints this machine's address and a QR code of it, into a pipe
+with --qr and on a real terminal (tmux) without, both read back with zbarimg; the phone loads the styled page with the token, the token becomes an HttpOnly cookie and
 leaves the address bar, a reload works by the cookie; an API call without it is refused; Chromium told that
 the machine's host name, `hostname.local` and evil.example are 127.0.0.1 (--host-resolver-rules) opens the
 first two and is refused the third (DNS rebinding); the page's Phone link and a card's QR code are read by
@@ -115,6 +115,49 @@ def page_ready(browser, seconds=20):
                             ".some(s => s.href && s.href.endsWith('/app.css') && s.cssRules.length > 0)", seconds)
 
 
+def terminal_qr(scenario, root):
+    """`cards serve --listen 0.0.0.0` in a real pseudo-terminal (tmux): the QR code comes without asking, in
+    ANSI black on white, and the screen's blocks (tmux's copy of the screen, colours left out: the blocks
+    are the dark modules) read back as the first address."""
+    tmux = shutil.which("tmux")
+    if not tmux:
+        check("the QR code on a real terminal", False, "tmux is not installed; `./dev test` installs it")
+        return
+    sock = os.path.join(root, "tmux.sock")
+    base = [tmux, "-S", sock, "-f", "/dev/null"]
+    env = dict(scenario.env)
+    env.pop("NO_COLOR", None)
+    env["TERM"] = "xterm-256color"
+    command = " ".join("'%s'" % part for part in [scenario.cards_binary, "--deck", scenario.deck, "serve", "--port",
+                                                  "0", "--listen", "0.0.0.0"])
+    subprocess.run(base + ["new-session", "-d", "-x", "200", "-y", "80", command], env=env, check=True)
+    try:
+        screen = ""
+        deadline = time.time() + 20
+        while time.time() < deadline and "Ctrl-C stops." not in screen:
+            time.sleep(0.2)
+            screen = subprocess.run(base + ["capture-pane", "-p"], env=env, capture_output=True, text=True).stdout
+        colours = subprocess.run(base + ["capture-pane", "-p", "-e"], env=env, capture_output=True, text=True).stdout
+        lines = screen.split("\n")
+        # tmux redraws the code's colours as two sequences: black text, bright white background.
+        ansi = "\x1b[30m" in colours and "\x1b[107m" in colours
+        url = next((l[len("Serving the deck at "):].strip() for l in lines if l.startswith("Serving the deck at ")), "")
+        start = next((i for i, l in enumerate(lines) if l.startswith("Scan this")), None)
+        end = next((i for i, l in enumerate(lines) if l.startswith("Ctrl-C stops.")), None)
+        read = None
+        if start is not None and end is not None:
+            image = os.path.join(root, "tmux-qr.pgm")
+            terminal_qr_to_pgm([l.rstrip() for l in lines[start + 1:end]], image)
+            read = decode_qr(image)
+        check("on a terminal the QR code comes without --qr, black on white, and reads back as the address",
+              url.startswith("http://") and read == url and ansi,
+              {"url": url, "read": read, "ansi": ansi})
+    finally:
+        subprocess.run(base + ["send-keys", "C-c"], env=env, capture_output=True)
+        time.sleep(0.5)
+        subprocess.run(base + ["kill-server"], env=env, capture_output=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cards", required=True)
@@ -149,6 +192,8 @@ def main():
         read = decode_qr(terminal_pgm)
         check("the terminal's QR code reads back as the printed address, token included", read == url,
               {"read": read, "printed": url, "lines": len(qr_lines)})
+
+        terminal_qr(scenario, root)
 
         name = socket.gethostname().split(".")[0].lower()
         rules = "MAP %s 127.0.0.1, MAP %s.local 127.0.0.1, MAP evil.example 127.0.0.1" % (name, name)
@@ -217,6 +262,16 @@ def main():
         read = decode_qr(phone_page)
         check("the page's Phone link shows the address's QR code, read back from a screenshot", link is not None
               and read == url, {"link": link, "read": read})
+
+        # What --open opens when listening for a phone: /phone?token=…, traded for the cookie as / is.
+        browser.call("Network.clearBrowserCookies")
+        browser.call("Page.navigate", url=base + "/phone?token=" + token)
+        opened = browser.wait_for("location.pathname === '/phone' && location.search === ''"
+                                  " && document.images.length === 1 && document.images[0].complete"
+                                  " && document.images[0].naturalWidth > 0", 10)
+        browser.evaluate("document.querySelector('a[href=\"./\"]').click()")
+        check("the address --open opens (/phone?token=…) trades the token for the cookie, its link leads to the deck",
+              opened and page_ready(browser), browser.evaluate("location.href"))
 
         # A card's QR code (issue 36's route): the card's URL.
         cards = json.loads(scenario.run(["list", "--json"]).stdout)

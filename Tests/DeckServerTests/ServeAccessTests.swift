@@ -64,7 +64,9 @@ struct ServeAccessTests {
     @Test("addresses: private networks first, no loopback or link-local; URLs bracket IPv6")
     func addresses() {
         let machine = MachineAddresses(
-            ipv4: ["172.17.0.1", "203.0.113.9", "127.0.0.1", "192.168.1.20", "10.0.0.3", "169.254.1.1", "192.168.1.20"],
+            ipv4: [
+                "172.17.0.1", "203.0.113.9", "127.0.0.1", "192.168.1.20", "10.0.0.3", "169.254.1.1", "192.168.1.20",
+            ],
             ipv6: ["::1", "fe80::1", "fd00::2", "2001:db8::5"], hostName: "box.example.org"
         ).ordered()
         #expect(machine.ipv4 == ["192.168.1.20", "10.0.0.3", "172.17.0.1", "203.0.113.9"])
@@ -109,7 +111,9 @@ struct ServeAccessTests {
         var local = address(source, 0)
         var remote = address(destination, port)
         let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
         let made = withUnsafePointer(to: &remote) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, size) }
         }
@@ -135,7 +139,9 @@ struct ServeAccessTests {
         return String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
     }
 
-    @Test("64 idle sockets and a trickle from one address: another address is served at once, the first after the timeout")
+    @Test(
+        "64 idle sockets and a trickle from one address: another address is served at once, the first after the timeout"
+    )
     func flood() throws {
         var limits = HTTPServer.Limits()
         limits.idleTimeout = 2

@@ -40,7 +40,7 @@ struct ServeBrowserTests {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {
             try Test.cancel("zbarimg is not installed; `./dev test` installs zbar-tools (dev's PACKAGES)")
         }
-        try Self.expectChecks(script: Self.accessScript, atLeast: 12)
+        try Self.expectChecks(script: Self.accessScript, atLeast: 14)
     }
 
     /// Runs a browser script and turns each JSON check it prints into an expectation.
