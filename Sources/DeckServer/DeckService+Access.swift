@@ -17,18 +17,32 @@ extension DeckService {
             let given = request.token, RequestGuard.sameSecret(given, token)
         {
             // The token leaves the address bar (and the history) for a cookie no script can read and no
-            // other site's request carries.
+            // other site's request carries. Not by a 303: when another site's link started the navigation
+            // (a chat in a browser), the redirect's request is still that site's, and the browser withholds
+            // a SameSite=Strict cookie from it. This page's own refresh is a navigation of our site.
+            let target = request.path
+            let page = """
+                <!doctype html>
+                <html lang="en">
+                <head>
+                <meta charset="utf-8">
+                <meta http-equiv="refresh" content="0; url=\(target)">
+                <title>Cards</title>
+                </head>
+                <body><p><a href="\(target)">Open the deck</a></p></body>
+                </html>
+
+                """
             return HTTPResponse(
-                status: 303,
+                status: 200,
                 headers: [
-                    ("Location", request.path),
                     (
                         "Set-Cookie",
                         "\(checks.cookieName)=\(token); Path=/; Max-Age=\(Self.cookieSeconds); HttpOnly; "
                             + "SameSite=Strict"
                     ),
-                    ("Content-Type", "text/plain; charset=utf-8"),
-                ], body: .bytes(Array("See \(request.path)\n".utf8)))
+                    ("Content-Type", "text/html; charset=utf-8"),
+                ], body: .bytes(Array(page.utf8)))
         }
         switch (reading, request.path) {
         case (true, "/manifest.webmanifest"):

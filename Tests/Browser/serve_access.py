@@ -3,8 +3,10 @@
 
 Run by Tests/IntegrationTests/ServeBrowserTests.swift. Beside serve_browser.py (whose Chromium, Scenario and
 check it uses): `cards serve --listen 0.0.0.0` prints this machine's address and a QR code of it, into a pipe
-with --qr and on a real terminal (tmux) without, both read back with zbarimg; the phone loads the styled page with the token, the token becomes an HttpOnly cookie and
-leaves the address bar, a reload works by the cookie; an API call without it is refused; Chromium told that
+with --qr and on a real terminal (tmux) without, both read back with zbarimg; the phone loads the styled
+page with the token, the token becomes an HttpOnly cookie and leaves the address bar, a reload works by
+the cookie, and so does the address opened from a link on another site; an API call without it is
+refused; Chromium told that
 the machine's host name, `hostname.local` and evil.example are 127.0.0.1 (--host-resolver-rules) opens the
 first two and is refused the third (DNS rebinding); the page's Phone link and a card's QR code are read by
 zbarimg from screenshots; the manifest and icons make the page installable; a flood of idle sockets and a
@@ -14,7 +16,6 @@ Prints one JSON object per check on stdout, as serve_browser.py does. Loopback o
 network address is reached through the local routing table, never the network.
 """
 import argparse
-import base64
 import json
 import os
 import select
@@ -196,7 +197,8 @@ def main():
         terminal_qr(scenario, root)
 
         name = socket.gethostname().split(".")[0].lower()
-        rules = "MAP %s 127.0.0.1, MAP %s.local 127.0.0.1, MAP evil.example 127.0.0.1" % (name, name)
+        rules = ("MAP %s 127.0.0.1, MAP %s.local 127.0.0.1, MAP evil.example 127.0.0.1, MAP other.example 127.0.0.1"
+                 % (name, name))
         browser = Chromium(root, 390, 844, ["--host-resolver-rules=" + rules])
         browser.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
         browser.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
@@ -206,13 +208,15 @@ def main():
         styled = page_ready(browser)
         where = browser.evaluate("location.href")
         cookie_hidden = browser.evaluate("document.cookie") == ""
+        history = [e["url"] for e in browser.call("Page.getNavigationHistory")["entries"]]
         cookies = browser.call("Network.getCookies", urls=["http://%s:%d/" % (host, port)]).get("cookies", [])
         ours = [c for c in cookies if c["name"] == "cards_token_%d" % port]
         check("the phone opens the printed address: the styled page, the token traded for an HttpOnly "
-              "SameSite=Strict cookie and gone from the address bar",
+              "SameSite=Strict cookie and gone from the address bar and the history",
               styled and where == "http://%s:%d/" % (host, port) and cookie_hidden and len(ours) == 1
-              and ours[0]["httpOnly"] and ours[0]["sameSite"] == "Strict" and ours[0]["value"] == token,
-              {"styled": styled, "location": where, "cookie": ours})
+              and ours[0]["httpOnly"] and ours[0]["sameSite"] == "Strict" and ours[0]["value"] == token
+              and not any("token=" in entry for entry in history),
+              {"styled": styled, "location": where, "cookie": ours, "history": history})
         phone_shot = os.path.join(shots, "serve-phone-lan.png")
         browser.screenshot(phone_shot)
         browser.call("Page.reload")
@@ -232,6 +236,33 @@ def main():
         check("without the cookie or token an API call and an asset are refused; a script's header or query passes",
               (without, asset, wrong, header, query, by_cookie) == (401, 401, 401, 200, 200, 200),
               [without, asset, wrong, header, query, by_cookie])
+
+        # The address opened from a link on another site (a chat in a browser): the cookie is set in a
+        # navigation another site started, which a SameSite=Strict cookie is withheld from.
+        other_root = os.path.join(root, "other-site")
+        os.makedirs(other_root)
+        with open(os.path.join(other_root, "index.html"), "w") as file:
+            file.write('<!doctype html><a id="go" href="%s">the deck</a>' % url.replace("&", "&amp;"))
+        other = subprocess.Popen([sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory",
+                                  other_root], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            banner = other.stdout.readline()
+            other_port = int(banner.split(" port ")[1].split(" ")[0])
+            browser.call("Network.clearBrowserCookies")
+            browser.call("Page.navigate", url="http://other.example:%d/" % other_port)
+            browser.wait_for("document.getElementById('go') !== null", 10)
+            x, y = serve_browser.center_of(browser, "#go")
+            for kind in ("mousePressed", "mouseReleased"):
+                browser.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+            from_link = page_ready(browser)
+            check("the address opened from a link on another site loads the styled page (the cookie is set and "
+                  "sent although another site started the navigation)",
+                  from_link and browser.evaluate("location.href") == "http://%s:%d/" % (host, port),
+                  {"styled": from_link, "location": browser.evaluate("location.href"),
+                   "text": browser.evaluate("document.body.innerText")[:160]})
+        finally:
+            other.terminate()
+            other.wait(timeout=10)
 
         # Host names: the machine's own pass, another name is refused even where it resolves here.
         seen = {}
