@@ -1,3 +1,4 @@
+import CardStore
 import Glibc
 import TestSupport
 import Testing
@@ -96,6 +97,46 @@ struct ServeAccessTests {
         }
         // The middle of the front card is white, the corner is the background's blue.
         #expect(AppIcon.shapes[1].distance(0.45, 0.52) < 0 && AppIcon.shapes[0].distance(0.02, 0.02) > 0)
+    }
+
+    @Test("the first load trades a right query token for the cookie, never a wrong one; the routes of the way in")
+    func exchange() throws {
+        let scratch = try ScratchFolder()
+        let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
+        let id = try deck.add(title: "Ada", indexURL: "https://example.org/ada").id
+        let checks = RequestGuard(address: "0.0.0.0", port: 8025, token: "s3cret", names: [])
+        let service = DeckService(deck: deck, checks: checks)
+        service.shareURLs = ["http://192.168.1.5:8025/?token=s3cret"]
+        func answer(_ path: String, token: String? = nil, inQuery: Bool = false, cookie: String? = nil) -> HTTPResponse
+        {
+            service.handle(
+                HTTPRequest(
+                    method: "GET", path: path, host: "192.168.1.5:8025", token: token, tokenInQuery: inQuery,
+                    cookie: cookie))
+        }
+        func setCookie(_ response: HTTPResponse) -> String? { response.headers.first { $0.0 == "Set-Cookie" }?.1 }
+        let first = answer("/", token: "s3cret", inQuery: true)
+        #expect(first.status == 200)
+        #expect(
+            setCookie(first)
+                == "cards_token_8025=s3cret; Path=/; Max-Age=34560000; HttpOnly; SameSite=Strict")
+        #expect(String(decoding: first.bytes, as: UTF8.self).contains("content=\"0; url=/\""))
+        #expect(setCookie(answer("/phone", token: "s3cret", inQuery: true)) != nil)
+        // A wrong token in the query beside a good cookie: served by the cookie, and the cookie is not replaced.
+        let wrong = answer("/", token: "guess", inQuery: true, cookie: "cards_token_8025=s3cret")
+        #expect(wrong.status == 200 && setCookie(wrong) == nil)
+        #expect(setCookie(answer("/", token: "s3cret")) == nil, "a header's token is a script's: no cookie")
+        #expect(answer("/", token: "guess", inQuery: true).status == 401)
+        let qr = answer("/qr.svg", cookie: "cards_token_8025=s3cret")
+        #expect(qr.status == 200 && String(decoding: qr.bytes, as: UTF8.self).hasPrefix("<svg"))
+        #expect(answer("/api/cards/\(id)/qr.svg", token: "s3cret").status == 200)
+        #expect(answer("/api/cards/\(String(repeating: "0", count: 36))/qr.svg", token: "s3cret").status == 404)
+        #expect(answer("/manifest.webmanifest").status == 200)
+        #expect(answer("/icon-192.png").headers.contains { $0 == ("Content-Type", "image/png") })
+        let phone = String(decoding: answer("/phone", token: "s3cret").bytes, as: UTF8.self)
+        #expect(phone.contains("<code>http://192.168.1.5:8025/?token=s3cret</code>"))
+        let csp = answer("/", token: "s3cret").headers.first { $0.0 == "Content-Security-Policy" }?.1 ?? ""
+        #expect(csp.contains("manifest-src 'self'"))
     }
 
     /// A TCP connection from `source` to `destination`:`port`, or -1.
