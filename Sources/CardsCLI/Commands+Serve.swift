@@ -14,7 +14,10 @@ extension Commands {
                     "--listen", "address",
                     "The address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 for a phone on your network)."
                 ),
-                .flag("--open", "Open the page in the default browser (xdg-open)."),
+                .flag(
+                    "--open",
+                    "Open the page in the default browser (xdg-open); listening for a phone, the page of its QR code."
+                ),
                 .flag(
                     "--qr",
                     "Print the QR code of the phone's address even when standard output is not a terminal."),
@@ -31,7 +34,8 @@ extension Commands {
                 The address printed holds the deck's secret token (kept in its git folder, readable by you only); \
                 the page's first load trades it for a cookie, and requests without either are refused. With \
                 --listen 0.0.0.0 (a phone on the same network) it prints this machine's addresses and, on a \
-                terminal, a QR code for the phone's camera; the page's "Phone" link shows it too. Ctrl-C stops.
+                terminal, a QR code for the phone's camera; the page's "Phone" link shows it too. Scripts send the \
+                token as the X-Cards-Token header. Ctrl-C stops.
                 """)
     ) { context, arguments in
         try runServe(context, arguments)

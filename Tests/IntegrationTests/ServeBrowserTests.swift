@@ -3,8 +3,11 @@ import Testing
 
 /// `cards serve` in a real headless Chromium (issue 25): Tests/Browser/serve_browser.py drives it over the
 /// DevTools protocol with real touch and mouse input and prints one JSON check per line; each becomes an
-/// expectation here. About 30 s: one browser, one deck, every gesture vector, the security checks.
-@Suite("cards serve in a browser")
+/// expectation here. About 30 s: one browser, one deck, every gesture vector, the security checks; then
+/// Tests/Browser/serve_access.py, the phone's way in and the floods (about 35 s, 15 of them the idle timeout
+/// clearing a flood). One after the other: the gestures' timing must not share the two cores with a second
+/// browser.
+@Suite("cards serve in a browser", .serialized)
 struct ServeBrowserTests {
     static let script = Binaries.packageRoot + "/Tests/Browser/serve_browser.py"
     /// Debian's Python, where python3-websocket installs (a pyenv or venv python3 on PATH lacks it).
