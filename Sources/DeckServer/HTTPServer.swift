@@ -29,6 +29,10 @@ public final class HTTPServer: @unchecked Sendable {
         /// sockets from the page's own address is cleared within this, and the event stream's keep-alive
         /// (`DeckEventStream.keepAlive`) comes well before it.
         public var idleTimeout: UInt32 = 15
+        /// Seconds a connection may take to send a whole request (head and body), from its start or the end
+        /// of its previous request: a slow trickle, which the idle timeout never catches, is cut here. An
+        /// answer being sent (an event stream) is never cut. 0: no deadline.
+        public var requestDeadline: UInt32 = 30
 
         /// The defaults.
         public init() {}
@@ -60,7 +64,7 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started = cards_http_start(
             address, port, httpAccess, httpCompleted, context, limits.connectionMemory, limits.connections,
-            limits.connectionsPerAddress, limits.idleTimeout, &errorNumber)
+            limits.connectionsPerAddress, limits.idleTimeout, limits.requestDeadline, &errorNumber)
         guard let started else {
             let cause: String
             switch errorNumber {

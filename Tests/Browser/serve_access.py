@@ -24,8 +24,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import serve_browser
 from serve_browser import Chromium, Scenario, check, http
@@ -239,17 +241,25 @@ def main():
 
         # The address opened from a link on another site (a chat in a browser): the cookie is set in a
         # navigation another site started, which a SameSite=Strict cookie is withheld from.
-        other_root = os.path.join(root, "other-site")
-        os.makedirs(other_root)
-        with open(os.path.join(other_root, "index.html"), "w") as file:
-            file.write('<!doctype html><a id="go" href="%s">the deck</a>' % url.replace("&", "&amp;"))
-        other = subprocess.Popen([sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory",
-                                  other_root], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        page = ('<!doctype html><a id="go" href="%s">the deck</a>' % url.replace("&", "&amp;")).encode()
+
+        class OtherSite(BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+
+            def log_message(self, *arguments):
+                pass
+
+        other = ThreadingHTTPServer(("127.0.0.1", 0), OtherSite)
+        serving = threading.Thread(target=other.serve_forever, daemon=True)
+        serving.start()
         try:
-            banner = other.stdout.readline()
-            other_port = int(banner.split(" port ")[1].split(" ")[0])
             browser.call("Network.clearBrowserCookies")
-            browser.call("Page.navigate", url="http://other.example:%d/" % other_port)
+            browser.call("Page.navigate", url="http://other.example:%d/" % other.server_address[1])
             browser.wait_for("document.getElementById('go') !== null", 10)
             x, y = serve_browser.center_of(browser, "#go")
             for kind in ("mousePressed", "mouseReleased"):
@@ -261,8 +271,8 @@ def main():
                   {"styled": from_link, "location": browser.evaluate("location.href"),
                    "text": browser.evaluate("document.body.innerText")[:160]})
         finally:
-            other.terminate()
-            other.wait(timeout=10)
+            other.shutdown()
+            other.server_close()
 
         # Host names: the machine's own pass, another name is refused even where it resolves here.
         seen = {}

@@ -214,6 +214,63 @@ struct ServeAccessTests {
     }
 }
 
+extension ServeAccessTests {
+    @Test("a trickle (a byte every 0.2 s, never a whole request) from the page's own address is cut at the deadline")
+    func trickle() throws {
+        var limits = HTTPServer.Limits()
+        limits.idleTimeout = 30
+        limits.requestDeadline = 2
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: limits) { _ in .text(200, "ok") }
+        defer { server.stop() }
+        let tricklers = (0..<Int(limits.connectionsPerAddress)).map { _ in
+            Self.connect(from: "127.0.0.1", to: "127.0.0.1", port: server.port)
+        }
+        defer { tricklers.forEach { if $0 >= 0 { close($0) } } }
+        let start = monotonicSeconds()
+        var blocked = false
+        var served = false
+        var round = 0
+        while monotonicSeconds() - start < 8 && !served {
+            let byte = Array("GET / HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".utf8)[
+                min(round, 50)]
+            for fd in tricklers where fd >= 0 {
+                _ = withUnsafeBytes(of: byte) { send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            }
+            round += 1
+            usleep(200_000)
+            if round == 3 { blocked = Self.status(from: "127.0.0.1", port: server.port) == "" }
+            if round > 3 { served = Self.status(from: "127.0.0.1", port: server.port) == "HTTP/1.1 200 OK" }
+        }
+        let seconds = monotonicSeconds() - start
+        #expect(blocked, "the tricklers did not fill the address's share")
+        #expect(served && seconds >= 2, "the trickle still held the address after \(seconds) s")
+    }
+
+    /// A stream that sends a line every 0.4 s, five times.
+    final class SlowStream: HTTPStream, @unchecked Sendable {
+        var left = 5
+        func next(capacity: Int) -> [UInt8]? {
+            guard left > 0 else { return nil }
+            left -= 1
+            usleep(400_000)
+            return Array("data: \(left)\n\n".utf8)
+        }
+    }
+
+    @Test("an answer being streamed (an event stream) is never cut by the request deadline")
+    func streamOutlivesDeadline() throws {
+        var limits = HTTPServer.Limits()
+        limits.requestDeadline = 1
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: limits) { _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream")], body: .stream(SlowStream()))
+        }
+        defer { server.stop() }
+        let answer = HTTPServerTests.exchange(
+            "GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n", port: server.port)
+        #expect(answer.contains("data: 4") && answer.contains("data: 0"), "\(answer)")
+    }
+}
+
 /// Big-endian bytes, as PNG writes its sizes.
 enum PNGFileBytes {
     static func bigEndian(_ value: Int) -> [UInt8] {
