@@ -234,7 +234,8 @@ struct cards_http_daemon *cards_http_start(const char *address, uint16_t port, c
         v6.sin6_family = AF_INET6;
         v6.sin6_port = htons(port);
         socket_address = (struct sockaddr *)&v6;
-        flags |= MHD_USE_IPv6;
+        /* `::` is every address: IPv4 ones too (as ::ffff:a.b.c.d), as `cards serve` prints them. */
+        flags |= IN6_IS_ADDR_UNSPECIFIED(&v6.sin6_addr) ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     } else {
         *error_number = EINVAL;
         return NULL;

@@ -246,6 +246,15 @@ extension ServeAccessTests {
         #expect(served && seconds >= 2, "the trickle still held the address after \(seconds) s")
     }
 
+    @Test("listening on :: takes IPv4 too, as `cards serve` prints the machine's IPv4 addresses first")
+    func dualStack() throws {
+        guard let server = try? HTTPServer(address: "::", port: 0, handler: { _ in .text(200, "ok") }) else {
+            try Test.cancel("this machine cannot listen on :: (no IPv6)")
+        }
+        defer { server.stop() }
+        #expect(Self.status(from: "127.0.0.1", port: server.port) == "HTTP/1.1 200 OK")
+    }
+
     /// A stream that sends a line every 0.4 s, five times.
     final class SlowStream: HTTPStream, @unchecked Sendable {
         var left = 5
