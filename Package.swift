@@ -100,7 +100,7 @@ let package = Package(
         // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
         .target(
             name: "DeckServer",
-            dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine"],
+            dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine", "QRCode"],
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
                 .embedInCode("Page/state.js"), .embedInCode("Page/editor.js"), .embedInCode("Page/conflicts.js"),
@@ -108,7 +108,9 @@ let package = Package(
             ]),
         .target(
             name: "CardsCLI",
-            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer"]
+            dependencies: [
+                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "QRCode",
+            ]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
         // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.

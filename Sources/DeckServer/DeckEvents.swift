@@ -51,12 +51,12 @@ final class DeckChanges: @unchecked Sendable {
 }
 
 /// One page's event stream (server-sent events): a `deck` event at once and whenever the deck changes, a
-/// comment every 15 s so proxies and the browser keep the connection open.
+/// comment every 5 s so proxies, the browser and the server's idle timeout keep the connection open.
 final class DeckEventStream: HTTPStream, @unchecked Sendable {
     private let changes: DeckChanges
     private var seen: UInt64?
-    /// Seconds between keep-alive comments.
-    static let keepAlive = 15.0
+    /// Seconds between keep-alive comments: well under the server's idle timeout (`HTTPServer.Limits`).
+    static let keepAlive = 5.0
 
     init(changes: DeckChanges) {
         self.changes = changes

@@ -19,6 +19,9 @@ public final class DeckService: @unchecked Sendable {
     private var lastHead: ObjectID?
     /// How often the watcher reads `main`'s ref (one small file read when nothing changed).
     public var pollInterval = 0.2
+    /// The page's addresses for a phone, token included, best first (`/qr.svg`, `/phone`); empty when
+    /// listening on loopback. Set before the server answers its first request.
+    public var shareURLs: [String] = []
 
     /// Serves `deck` under `checks`.
     public init(deck: Deck, checks: RequestGuard) {
@@ -61,7 +64,7 @@ public final class DeckService: @unchecked Sendable {
         if let refusal = checks.refusal(request) {
             response = .text(refusal.status, "Error: \(refusal.message)\n")
         } else {
-            response = route(request)
+            response = accessResponse(request) ?? route(request)
         }
         response.headers += Self.securityHeaders
         return response
@@ -73,6 +76,7 @@ public final class DeckService: @unchecked Sendable {
         (
             "Content-Security-Policy",
             "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+                + "manifest-src 'self'; "
                 + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
         ),
         ("X-Content-Type-Options", "nosniff"),

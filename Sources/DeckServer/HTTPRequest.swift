@@ -17,13 +17,18 @@ public struct HTTPRequest: Sendable {
     public var contentType: String?
     /// The token, from the `token` query argument or the `X-Cards-Token` header.
     public var token: String?
+    /// Whether `token` came in the URL's query (the page's first load, to be exchanged for a cookie).
+    public var tokenInQuery: Bool
+    /// The `Cookie` header, if any (the page's token cookie is read from it).
+    public var cookie: String?
     /// The body (at most the server's limit).
     public var body: [UInt8]
 
     /// Creates a request.
     public init(
         method: String, path: String, host: String? = nil, hostCount: Int? = nil, origin: String? = nil,
-        fetchSite: String? = nil, contentType: String? = nil, token: String? = nil, body: [UInt8] = []
+        fetchSite: String? = nil, contentType: String? = nil, token: String? = nil, tokenInQuery: Bool = false,
+        cookie: String? = nil, body: [UInt8] = []
     ) {
         self.method = method
         self.path = path
@@ -33,6 +38,8 @@ public struct HTTPRequest: Sendable {
         self.fetchSite = fetchSite
         self.contentType = contentType
         self.token = token
+        self.tokenInQuery = tokenInQuery
+        self.cookie = cookie
         self.body = body
     }
 }

@@ -17,12 +17,22 @@ public final class HTTPServer: @unchecked Sendable {
         public var body = 256 * 1024
         /// The memory libmicrohttpd gives a connection for its request line and headers (a longer head: 431).
         public var connectionMemory = 64 * 1024
-        /// Connections open at once (an event stream holds one per open page).
-        public var connections: UInt32 = 64
-        /// Connections open at once from one address.
-        public var connectionsPerAddress: UInt32 = 32
-        /// Seconds an idle connection stays open.
-        public var idleTimeout: UInt32 = 60
+        /// Connections open at once (an event stream holds one per open page). Each is a thread, mostly
+        /// asleep; well above `connectionsPerAddress`, so one address filling its share leaves room for
+        /// several others.
+        public var connections: UInt32 = 128
+        /// Connections open at once from one address: a browser opens at most 6 to a server, and one more
+        /// a page for its event stream; a flood of idle sockets from one address stops here (libmicrohttpd
+        /// closes the ones over) and locks out no other address.
+        public var connectionsPerAddress: UInt32 = 16
+        /// Seconds a connection may stay silent (no byte either way) before it is closed: a flood of idle
+        /// sockets from the page's own address is cleared within this, and the event stream's keep-alive
+        /// (`DeckEventStream.keepAlive`) comes well before it.
+        public var idleTimeout: UInt32 = 15
+        /// Seconds a connection may take to send a whole request (head and body), from its start or the end
+        /// of its previous request: a slow trickle, which the idle timeout never catches, is cut here. An
+        /// answer being sent (an event stream) is never cut. 0: no deadline.
+        public var requestDeadline: UInt32 = 30
 
         /// The defaults.
         public init() {}
@@ -54,7 +64,7 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started = cards_http_start(
             address, port, httpAccess, httpCompleted, context, limits.connectionMemory, limits.connections,
-            limits.connectionsPerAddress, limits.idleTimeout, &errorNumber)
+            limits.connectionsPerAddress, limits.idleTimeout, limits.requestDeadline, &errorNumber)
         guard let started else {
             let cause: String
             switch errorNumber {
@@ -135,15 +145,15 @@ extension HTTPServer {
             return true
         }
         if pending.tooLarge { return send(tooLarge(), on: connection) }
+        let queryToken = cards_http_query(connection, "token").map { String(cString: $0) }
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "",
             path: url.map { String(cString: $0) } ?? "/",
             host: header(connection, "Host"), hostCount: Int(cards_http_header_count(connection, "Host")),
             origin: header(connection, "Origin"), fetchSite: header(connection, "Sec-Fetch-Site"),
             contentType: header(connection, "Content-Type"),
-            token: cards_http_query(connection, "token").map { String(cString: $0) }
-                ?? header(connection, "X-Cards-Token"),
-            body: pending.body)
+            token: queryToken ?? header(connection, "X-Cards-Token"), tokenInQuery: queryToken != nil,
+            cookie: header(connection, "Cookie"), body: pending.body)
         pending.body = []
         return send(handler(request), on: connection)
     }

@@ -1,6 +1,7 @@
 /// The checks every request passes before a route sees it: the Host (no DNS rebinding), the Origin and
-/// `Sec-Fetch-Site` (no cross-site request, so no other page can delete a card), the token (on a
-/// listen address other than loopback), and for a write, a JSON body (a plain HTML form cannot send one).
+/// `Sec-Fetch-Site` (no cross-site request, so no other page can delete a card), the token (from the
+/// page's cookie, the `token` query argument or the `X-Cards-Token` header), and for a write, a JSON body
+/// (a plain HTML form cannot send one).
 ///
 /// Pure: tested with every combination in DeckServerTests.
 public struct RequestGuard: Sendable {
@@ -8,15 +9,31 @@ public struct RequestGuard: Sendable {
     public var address: String
     /// The port listened on.
     public var port: UInt16
-    /// The token a request must carry, or nil (loopback).
+    /// The token a request must carry, or nil (no token asked: tests of the other checks).
     public var token: String?
+    /// The names this machine answers to besides IP literals and `localhost` (its host name and
+    /// `hostname.local`, its addresses), lowercased: accepted as Host.
+    public var names: Set<String>
 
     /// Creates the checks for a server.
-    public init(address: String, port: UInt16, token: String?) {
+    public init(address: String, port: UInt16, token: String?, names: [String] = []) {
         self.address = address
         self.port = port
         self.token = token
+        self.names = Set(names.map { $0.lowercased() })
     }
+
+    /// The cookie that carries the token once the page's first load has exchanged it: named after the
+    /// port, since a browser sends a host's cookies to every port of it (two servers on one machine
+    /// must not overwrite each other's).
+    public var cookieName: String { "cards_token_\(port)" }
+
+    /// The paths anyone who reaches the server may read without the token: the manifest and icons a
+    /// phone fetches to add the page to its home screen (a manifest is fetched without cookies), which
+    /// tell nothing about the deck.
+    public static let publicPaths: Set<String> = [
+        "/manifest.webmanifest", "/icon.svg", "/icon-192.png", "/icon-512.png",
+    ]
 
     /// Whether `address` is the loopback interface only (127.0.0.0/8 or ::1): only this machine reaches it.
     public static func isLoopback(_ address: String) -> Bool {
@@ -38,11 +55,13 @@ public struct RequestGuard: Sendable {
         if let site = request.fetchSite, site != "same-origin", site != "none" {
             return (403, "a request from another site (Sec-Fetch-Site: \(site)) is refused: open the deck's own page")
         }
-        if let token {
-            guard let given = request.token, Self.sameSecret(given, token) else {
+        if let token, !(request.method == "GET" && Self.publicPaths.contains(request.path)) {
+            let given = [request.token, request.cookie.flatMap { Self.cookie(cookieName, in: $0) }]
+            guard given.contains(where: { $0.map { Self.sameSecret($0, token) } == true }) else {
                 return (
                     401,
-                    "this server needs its token: open the address with ?token=… that `cards serve` printed"
+                    "this server needs its token: open the address with ?token=… that `cards serve` printed, "
+                        + "or scan its QR code (a script sends the token as the X-Cards-Token header)"
                 )
             }
         }
@@ -84,14 +103,27 @@ public struct RequestGuard: Sendable {
         } else if port != 80 {
             return false
         }
-        let lowered = name.lowercased()
+        var lowered = name.lowercased()
+        // `mylaptop.local.` (a fully qualified name) is the same name as `mylaptop.local`.
+        if lowered.hasSuffix("."), lowered.count > 1 { lowered.removeLast() }
+        if lowered == "localhost" || names.contains(lowered) { return true }
         if Self.isLoopback(address) {
-            return lowered == "localhost" || lowered == "::1" || IPLiteral.v4(lowered).map { $0[0] == 127 } == true
+            return lowered == "::1" || IPLiteral.v4(lowered).map { $0[0] == 127 } == true
         }
         if address == "0.0.0.0" || address == "::" {
-            return lowered == "localhost" || IPLiteral.v4(lowered) != nil || IPLiteral.isV6(lowered)
+            return IPLiteral.v4(lowered) != nil || IPLiteral.isV6(lowered)
         }
-        return lowered == address.lowercased() || lowered == "localhost"
+        return lowered == address.lowercased()
+    }
+
+    /// The value of cookie `name` in a `Cookie` header (`a=1; b=2`), or nil.
+    static func cookie(_ name: String, in header: String) -> String? {
+        for pair in header.split(separator: ";") {
+            let trimmed = pair.trimmingSpaces
+            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+            return String(trimmed[trimmed.index(after: equals)...])
+        }
+        return nil
     }
 
     /// Compares two secrets in time that depends on their lengths only, not on where they first differ.

@@ -38,14 +38,15 @@ def check(name, ok, detail=None):
 class Chromium:
     """A headless Chromium of our own, and one page's DevTools session."""
 
-    def __init__(self, root, width, height):
-        self.profile = os.path.join(root, "chromium-profile")
+    def __init__(self, root, width, height, extra_arguments=(), profile="chromium-profile"):
+        self.profile = os.path.join(root, profile)
         os.makedirs(self.profile)
         binary = shutil.which("chromium") or "/usr/bin/chromium"
         arguments = [binary, "--headless=new", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
                      "--disable-extensions", "--disable-background-networking", "--disable-sync",
                      "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-                     "--user-data-dir=" + self.profile, "--window-size=%d,%d" % (width, height), "about:blank"]
+                     "--user-data-dir=" + self.profile, "--window-size=%d,%d" % (width, height)] + list(extra_arguments)
+        arguments.append("about:blank")
         if os.geteuid() == 0:
             arguments.insert(1, "--no-sandbox")
         self.process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -354,14 +355,16 @@ def http(url, method="GET", headers=None, body=None):
 
 
 def security(scenario, url, card_id):
-    base = url.rstrip("/")
+    # The printed address carries the token (loopback too): scripts send it as X-Cards-Token.
+    base = url.split("?", 1)[0].rstrip("/")
     port = base.rsplit(":", 1)[1]
+    token = {"X-Cards-Token": url.split("token=", 1)[1]} if "token=" in url else {}
     body = json.dumps({"id": card_id, "preset": "stack", "direction": "left"}).encode()
     before = scenario.ids()
-    status, _ = http(base + "/api/swipe", "POST", {"Origin": "http://evil.example", "Content-Type": "application/json"},
-                     body)
+    status, _ = http(base + "/api/swipe", "POST", {"Origin": "http://evil.example", "Content-Type": "application/json",
+                                                   **token}, body)
     check("a delete from another Origin is refused", status == 403 and scenario.ids() == before, status)
-    status, _ = http(base + "/api/swipe", "POST", {"Content-Type": "text/plain", "Origin": base}, body)
+    status, _ = http(base + "/api/swipe", "POST", {"Content-Type": "text/plain", "Origin": base, **token}, body)
     check("a form-style write (not JSON) is refused", status == 415 and scenario.ids() == before, status)
     status, _ = http(base + "/api/deck", headers={"Host": "rebind.example:" + port})
     check("a wrong Host (DNS rebinding) is refused", status == 421, status)

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serve_browser  # noqa: E402  (beside this file)
@@ -155,7 +156,9 @@ def browser_part(options):
               and recorded[ids[0]][0]["field"] == "*" and recorded[ids[2]][0]["field"] == "title",
               {k[:8]: [r["field"] for r in v] for k, v in recorded.items()})
         process, url = scenario.serve()
-        port = url.rstrip("/").rsplit(":", 1)[1]
+        # The printed address carries the token (http://127.0.0.1:PORT/?token=…): the port alone is kept.
+        port = urllib.parse.urlsplit(url).port
+        port = str(port)
         browser = Chromium(root, 390, 844)
         browser.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=3, mobile=True)
         browser.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)

@@ -107,7 +107,9 @@ struct PackagingTests {
         let parts = version.split(separator: ".", omittingEmptySubsequences: false)
         #expect(parts.count == 3 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }, "'\(version)'")
         let changelog = try String(contentsOfFile: Binaries.packageRoot + "/CHANGELOG.md", encoding: .utf8)
-        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") }.map { $0.dropFirst(3) }
+        // "## Unreleased" gathers what the next version will list, before it has a number.
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }
+            .map { $0.dropFirst(3) }
         #expect(newest.map(String.init) == version, "CHANGELOG.md's newest entry is \(newest ?? "missing"), not \(version)")
     }
 

@@ -3,8 +3,11 @@ import Testing
 
 /// `cards serve` in a real headless Chromium (issue 25): Tests/Browser/serve_browser.py drives it over the
 /// DevTools protocol with real touch and mouse input and prints one JSON check per line; each becomes an
-/// expectation here. About 30 s: one browser, one deck, every gesture vector, the security checks.
-@Suite("cards serve in a browser")
+/// expectation here. About 30 s: one browser, one deck, every gesture vector, the security checks; then
+/// Tests/Browser/serve_access.py, the phone's way in and the floods (about 35 s, 15 of them the idle timeout
+/// clearing a flood). One after the other: the gestures' timing must not share the two cores with a second
+/// browser.
+@Suite("cards serve in a browser", .serialized)
 struct ServeBrowserTests {
     static let script = Binaries.packageRoot + "/Tests/Browser/serve_browser.py"
     /// Debian's Python, where python3-websocket installs (a pyenv or venv python3 on PATH lacks it).
@@ -29,9 +32,25 @@ struct ServeBrowserTests {
     @Test("gestures by touch and mouse, the engine's decisions, live updates, hostile text and refused requests")
     func browser() throws {
         try Self.requireBrowser()
+        try Self.expectChecks(script: Self.script, atLeast: 20)
+    }
+
+    static let accessScript = Binaries.packageRoot + "/Tests/Browser/serve_access.py"
+
+    @Test("phone mode: the address and its QR code, token to cookie, Host names, Phone link, card QR, manifest, floods")
+    func access() throws {
+        try Self.requireBrowser()
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {
+            try Test.cancel("zbarimg is not installed; `./dev test` installs zbar-tools (dev's PACKAGES)")
+        }
+        try Self.expectChecks(script: Self.accessScript, atLeast: 14)
+    }
+
+    /// Runs a browser script and turns each JSON check it prints into an expectation.
+    static func expectChecks(script: String, atLeast minimum: Int) throws {
         let scratch = try Scratch()
         let result = try scratch.run(
-            Self.python, [Self.script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo])
+            Self.python, [script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo])
         var checks = 0
         for line in result.stdout.split(separator: "\n") {
             guard let data = line.data(using: .utf8),
@@ -42,7 +61,7 @@ struct ServeBrowserTests {
             let detail = (object["detail"]).map { "\($0)" } ?? ""
             #expect(object["ok"] as? Bool == true, "\(name): \(detail)")
         }
-        #expect(checks >= 20, "the browser scenario stopped early: \(result.stdout)\(result.stderr)")
+        #expect(checks >= minimum, "the browser scenario stopped early: \(result.stdout)\(result.stderr)")
         #expect(result.status == 0, "\(result.stderr)")
     }
 }

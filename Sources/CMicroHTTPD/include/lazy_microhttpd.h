@@ -32,12 +32,16 @@ int cards_http_available(void);
 const char *cards_http_load_error(void);
 
 /* Starts a daemon on `address` (an IPv4 or IPv6 literal) and `port` (0: any free one), one thread per
-   connection. NULL on failure with *error_number set (errno: EADDRINUSE, EADDRNOTAVAIL, EACCES…, or
-   EINVAL for an address that is no IP literal). */
+   connection: at most `connection_limit` at once, `per_ip_limit` from one address; one silent for
+   `timeout_seconds` is closed, and one still sending a request `request_deadline_seconds` after its
+   start or its previous request's end (a slow trickle) is shut down (0: no deadline). NULL on failure
+   with *error_number set (errno: EADDRINUSE, EADDRNOTAVAIL, EACCES…, or EINVAL for an address that is
+   no IP literal). */
 struct cards_http_daemon *cards_http_start(const char *address, uint16_t port, cards_http_access access,
                                     cards_http_completed completed, void *context, size_t memory_limit,
                                     unsigned connection_limit, unsigned per_ip_limit,
-                                    unsigned timeout_seconds, int *error_number);
+                                    unsigned timeout_seconds, unsigned request_deadline_seconds,
+                                    int *error_number);
 
 /* The port the daemon listens on (the one chosen when started with port 0). */
 uint16_t cards_http_port(struct cards_http_daemon *daemon);
