@@ -88,6 +88,8 @@ let package = Package(
             linkerSettings: gitCoreLinking),
         .target(name: "CardModel"),
         .target(name: "DeckMerge", dependencies: ["CardModel"]),
+        // vCard 3.0/4.0 in and out (RFC 6350, RFC 2426, RFC 9554): standard library and CardModel only.
+        .target(name: "VCard", dependencies: ["CardModel"]),
         .target(name: "SwipeEngine"),
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
@@ -95,7 +97,9 @@ let package = Package(
         .target(name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"]),
         .target(
             name: "CardsCLI",
-            dependencies: ["CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer"]
+            dependencies: [
+                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "VCard",
+            ]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
         // at every start): `cards` runs once per command, and start-up is a large part of a one-card op.
@@ -117,6 +121,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SeededRandom"], path: "Tests/TestSupport"),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel", "TestSupport"]),
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
+        .testTarget(name: "VCardTests", dependencies: ["VCard", "CardModel", "TestSupport"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine", "TestSupport"]),
         // GitCore's own tests (packs, the index, trees, SHA-1, replies, the lazy loaders): no deck in them.
