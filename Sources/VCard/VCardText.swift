@@ -69,8 +69,8 @@ public enum VCardText {
     }
 
     /// A parameter value as written: bare when it holds only characters that need no quotes, else in
-    /// double quotes; in 4.0 (`caret`) a double quote, newline and caret as `^'`, `^n`, `^^` (RFC 6868),
-    /// in 3.0 (which has no way to write them) a double quote as `'` and a newline as a space.
+    /// double quotes; with `caret` a double quote, newline and caret as `^'`, `^n`, `^^` (RFC 6868),
+    /// without it (for readers that know no carets) a double quote as `'` and a newline as a space.
     public static func parameterValue(_ value: String, caret: Bool) -> String {
         let bare = value.unicodeScalars.allSatisfy {
             ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-"
