@@ -83,6 +83,11 @@ let package = Package(
         .target(name: "CLinux"),
         // libmicrohttpd for `cards serve`, loaded on first use (its headers from libmicrohttpd-dev).
         .target(name: "CMicroHTTPD"),
+        // libqrencode for QR codes (`cards serve`'s phone link, `cards qr`), loaded on first use (its
+        // headers from libqrencode-dev).
+        .target(name: "CQREncode"),
+        // QR codes: encoded by libqrencode, drawn for a terminal, as SVG and as PNG.
+        .target(name: "QRCode", dependencies: ["CQREncode"]),
         .target(
             name: "GitCore", dependencies: ["CGit2", "CFastCRC", "CLinux"] + lazyTargets, swiftSettings: staticDefine,
             linkerSettings: gitCoreLinking),
@@ -94,7 +99,12 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
         // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
-        .target(name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"]),
+        // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
+        .target(
+            name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"],
+            resources: [
+                .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
+            ]),
         .target(
             name: "CardsCLI",
             dependencies: [
@@ -131,6 +141,7 @@ let package = Package(
         .testTarget(
             name: "CardStoreTests",
             dependencies: ["CardStore", "GitCore", "CGit2", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
     ],
