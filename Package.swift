@@ -95,6 +95,8 @@ let package = Package(
         .target(name: "DeckMerge", dependencies: ["CardModel"]),
         // vCard 3.0/4.0 in and out (RFC 6350, RFC 2426, RFC 9554): standard library and CardModel only.
         .target(name: "VCard", dependencies: ["CardModel"]),
+        // `cards publish`'s page and what a QR code of a card or the deck holds.
+        .target(name: "DeckPage", dependencies: ["CardModel", "VCard", "QRCode"]),
         .target(name: "SwipeEngine"),
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
@@ -108,7 +110,7 @@ let package = Package(
         .target(
             name: "CardsCLI",
             dependencies: [
-                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "VCard",
+                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "VCard", "DeckPage", "QRCode",
             ]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load

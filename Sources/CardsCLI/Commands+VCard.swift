@@ -7,7 +7,7 @@ extension Commands {
     /// what the JSON export says of files that are not valid cards, said the same way.
     static func exportVCard(_ context: Context, version: VCardVersion) throws -> Int32 {
         let deck = try context.openDeck()
-        let (bytes, problems) = try deckVCard(deck, version: version)
+        let (bytes, problems) = try deckVCard(deck.snapshot(), version: version)
         context.output.write(bytes)
         for problem in problems {
             context.output.error(
@@ -23,8 +23,9 @@ extension Commands {
 
     /// The deck's vCard (`VCardWriter`) and the card files left out of it: its owner, or the deck's name
     /// when it has none, with a UID made from that name.
-    static func deckVCard(_ deck: Deck, version: VCardVersion) throws -> (bytes: [UInt8], problems: [CardProblem]) {
-        let snapshot = try deck.snapshot()
+    static func deckVCard(_ snapshot: DeckSnapshot, version: VCardVersion) throws -> (
+        bytes: [UInt8], problems: [CardProblem]
+    ) {
         let owner = try snapshot.owner()
         let name = (try snapshot.name()) ?? "Cards"
         let (lines, problems) = try snapshot.allCards(encoding: { VCardWriter.encoded($0, version: version) })
