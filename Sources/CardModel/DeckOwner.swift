@@ -68,7 +68,8 @@ public struct DeckOwner: Hashable, Sendable {
         for key in DeckOwner.knownFields.sorted() {
             guard let value = fields[key] else { continue }
             guard case .string = value else {
-                throw CardValidationError(field: "owner.\(key)", rule: "must be a string, found \(value.kindDescription)")
+                throw CardValidationError(
+                    field: "owner.\(key)", rule: "must be a string, found \(value.kindDescription)")
             }
         }
         let trimmedName = Card.trimmed(name)

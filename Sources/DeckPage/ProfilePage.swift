@@ -59,7 +59,8 @@ public enum ProfilePage {
         out.reserveCapacity(out.count + rows.count * 320 + 8192)
         for row in rows { out += row }
         var tail = "</ul>\n<footer>\n"
-        tail += "<p class=\"share\"><a rel=\"me\" href=\"\(vcardFile)\" download type=\"text/vcard\">Add to contacts</a></p>\n"
+        tail +=
+            "<p class=\"share\"><a rel=\"me\" href=\"\(vcardFile)\" download type=\"text/vcard\">Add to contacts</a></p>\n"
         if let qrSVG, let pageURL {
             tail += "<figure class=\"qr\">\n\(qrSVG)<figcaption>\(escaped(pageURL))</figcaption>\n</figure>\n"
         }

@@ -63,11 +63,14 @@ public struct VCardImport: Sendable {
             platformName = property.parameter("X-CARDS-PLATFORM") ?? serviceType ?? ""
         } else {
             platform =
-                serviceType.flatMap(Platform.named) ?? (name == "EMAIL" ? Platform.named("Email") : Platform.of(url: url))
+                serviceType.flatMap(Platform.named)
+                ?? (name == "EMAIL" ? Platform.named("Email") : Platform.of(url: url))
             platformName = serviceType ?? platform?.name ?? ""
         }
         if !platformName.isEmpty { fields["platformName"] = .string(platformName) }
-        if let id = property.parameter("PROP-ID") ?? property.parameter("X-CARDS-ID"), let normalized = CardID.normalize(id) {
+        if let id = property.parameter("PROP-ID") ?? property.parameter("X-CARDS-ID"),
+            let normalized = CardID.normalize(id)
+        {
             guard !seenIDs.contains(normalized) else {
                 skipped.append((property.line, "\(name): card id \(normalized) given twice; the first kept"))
                 return

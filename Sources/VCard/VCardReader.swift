@@ -71,7 +71,8 @@ public enum VCardReader {
                         throw VCardError(line: line, message: "BEGIN:\(property.value) where BEGIN:VCARD belongs")
                     }
                     guard current == nil else {
-                        throw VCardError(line: line, message: "BEGIN:VCARD inside another vCard (its END:VCARD missing?)")
+                        throw VCardError(
+                            line: line, message: "BEGIN:VCARD inside another vCard (its END:VCARD missing?)")
                     }
                     current = VCardContact(version: "", properties: [], line: line)
                 case "END":

@@ -17,7 +17,8 @@ import Testing
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
         #expect(try scratch.cards(["owner", "--name", "Ada Lovelace"], in: deck).status == 0)
-        let card = try scratch.cards(["qr", "6513", "--png", scratch.path("card.png"), "--svg", scratch.path("card.svg")], in: deck)
+        let card = try scratch.cards(
+            ["qr", "6513", "--png", scratch.path("card.png"), "--svg", scratch.path("card.svg")], in: deck)
         #expect(card.status == 0, "\(card.stderr)")
         #expect(try Self.zbarimg(scratch, scratch.path("card.png")) == "https://github.com/adalovelace")
         #expect(try String(contentsOfFile: scratch.path("card.svg"), encoding: .utf8).hasPrefix("<svg "))
@@ -45,7 +46,11 @@ import Testing
             try Test.cancel("mf2py is not installed for python3 (./dev test installs it with pip)")
         }
         let deck = try scratch.sampleDeck()
-        #expect(try scratch.cards(["owner", "--name", "Ada <Lovelace> & co", "--note", "Poet\nof science", "--pronouns", "she/her"], in: deck).status == 0)
+        #expect(
+            try scratch.cards(
+                ["owner", "--name", "Ada <Lovelace> & co", "--note", "Poet\nof science", "--pronouns", "she/her"],
+                in: deck
+            ).status == 0)
         let site = scratch.path("site/public")
         let published = try scratch.cards(["publish", site, "--url", "https://ada.example/"], in: deck)
         #expect(published.status == 0, "\(published.stderr)")
@@ -91,7 +96,8 @@ import Testing
         #expect(try scratch.cards(["sync"], in: clones[1]).status == 0)
         for (index, clone) in clones.enumerated() {
             let result = try scratch.cards(
-                ["publish", scratch.path("out\(index)"), "--url", "https://ada.example/", "--branch", "pages"], in: clone)
+                ["publish", scratch.path("out\(index)"), "--url", "https://ada.example/", "--branch", "pages"],
+                in: clone)
             #expect(result.status == 0 && result.stdout.contains("Committed the page to pages"), "\(result.stderr)")
         }
         for file in ["index.html", "contact.vcf"] {
@@ -101,10 +107,12 @@ import Testing
             #expect(Data(committed.utf8) == one)
         }
         let laptop = clones[0]
-        let again = try scratch.cards(["publish", scratch.path("out0"), "--url", "https://ada.example/", "--branch", "pages"], in: laptop)
+        let again = try scratch.cards(
+            ["publish", scratch.path("out0"), "--url", "https://ada.example/", "--branch", "pages"], in: laptop)
         #expect(again.stdout.contains("already so"), "\(again.stdout)")
         #expect(try scratch.git(["rev-list", "--count", "pages"], in: laptop).stdout == "1\n")
-        #expect(try scratch.cards(["add", "--title", "New", "--url", "https://example.com/new"], in: laptop).status == 0)
+        #expect(
+            try scratch.cards(["add", "--title", "New", "--url", "https://example.com/new"], in: laptop).status == 0)
         #expect(try scratch.cards(["publish", scratch.path("out0"), "--branch", "pages"], in: laptop).status == 0)
         #expect(try scratch.git(["rev-list", "--count", "pages"], in: laptop).stdout == "2\n")
         #expect(try scratch.git(["show", "pages:index.html"], in: laptop).stdout.contains("https://example.com/new"))

@@ -33,7 +33,8 @@ import Testing
         // A hand edit that breaks the owner's rules is refused by `cards commit`, and fsck names it.
         let file = deck + "/deck.json"
         let text = try String(contentsOfFile: file, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"she/her\"", with: "42").write(toFile: file, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"she/her\"", with: "42").write(
+            toFile: file, atomically: true, encoding: .utf8)
         let commit = try scratch.cards(["commit"], in: deck)
         #expect(commit.status != 0 && commit.stderr.contains("owner.pronouns"), "\(commit.stderr)")
         try scratch.git(["checkout", "--", "deck.json"], in: deck)
@@ -44,7 +45,8 @@ import Testing
     /// adjacent lines would conflict and keep one side's file).
     @Test func ownerMergesFieldByField() throws {
         let scratch = try Scratch()
-        #expect(try scratch.cards(["init", "--bare", scratch.path("seed.git"), "--from", Binaries.sampleRepo]).status == 0)
+        #expect(
+            try scratch.cards(["init", "--bare", scratch.path("seed.git"), "--from", Binaries.sampleRepo]).status == 0)
         let (_, clones) = try scratch.remoteAndClones(["laptop", "phone"])
         #expect(try scratch.cards(["owner", "--name", "Ada"], in: clones[0]).status == 0)
         #expect(try scratch.cards(["sync"], in: clones[0]).status == 0)
@@ -57,7 +59,9 @@ import Testing
         #expect(try scratch.cards(["sync"], in: clones[0]).status == 0)
         for clone in clones {
             let owner = try scratch.cards(["owner", "--json"], in: clone).stdout
-            #expect(owner.contains("from the laptop") && owner.contains("she/her") && owner.contains("\"Ada L.\""), "\(owner)")
+            #expect(
+                owner.contains("from the laptop") && owner.contains("she/her") && owner.contains("\"Ada L.\""),
+                "\(owner)")
             try scratch.expectClean(clone)
         }
     }
@@ -67,13 +71,17 @@ import Testing
     @Test(arguments: ["vcard", "vcard3"]) func exportThenImportChangesNothing(format: String) throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
-        #expect(try scratch.cards(["owner", "--name", "Ada; \"Lovelace\", Countess", "--note", "a\nb"], in: deck).status == 0)
+        #expect(
+            try scratch.cards(["owner", "--name", "Ada; \"Lovelace\", Countess", "--note", "a\nb"], in: deck).status
+                == 0)
         let vcard = try scratch.cards(["export", "--format", format], in: deck)
         #expect(vcard.status == 0)
         try vcard.stdout.write(toFile: scratch.path("ada.vcf"), atomically: true, encoding: .utf8)
         let before = try scratch.commits(deck)
         let imported = try scratch.cards(["import", scratch.path("ada.vcf")], in: deck)
-        #expect(imported.status == 0 && imported.stdout.contains("0 added, 0 updated, 16 unchanged"), "\(imported.stdout)\(imported.stderr)")
+        #expect(
+            imported.status == 0 && imported.stdout.contains("0 added, 0 updated, 16 unchanged"),
+            "\(imported.stdout)\(imported.stderr)")
         #expect(try scratch.commits(deck) == before)
         #expect(try scratch.cards(["init", scratch.path("fresh")]).status == 0)
         #expect(try scratch.cards(["import", scratch.path("ada.vcf")], in: scratch.path("fresh")).status == 0)
@@ -89,7 +97,9 @@ import Testing
         else { try Test.cancel("python3-vobject is not installed (./dev test installs it)") }
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
-        #expect(try scratch.cards(["owner", "--name", "Ada Lovelace", "--note", "Poet; of, science\\\nline 2"], in: deck).status == 0)
+        #expect(
+            try scratch.cards(["owner", "--name", "Ada Lovelace", "--note", "Poet; of, science\\\nline 2"], in: deck)
+                .status == 0)
         try scratch.cards(["export", "--format", format], in: deck).stdout.write(
             toFile: scratch.path("ada.vcf"), atomically: true, encoding: .utf8)
         let script = """
@@ -103,10 +113,13 @@ import Testing
         let read = try scratch.run(Self.python, ["-c", script, scratch.path("ada.vcf")])
         #expect(read.status == 0, "\(read.stderr)")
         let lines = read.stdout.split(separator: "\n")
-        #expect(lines.first == "\(format == "vcard" ? "4.0" : "3.0") Ada Lovelace True 'Poet; of, science\\\\\\nline 2'")
+        #expect(
+            lines.first == "\(format == "vcard" ? "4.0" : "3.0") Ada Lovelace True 'Poet; of, science\\\\\\nline 2'")
         #expect(lines.count == 17)
         #expect(lines.contains("EMAIL Write to Ada ada@ada.dev"))
-        #expect(lines.contains("\(format == "vcard" ? "SOCIALPROFILE" : "X-SOCIALPROFILE") 艾达的微博 https://weibo.com/u/5501234567"))
+        #expect(
+            lines.contains(
+                "\(format == "vcard" ? "SOCIALPROFILE" : "X-SOCIALPROFILE") 艾达的微博 https://weibo.com/u/5501234567"))
     }
 
     /// khard (Debian's) takes our vCard into a temporary address book (its UID, name, note, e-mail), and
@@ -133,12 +146,18 @@ import Testing
         preferred_version = 3.0
 
         """.write(toFile: scratch.path("xdg/khard/khard.conf"), atomically: true, encoding: .utf8)
-        let env = ["XDG_CONFIG_HOME": scratch.path("xdg"), "XDG_DATA_HOME": scratch.path("xdg"), "XDG_CACHE_HOME": scratch.path("xdg")]
+        let env = [
+            "XDG_CONFIG_HOME": scratch.path("xdg"), "XDG_DATA_HOME": scratch.path("xdg"),
+            "XDG_CACHE_HOME": scratch.path("xdg"),
+        ]
         try scratch.cards(["export", "--format", "vcard"], in: deck).stdout.write(
             toFile: book + "/ada.vcf", atomically: true, encoding: .utf8)
-        let uid = try scratch.cards(["owner", "--json"], in: deck).stdout.split(separator: "\"").drop { $0 != "uid" }.dropFirst(2).first
+        let uid = try scratch.cards(["owner", "--json"], in: deck).stdout.split(separator: "\"").drop { $0 != "uid" }
+            .dropFirst(2).first
         let list = try scratch.run("/usr/bin/khard", ["list", "-p"], extraEnvironment: env)
-        #expect(list.status == 0 && list.stdout.contains("urn:uuid:\(uid ?? "?")\tAda Lovelace\ttest"), "\(list.stdout)\(list.stderr)")
+        #expect(
+            list.status == 0 && list.stdout.contains("urn:uuid:\(uid ?? "?")\tAda Lovelace\ttest"),
+            "\(list.stdout)\(list.stderr)")
         let email = try scratch.run("/usr/bin/khard", ["email", "-p"], extraEnvironment: env)
         #expect(email.stdout.contains("ada@ada.dev\tAda Lovelace"), "\(email.stdout)\(email.stderr)")
         try """
@@ -163,7 +182,8 @@ import Testing
         let imported = try scratch.cards(["import", book + "/" + (written.first ?? "")], in: scratch.path("grace"))
         #expect(imported.status == 0 && imported.stdout.contains("3 added"), "\(imported.stdout)\(imported.stderr)")
         let cards = try scratch.cards(["export"], in: scratch.path("grace")).stdout
-        #expect(cards.contains("\"title\": \"Grace Hopper on GitHub\"") && cards.contains("\"platformIcon\": \"github\""))
+        #expect(
+            cards.contains("\"title\": \"Grace Hopper on GitHub\"") && cards.contains("\"platformIcon\": \"github\""))
         #expect(cards.contains("\"indexURL\": \"mailto:grace@navy.example\""))
         #expect(cards.contains("\"indexURL\": \"https://en.wikipedia.org/wiki/Grace_Hopper\""))
     }
@@ -178,13 +198,26 @@ import Testing
             ("no-colon.vcf", Data((good + "URL https://example.com/b\r\nEND:VCARD\r\n").utf8), "line 5"),
             ("unended.vcf", Data(good.utf8), "line 1"),
             ("v21.vcf", Data("BEGIN:VCARD\r\nVERSION:2.1\r\nEND:VCARD\r\n".utf8), "line 1"),
-            ("bad-utf8.vcf", Data(good.utf8) + Data([0x4E, 0x4F, 0x54, 0x45, 0x3A, 0xC3, 0x28, 13, 10]) + Data("END:VCARD\r\n".utf8), "line 5"),
-            ("huge-line.vcf", Data((good + "NOTE:" + String(repeating: "x", count: 2 << 20) + "\r\nEND:VCARD\r\n").utf8), "line 5"),
-            ("deep-fold.vcf", Data((good + "NOTE:x" + String(repeating: "\r\n y", count: 1_200_000) + "\r\nEND:VCARD\r\n").utf8), "line 5"),
+            (
+                "bad-utf8.vcf",
+                Data(good.utf8) + Data([0x4E, 0x4F, 0x54, 0x45, 0x3A, 0xC3, 0x28, 13, 10]) + Data("END:VCARD\r\n".utf8),
+                "line 5"
+            ),
+            (
+                "huge-line.vcf",
+                Data((good + "NOTE:" + String(repeating: "x", count: 2 << 20) + "\r\nEND:VCARD\r\n").utf8), "line 5"
+            ),
+            (
+                "deep-fold.vcf",
+                Data((good + "NOTE:x" + String(repeating: "\r\n y", count: 1_200_000) + "\r\nEND:VCARD\r\n").utf8),
+                "line 5"
+            ),
             ("nested.vcf", Data((good + good + "END:VCARD\r\nEND:VCARD\r\n").utf8), "line 5"),
         ]
         var many = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Many\r\n"
-        for index in 0..<10_000 { many += "X-SOCIALPROFILE;TYPE=github:https://github.com/u\(index)\r\nTEL:\(index)\r\n" }
+        for index in 0..<10_000 {
+            many += "X-SOCIALPROFILE;TYPE=github:https://github.com/u\(index)\r\nTEL:\(index)\r\n"
+        }
         cases.append(("many.vcf", Data((many + "END:VCARD\r\n").utf8), nil))
         for (name, bytes, line) in cases {
             try bytes.write(to: URL(fileURLWithPath: scratch.path(name)))

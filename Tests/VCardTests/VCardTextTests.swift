@@ -8,7 +8,9 @@ import Testing
     /// RFC 6350 3.2: "NOTE:This is a long description\r\n  that exists on a long line." unfolds with one
     /// of the two spaces gone.
     @Test func rfc6350FoldingExampleUnfolds() throws {
-        let bytes = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nNOTE:This is a long description\r\n  that exists on a long line.\r\nEND:VCARD\r\n".utf8)
+        let bytes = Array(
+            "BEGIN:VCARD\r\nVERSION:4.0\r\nNOTE:This is a long description\r\n  that exists on a long line.\r\nEND:VCARD\r\n"
+                .utf8)
         let contact = try #require(try VCardReader.contacts(bytes).first)
         let note = try #require(contact.properties.first { $0.name == "NOTE" })
         #expect(note.value == "This is a long description that exists on a long line.")
@@ -16,7 +18,10 @@ import Testing
 
     /// 3.2: at most 75 octets a line, continuation lines start with a space, a UTF-8 character never split.
     @Test func foldingKeepsLinesShortAndCharactersWhole() throws {
-        for text in [String(repeating: "a", count: 300), String(repeating: "艾达", count: 90), "x" + String(repeating: "😀", count: 70)] {
+        for text in [
+            String(repeating: "a", count: 300), String(repeating: "艾达", count: 90),
+            "x" + String(repeating: "😀", count: 70),
+        ] {
             var out: [UInt8] = []
             VCardText.appendFolded("NOTE:" + text, to: &out)
             let lines = out.split(separator: 10, omittingEmptySubsequences: true)
@@ -119,10 +124,11 @@ import Testing
 
             """.replacingNewlines()
         let found = try VCardImport(Array(text.utf8))
-        #expect(found.cards.map { $0["indexURL"] } == [
-            .string("mailto:Frank_Dawson@Lotus.com"), .string("mailto:fdawson@earthlink.net"),
-            .string("http://home.earthlink.net/~fdawson"),
-        ])
+        #expect(
+            found.cards.map { $0["indexURL"] } == [
+                .string("mailto:Frank_Dawson@Lotus.com"), .string("mailto:fdawson@earthlink.net"),
+                .string("http://home.earthlink.net/~fdawson"),
+            ])
     }
 
     /// RFC 9554's SOCIALPROFILE examples: a URL is a card, a user name (VALUE=text) is skipped and
@@ -143,7 +149,8 @@ import Testing
             """.replacingNewlines()
         let found = try VCardImport(Array(text.utf8))
         #expect(found.cards.map { $0["platformName"]?.stringValue } == ["Mastodon", "LinkedIn", "twitter", "Mastodon"])
-        #expect(found.cards.map { $0["platformIcon"]?.stringValue } == ["mastodon", "linkedin", "x-twitter", "mastodon"])
+        #expect(
+            found.cards.map { $0["platformIcon"]?.stringValue } == ["mastodon", "linkedin", "x-twitter", "mastodon"])
         #expect(found.cards[1]["title"] == .string("Ada Lovelace on LinkedIn"))
         #expect(found.skipped.map(\.line) == [5, 6])
     }

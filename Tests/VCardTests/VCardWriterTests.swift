@@ -39,12 +39,14 @@ import Testing
     @Test(arguments: [VCardVersion.v4, .v3]) func roundTrip(version: VCardVersion) throws {
         let cards = [
             Self.card,
-            Card(id: "3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e60", title: "Site", indexURL: "https://github.com/x", rank: "a1"),
+            Card(
+                id: "3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e60", title: "Site", indexURL: "https://github.com/x", rank: "a1"),
             Card(
                 id: "3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e61", title: "Mail", indexURL: "mailto:a@b.example",
                 platformName: "Email", platformIcon: "envelope", color: "gray", rank: "a2"),
             Card(
-                id: "3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e62", title: "艾达 ^ caret", indexURL: "mailto:a@b.example?subject=hi%20there",
+                id: "3f2a9c1e-7b1d-4c55-9a0e-1d2b3c4d5e62", title: "艾达 ^ caret",
+                indexURL: "mailto:a@b.example?subject=hi%20there",
                 rank: "a3"),
         ]
         let bytes = VCardWriter.vcard(version: version, owner: nil, deckName: "Deck", fallbackUID: "x", cards: cards)

@@ -9,7 +9,7 @@ extension DeckSnapshot {
         let bytes: [UInt8]
         do {
             bytes = try repository.readBlob(blob, limit: Card.maximumFileSize, cache: trees)
-        } catch where error.code == .tooLarge {
+        } catch  where error.code == .tooLarge {
             return nil
         } catch {
             throw StoreError.git(error, while: "reading \(Deck.metadataPath)")
