@@ -94,12 +94,16 @@ extension Commands {
         return 0
     }
 
-    /// The published files: the page and the vCard it links to, made from `main` as it is.
+    /// The published files: the page and the vCard it links to, made from `main` as it is, in one read of
+    /// the cards: each card's page row and vCard line made together on the thread that decoded it, a NUL
+    /// between them (no card text may hold one).
     static func profileFiles(_ deck: Deck, pageURL: String?) throws -> [(path: String, bytes: [UInt8])] {
         let snapshot = try deck.snapshot()
         let owner = try snapshot.owner()
         let name = try snapshot.name() ?? "Cards"
-        let (rows, problems) = try snapshot.allCards(encoding: ProfilePage.row)
+        let (both, problems) = try snapshot.allCards(encoding: {
+            ProfilePage.row($0) + [0] + VCardWriter.encoded($0, version: .v3)
+        })
         if let problem = problems.first {
             throw CLIError(
                 message: problem.said(outcome: "not published")
@@ -113,8 +117,16 @@ extension Commands {
                 throw CLIError(message: "\(error); nothing was written")
             }
         }
+        var rows: [[UInt8]] = []
+        rows.reserveCapacity(both.count)
+        var vcard = VCardWriter(
+            version: .v3, owner: owner, deckName: name, fallbackUID: VCardWriter.stableUID(for: name))
+        for bytes in both {
+            let split = bytes.firstIndex(of: 0) ?? bytes.endIndex
+            rows.append(Array(bytes[..<split]))
+            vcard.append(encoded: Array(bytes[min(split + 1, bytes.endIndex)...]))
+        }
         let page = ProfilePage.document(owner: owner, deckName: name, rows: rows, pageURL: pageURL, qrSVG: qr)
-        let (vcard, _) = try deckVCard(snapshot, version: .v3)
-        return [(ProfilePage.pageFile, page), (ProfilePage.vcardFile, vcard)]
+        return [(ProfilePage.pageFile, page), (ProfilePage.vcardFile, vcard.finish())]
     }
 }
