@@ -39,6 +39,14 @@ import Testing
         #expect(commit.status != 0 && commit.stderr.contains("owner.pronouns"), "\(commit.stderr)")
         try scratch.git(["checkout", "--", "deck.json"], in: deck)
         try scratch.expectClean(deck)
+        // A folder adopted by `cards init` whose deck.json has an invalid owner makes no deck.
+        let folder = scratch.path("adopted")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try #"{"format": 1, "name": "x", "owner": {"name": ""}}"#.write(
+            toFile: folder + "/deck.json", atomically: true, encoding: .utf8)
+        let adopted = try scratch.cards(["init", folder])
+        #expect(adopted.status != 0 && adopted.stderr.contains("owner.name"), "\(adopted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/.git"))
     }
 
     /// Two devices set different members of the owner: the sync keeps both (a line merge of the
