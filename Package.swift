@@ -103,9 +103,12 @@ let package = Package(
         // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
         // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
         .target(
-            name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"],
+            name: "DeckServer",
+            dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine"],
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
+                .embedInCode("Page/state.js"), .embedInCode("Page/editor.js"), .embedInCode("Page/conflicts.js"),
+                .embedInCode("Page/features.css"),
             ]),
         .target(
             name: "CardsCLI",
@@ -145,8 +148,12 @@ let package = Package(
             name: "CardStoreTests",
             dependencies: ["CardStore", "GitCore", "CGit2", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
+        // The command line in-process: usage, help and exit statuses (no process, no deck).
+        .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI"]),
         .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "TestSupport"]),
+        // The built `cards` against real repositories and servers; CardStore and GitCore in-process too, for
+        // what a Swift app embedding the library does (LibraryCredentialsTests).
+        .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "CardStore", "GitCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

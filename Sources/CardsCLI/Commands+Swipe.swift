@@ -1,6 +1,7 @@
 import CardModel
 import Glibc
 import CardStore
+import DeckMerge
 import GitCore
 import SwipeEngine
 import TerminalUI
@@ -35,6 +36,9 @@ extension Commands {
                 Interactive keys: drag the top card with the mouse, or ←/→ to move it (hold to move faster) and \
                 Enter or Space to release; past the threshold the card turns red ("release to delete"). \
                 Left deletes (a commit), right keeps and shows the next card; u undoes the last swipe; q or Esc quits.
+                Cards with conflict records come first: on a deleted-versus-edited card left deletes and right keeps \
+                the edited card (one resolve commit each; so does a scripted --left or --right); keys 1-9 pick a \
+                field conflict's value. A keep is noted on this device only (.git/cards-kept), never committed.
                 """)
     ) { context, arguments in
         if arguments.positionals.isEmpty {
@@ -103,8 +107,21 @@ extension Commands {
             }
         }
         var deleted = false
-        if let note = outcome.deletionNote, !arguments.has("--dry-run") {
+        var settled: String?
+        if !arguments.has("--dry-run"), let direction = outcome.decision.direction,
+            ConflictRecord.records(in: card).contains(where: \.isDeletion)
+        {
+            // A deleted-versus-edited card: the swipe settles it, one `resolve` commit (`cards resolve
+            // --delete` / `--keep`), as on the page and in the interactive session.
+            let kept = try deck.resolve(card.id, field: "*", direction == .left ? .delete : .keep)
+            deleted = kept == nil
+            if kept != nil { try deck.recordKept(card.id, commit: try deck.headCommit()) }
+            settled = direction == .left ? "deleted" : "kept"
+        } else if let note = outcome.deletionNote, !arguments.has("--dry-run") {
             deleted = try deck.delete([card.id], gesture: note) != nil
+        } else if outcome.decision.direction == .right, !arguments.has("--dry-run") {
+            // Seen on this device: the page's stack and the session show it after the unseen cards.
+            try deck.recordKept(card.id)
         }
         // The engine drops such samples (`SwipeGesture` takes samples in time order only): said on stderr, so a typo in a script is seen.
         let dropped = outcome.events.compactMap { event -> String? in
@@ -128,7 +145,16 @@ extension Commands {
                     + "deleted here (`cards log` shows that commit)")
         }
         if arguments.has("--json") {
-            context.output.print(outcome.json(cardID: card.id, deleted: deleted))
+            var json = outcome.json(cardID: card.id, deleted: deleted)
+            if let settled {
+                json.removeLast()
+                json += ", \"resolved\": \"\(settled == "deleted" ? "delete" : "keep")\"}"
+            }
+            context.output.print(json)
+        } else if let settled {
+            context.output.print(
+                "Settled the conflict on card \(card.id) \"\(card.title)\": \(settled) it (one resolve commit; "
+                    + "`cards undo` takes it back).")
         } else if deletedElsewhere {
             return 1
         } else {
@@ -184,6 +210,9 @@ extension Commands {
 
 /// The deck as the interactive swipe session sees it: a left swipe deletes through the store (one
 /// commit with a `Gesture` trailer), undo restores the same bytes (so the card returns to its place).
+/// Cards carrying conflict records come first, then those this device has not kept, then the kept ones
+/// (the page's order); a deleted-versus-edited card is settled by the swipe (left deletes, right keeps
+/// the edited card, one `resolve` commit each, which undo takes back), a field conflict by keys 1…9.
 struct StoreSwipeDeck: SwipeDeck {
     let deck: Deck
     let preset: String
@@ -196,6 +225,11 @@ struct StoreSwipeDeck: SwipeDeck {
     private var loadedHead: ObjectID?
     /// The card files of that commit that are not valid cards: not in the session, said after it.
     private(set) var skipped: [CardProblem] = []
+    /// The session's order, fixed when it starts (a conflict settled does not move the card under the
+    /// finger); cards that come in later go after.
+    private var order: [String: Int] = [:]
+    /// The `resolve` commit a swipe made for a card, which undo reverts.
+    private var settledBy: [String: ObjectID] = [:]
 
     init(deck: Deck, preset: String) throws {
         self.deck = deck
@@ -214,14 +248,59 @@ struct StoreSwipeDeck: SwipeDeck {
         loadedHead = snapshot.commit
         let all = try snapshot.allCards()
         skipped = all.problems
-        cards = all.cards.map {
-            SwipeCardInfo(
-                id: $0.id, title: $0.title, platformName: $0.platformName, platformIcon: $0.platformIcon,
-                indexURL: $0.indexURL, color: $0.color)
+        if order.isEmpty {
+            let kept = deck.keptCards().map(\.id)
+            let keptSet = Set(kept)
+            let conflicted = all.cards.filter { !$0.conflicts.isEmpty && !Deck.isSeen($0, kept: keptSet) }
+            let unseen = all.cards.filter { $0.conflicts.isEmpty && !keptSet.contains($0.id) }
+            let keptOrder = Dictionary(kept.enumerated().map { ($1, $0) }, uniquingKeysWith: { $1 })
+            let seen = all.cards.filter { Deck.isSeen($0, kept: keptSet) }
+                .sorted { (keptOrder[$0.id] ?? 0) < (keptOrder[$1.id] ?? 0) }
+            for card in conflicted + unseen + seen { order[card.id] = order.count }
         }
+        for card in all.cards where order[card.id] == nil { order[card.id] = order.count }
+        cards = all.cards.sorted { (order[$0.id] ?? 0) < (order[$1.id] ?? 0) }.map(Self.info)
+    }
+
+    /// A card as the session shows it, with its conflict's lines.
+    static func info(_ card: Card) -> SwipeCardInfo {
+        var notes: [String] = []
+        var choices = 0
+        let records = ConflictRecord.records(in: card)
+        if records.contains(where: \.isDeletion) {
+            // Short lines: a card is 40-odd columns wide.
+            notes.append("⚠ conflict: deleted elsewhere, edited here")
+            notes.append("← delete it · keep it as edited →")
+        }
+        if let field = records.first(where: { !$0.isDeletion })?.field {
+            let values = ConflictResolver.choices(in: card, field: field)
+            choices = min(values.count, 9)
+            notes.append("⚠ conflict on \(field): press 1–\(choices) to pick")
+            for (index, value) in values.prefix(9).enumerated() {
+                let text = value.value.map { $0.stringValue ?? String(decoding: $0.canonicalBytes(), as: UTF8.self) }
+                let current = value.value == card.fields[field] ? " (kept by the merge)" : ""
+                notes.append("\(index + 1) \(text ?? "(removed)")\(current)")
+            }
+        }
+        return SwipeCardInfo(
+            id: card.id, title: card.title, platformName: card.platformName, platformIcon: card.platformIcon,
+            indexURL: card.indexURL, color: card.color, notes: notes, choices: choices)
+    }
+
+    /// Whether the card carries a deleted-versus-edited record.
+    func isContested(_ id: String) -> Bool {
+        guard let card = try? deck.snapshot().card(id: id) else { return false }
+        return ConflictRecord.records(in: card).contains(where: \.isDeletion)
     }
 
     mutating func delete(id: String, reason: String) throws {
+        if isContested(id) {
+            _ = try deck.resolve(id, field: "*", .delete)
+            settledBy[id] = try deck.headCommit()
+            deletedIDs.append(id)
+            try reload()
+            return
+        }
         let outcome = try deck.delete([id], gesture: SwipeOutcome.deletionNote(reason: reason, preset: preset))
         if outcome != nil { deletedIDs.append(id) }
         // Our commit right on top of the cards held here: they are the deck's, less this one, without
@@ -232,6 +311,35 @@ struct StoreSwipeDeck: SwipeDeck {
             self.loadedHead = outcome.commit
             return
         }
+        try reload()
+    }
+
+    mutating func keep(id: String) throws {
+        if isContested(id) {
+            _ = try deck.resolve(id, field: "*", .keep)
+            let commit = try deck.headCommit()
+            settledBy[id] = commit
+            try deck.recordKept(id, commit: commit)
+            try reload()
+        } else {
+            try deck.recordKept(id)
+        }
+    }
+
+    mutating func unkeep(id: String) throws {
+        if let commit = settledBy.removeValue(forKey: id) {
+            _ = try deck.undo(commit.hex)
+            try reload()
+        } else {
+            try deck.forgetKept(id)
+        }
+    }
+
+    mutating func pick(id: String, choice number: Int) throws {
+        guard let card = try deck.snapshot().card(id: id),
+            let field = ConflictRecord.records(in: card).first(where: { !$0.isDeletion })?.field
+        else { return }
+        _ = try deck.resolve(id, field: field, .pick(number))
         try reload()
     }
 
@@ -251,7 +359,12 @@ struct StoreSwipeDeck: SwipeDeck {
     }
 
     mutating func restore(_ card: SwipeCardInfo, at index: Int) throws {
-        _ = try deck.restore(card.id)
+        if let commit = settledBy.removeValue(forKey: card.id) {
+            // A conflict settled by deleting: undoing that commit brings the card back with its record.
+            _ = try deck.undo(commit.hex)
+        } else {
+            _ = try deck.restore(card.id)
+        }
         deletedIDs.removeAll { $0 == card.id }
         try reload()
     }

@@ -107,19 +107,31 @@ extension DeckService {
             return .json(400, "{\"error\":\"give samples or a direction\"}")
         }
         do {
-            let (deleted, gone, seconds) = try monitor.locked {
-                () throws(StoreError) -> (Bool, Bool, Double) in
+            let (deleted, gone, seconds, resolved) = try monitor.locked {
+                () throws(StoreError) -> (Bool, Bool, Double, String?) in
                 // Rule 8: a card gone meanwhile (a sync deleted it) is not deleted again, whatever the drag.
-                guard try deck.snapshot().card(id: request.id) != nil else { return (false, true, 0) }
-                guard let note = outcome.deletionNote else { return (false, false, 0) }
+                guard try deck.snapshot().card(id: request.id) != nil else { return (false, true, 0, nil) }
                 let start = monotonicSeconds()
+                // A deleted-versus-edited card: the swipe settles it (DeckService+Conflicts.swift).
+                if let settled = try settleBySwipe(request.id, outcome) {
+                    return (settled == "delete", false, monotonicSeconds() - start, settled)
+                }
+                guard let note = outcome.deletionNote else {
+                    // A right commit keeps the card: seen on this device, out of the stack (DeckService+State).
+                    if outcome.decision.direction == .right { try deck.recordKept(request.id) }
+                    return (false, false, 0, nil)
+                }
                 let done = try deck.delete([request.id], gesture: note) != nil
-                return (done, false, monotonicSeconds() - start)
+                return (done, false, monotonicSeconds() - start, nil)
             }
-            if deleted { checkForChange() }
+            checkForChange()
+            // A keep commits nothing: the pages learn of it (the stack, Undo's label) from the event.
+            if outcome.decision.direction == .right && resolved == nil && !gone { changes.bump() }
             var json = outcome.json(cardID: request.id, deleted: deleted)
             json.removeLast()
-            json += ", \"gone\": \(gone), \"commitSeconds\": \(JSONText.number(seconds))}"
+            json +=
+                ", \"gone\": \(gone), \"commitSeconds\": \(JSONText.number(seconds)), "
+                + "\"resolved\": \(resolved.map(JSONText.string) ?? "null")}"
             return .json(200, json)
         } catch {
             return .json(409, "{\"error\":\(JSONText.string("\(error)"))}")

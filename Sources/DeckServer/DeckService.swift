@@ -13,6 +13,8 @@ public final class DeckService: @unchecked Sendable {
     let checks: RequestGuard
     let changes = DeckChanges()
     let monitor = Monitor()
+    /// What Undo would revert, read once per commit of `main` (DeckService+State.swift).
+    let undoCache = UndoCandidateCache()
     private var watcher: WorkerThread?
     private var lastHead: ObjectID?
     /// How often the watcher reads `main`'s ref (one small file read when nothing changed).
@@ -82,6 +84,7 @@ public final class DeckService: @unchecked Sendable {
     ]
 
     func route(_ request: HTTPRequest) -> HTTPResponse {
+        if let answer = featureRoute(request) { return answer }
         switch (request.method, request.path) {
         case ("GET", "/"), ("HEAD", "/"):
             return .text(200, PageAssets.html, contentType: "text/html; charset=utf-8")
@@ -118,7 +121,7 @@ public final class DeckService: @unchecked Sendable {
                 return "{\"name\":\(JSONText.string(name ?? "")),"
                     + "\"head\":\(JSONText.string(snapshot.commit.map { "\($0)" } ?? "")),"
                     + "\"version\":\(changes.current),\"skipped\":\(all.problems.count),"
-                    + "\"cards\":[\(cards)],\"presets\":\(PageGeometry.presetsJSON)}"
+                    + "\"cards\":[\(cards)],\"presets\":\(PageGeometry.presetsJSON)\(stateJSON(all.cards))}"
             }
             return .json(200, text)
         } catch {

@@ -15,4 +15,16 @@ enum PageAssets {
     /// `/app.js`: draws the deck, records Pointer Events, mirrors the preset's geometry while a card is
     /// dragged, and sends each release's samples to the server, whose engine decides.
     static let script = String(decoding: PackageResources.app_js, as: UTF8.self)
+
+    /// `/state.js`: the state kept in the deck (the stack's order, Undo, the banner when the server is gone).
+    static let stateScript = String(decoding: PackageResources.state_js, as: UTF8.self)
+
+    /// `/editor.js`: adding and editing a card, and the filter.
+    static let editorScript = String(decoding: PackageResources.editor_js, as: UTF8.self)
+
+    /// `/conflicts.js`: conflicted cards marked, both sides shown, a field's choices to pick from.
+    static let conflictsScript = String(decoding: PackageResources.conflicts_js, as: UTF8.self)
+
+    /// `/features.css`: the banner, the filter, the card form and the conflicts' marks.
+    static let featureStyle = String(decoding: PackageResources.features_css, as: UTF8.self)
 }

@@ -12,10 +12,18 @@ public struct SwipeCardInfo: Equatable, Hashable, Sendable {
     public var indexURL: String
     /// A colour name (`blue`, `orange`, …) or `#rrggbb`.
     public var color: String
+    /// Lines said under the card's fields: a conflict the card carries and how to settle it.
+    public var notes: [String]
+    /// How many choices keys 1…9 pick from (a field conflict's values), 0 for none.
+    public var choices: Int
 
     /// Creates card info.
-    public init(id: String, title: String, platformName: String, platformIcon: String, indexURL: String, color: String)
-    {
+    public init(
+        id: String, title: String, platformName: String, platformIcon: String, indexURL: String, color: String,
+        notes: [String] = [], choices: Int = 0
+    ) {
+        self.notes = notes
+        self.choices = choices
         self.id = id
         self.title = title
         self.platformName = platformName

@@ -15,6 +15,8 @@ extension SwipeSession {
             quit()
         case .key(.character("u")):
             undo()
+        case .key(.character(let digit)) where drag == nil && ("1"..."9").contains(digit):
+            pickChoice(Int(String(digit)) ?? 0)
         case .key(.left), .key(.right), .key(.enter), .key(.space), .mouse:
             // Nothing is drawn on a screen too small: nothing to swipe, and a drag begun is cancelled.
             guard SessionLayout(size: size, cardSize: cardSize) != nil else {
@@ -192,6 +194,16 @@ extension SwipeSession {
             flying = animation(.exit)
             lastAction = "deleted “\(card.title)” (u undoes)"
         case .commit(.right, _)?:
+            do {
+                try deck.keep(id: card.id)
+            } catch {
+                lastAction = "could not keep “\(card.title)”: \(error)"
+                lastActionFailed = true
+                settling = animation(.settle)
+                settling?.toOffset = .zero
+                settling?.toRotation = 0
+                return
+            }
             history.record(.init(cardID: card.id, index: position, direction: .right, deleted: false))
             undoCards[card.id] = card
             position += 1
@@ -204,6 +216,23 @@ extension SwipeSession {
             break
         }
         if position > deck.cards.count { position = deck.cards.count }
+    }
+
+    /// Keys 1…9 on a card with a field conflict: picks that value (one commit, as `cards resolve --pick`).
+    mutating func pickChoice(_ number: Int) {
+        guard let card = topCard, card.choices > 0 else { return }
+        guard (1...card.choices).contains(number) else {
+            lastAction = "no choice \(number): pick 1 to \(card.choices)"
+            return
+        }
+        do {
+            try deck.pick(id: card.id, choice: number)
+            lastAction = "picked choice \(number) for “\(card.title)” (`cards undo` takes it back)"
+        } catch {
+            lastAction = "could not pick choice \(number): \(error)"
+            lastActionFailed = true
+        }
+        _ = refreshDeck()
     }
 
     static func words(for reason: SwipeDecision.SnapBackReason) -> String {
@@ -225,6 +254,16 @@ extension SwipeSession {
         guard let entry = history.popLast(), let card = undoCards[entry.cardID] else {
             lastAction = "nothing to undo"
             return
+        }
+        if !entry.deleted {
+            do {
+                try deck.unkeep(id: card.id)
+            } catch {
+                history.record(entry)
+                lastAction = "could not take back the keep of “\(card.title)”: \(error)"
+                lastActionFailed = true
+                return
+            }
         }
         if entry.deleted {
             do {

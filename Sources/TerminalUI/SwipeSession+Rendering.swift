@@ -126,6 +126,10 @@ extension SwipeSession {
             lines[2] = card.platformName
             lines[3] = card.platformIcon.isEmpty ? "" : "icon: \(card.platformIcon)"
             lines[4] = card.indexURL
+            // A conflict's lines, between the link and the release label.
+            for (index, note) in card.notes.enumerated() where 5 + index < layout.rows - 2 {
+                lines[5 + index] = note
+            }
             // Centred, so it stays on screen while the card hangs off an edge.
             let label: String
             switch highlight {

@@ -137,6 +137,6 @@ struct GitReplyTests {
 
     @Test("a word for a shell stays one word, quotes and all")
     func shellQuoting() {
-        #expect(Repository.shellQuoted("/home/a b/it's") == "'/home/a b/it'\\''s'")
+        #expect(GitProcess.shellQuoted("/home/a b/it's") == "'/home/a b/it'\\''s'")
     }
 }

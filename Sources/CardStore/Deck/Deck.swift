@@ -168,7 +168,7 @@ public final class Deck {
                 )
             }
             // In git's words, which say what to do (`git config --global --add safe.directory …`).
-            if error.code == .owner { throw StoreError(.git(.owner), error.message) }
+            if error.code == .owner { throw StoreError(.git(.owner), error.message, cause: error) }
             throw StoreError.git(error, while: "opening \(path)")
         }
         guard let repository = found else { throw notADeck(path, searchedUpward: searchUpward) }

@@ -5,37 +5,53 @@ import Glibc
 /// and says what to do.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure, for callers that branch on it (exit codes, retries, tests).
-    public enum Code: Sendable, Equatable {
+    ///
+    /// An extensible set of named codes (as swift-nio's are): a code added later breaks no caller's
+    /// `switch`, which compares with `==` or `case .cardNotFound:` and keeps a `default:`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The code's name (`cardNotFound`, `git`…), stable across versions.
+        public let name: String
+        /// The git layer's code of a `git` code, else nil.
+        public let gitCode: GitError.Code?
+
+        init(_ name: String, git: GitError.Code? = nil) {
+            self.name = name
+            self.gitCode = git
+        }
+
+        /// The name, with the git layer's code for a `git` code.
+        public var description: String { gitCode.map { "git(\($0))" } ?? name }
+
         /// The folder is not a deck.
-        case notADeck
+        public static let notADeck = Code("notADeck")
         /// A deck already exists where one was to be created.
-        case alreadyExists
+        public static let alreadyExists = Code("alreadyExists")
         /// No card has that id or prefix.
-        case cardNotFound
+        public static let cardNotFound = Code("cardNotFound")
         /// The prefix matches more than one card.
-        case ambiguousID
+        public static let ambiguousID = Code("ambiguousID")
         /// A card (given or in the deck) breaks a rule.
-        case invalidCard
+        public static let invalidCard = Code("invalidCard")
         /// Some argument value is unusable.
-        case invalidInput
+        public static let invalidInput = Code("invalidInput")
         /// No author name and email are configured.
-        case noIdentity
+        public static let noIdentity = Code("noIdentity")
         /// Another process holds a lock for too long.
-        case locked
+        public static let locked = Code("locked")
         /// The working tree has hand edits that the command would overwrite.
-        case uncommittedChanges
+        public static let uncommittedChanges = Code("uncommittedChanges")
         /// Nothing to undo or restore.
-        case nothingToDo
+        public static let nothingToDo = Code("nothingToDo")
         /// A file could not be read or written.
-        case io
-        /// A libgit2 failure.
-        case git(GitError.Code)
+        public static let io = Code("io")
         /// A remote or merge problem.
-        case sync
+        public static let sync = Code("sync")
         /// The caller said to stop (a signal), and what was begun was undone.
-        case interrupted
+        public static let interrupted = Code("interrupted")
         /// A deck made by a newer version (its `deck.json` format), which this one must not change.
-        case newerFormat
+        public static let newerFormat = Code("newerFormat")
+        /// A failure of the git layer, with its code (`cause` holds the whole `GitError`).
+        public static func git(_ code: GitError.Code) -> Code { Code("git", git: code) }
     }
 
     /// The kind of failure.
@@ -45,12 +61,24 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// The card field at fault (`title`, `color`, …) when `code` is `.invalidCard` and one field is to
     /// blame: a form can mark it without reading the message.
     public var field: String?
+    /// The git layer's error this one came from, when it came from one: its code, libgit2's or git's
+    /// own words, the server's messages (`serverMessages`) and the URL the transfer used, for a caller
+    /// that shows them or branches on them.
+    public var cause: GitError?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, field: String? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, cause: GitError? = nil) {
         self.code = code
         self.message = message
         self.field = field
+        self.cause = cause
+    }
+
+    /// The same error (code, field, cause) told in other words.
+    func reworded(_ message: String) -> StoreError {
+        var copy = self
+        copy.message = message
+        return copy
     }
 
     /// The message.
@@ -58,7 +86,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     /// Wraps a libgit2 failure with what we were doing.
     static func git(_ error: GitError, while doing: String) -> StoreError {
-        StoreError(.git(error.code), "\(doing) failed: \(error.message)\(damageHint(error))")
+        StoreError(.git(error.code), "\(doing) failed: \(error.message)\(damageHint(error))", cause: error)
     }
 
     /// What to do when libgit2 says an object is missing or its bytes are damaged: a shallow clone lacks

@@ -153,7 +153,13 @@ extension StoreError {
     /// Turns a failure talking to a remote into a message that says what happened and what to try.
     /// `listed`: the remote is one of a deck's (a clone has no deck yet, so no list to point to).
     static func remote(_ error: GitError, _ doing: String, _ remote: DeckRemote, listed: Bool = true) -> StoreError {
-        if error.function == "interrupted" {
+        var made = told(error, doing, remote, listed: listed)
+        made.cause = error
+        return made
+    }
+
+    private static func told(_ error: GitError, _ doing: String, _ remote: DeckRemote, listed: Bool) -> StoreError {
+        if error.code == .interrupted {
             return StoreError(
                 .interrupted, "interrupted while \(doing) \(remote.name); nothing of that transfer was kept")
         }

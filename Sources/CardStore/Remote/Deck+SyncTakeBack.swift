@@ -146,7 +146,7 @@ extension Deck {
                             + "the next `cards` command does that"))
             }
             clearPending()
-            if case .git(.referenceChanged) = moving.code { return .mainMoved((try? headCommit()) ?? nil) }
+            if moving.code == .git(.referenceChanged) { return .mainMoved((try? headCommit()) ?? nil) }
             return .notDone(moving)
         }
         indexLock.release()

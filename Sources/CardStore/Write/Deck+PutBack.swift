@@ -50,7 +50,7 @@ extension Deck {
         }
         clearPending()
         if error.message.contains("nothing was changed") { return error }
-        return StoreError(error.code, "\(error.message); nothing was changed")
+        return error.reworded("\(error.message); nothing was changed")
     }
 
     /// `error`, told with why the working tree could not be put back after it (`failure`) and what

@@ -3,6 +3,10 @@
 const token = new URLSearchParams(location.search).get('token') || '';
 const query = token ? '?token=' + encodeURIComponent(token) : '';
 const $ = (id) => document.getElementById(id);
+// Hooks of the page's other scripts (state.js, editor.js, conflicts.js: loaded before this one).
+const hooks = window.cardsHooks || {};
+const each = (name, ...args) => (hooks[name] || []).forEach((hook) => hook(...args));
+const request = (url, options) => (hooks.fetch || fetch)(url, options);
 let deck = { name: '', cards: [], presets: {} };
 const kept = new Set();
 const undoable = [];
@@ -75,7 +79,7 @@ class Mirror {
 
 // ---- Talking to the server. ----
 async function post(path, body) {
-  const response = await fetch(path + query, {
+  const response = await request(path + query, {
     method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Cards-Token': token },
     body: JSON.stringify(body), credentials: 'same-origin' });
   const json = await response.json();
@@ -83,9 +87,10 @@ async function post(path, body) {
   return json;
 }
 async function load() {
-  const response = await fetch('api/deck' + query, { credentials: 'same-origin' });
+  const response = await request('api/deck' + query, { credentials: 'same-origin' });
   if (!response.ok) { say('Could not read the deck (HTTP ' + response.status + ').'); return; }
   deck = await response.json();
+  each('loaded', deck, kept);
   for (const id of [...kept]) if (!deck.cards.some((c) => c.id === id)) kept.delete(id);
   if (drag && !deck.cards.some((c) => c.id === drag.card.id)) {
     // Rule 8: the card vanished mid-gesture (a sync, another command): this drag can never commit.
@@ -127,13 +132,14 @@ function link(url) {
 function describe(card) {
   return card.title + (card.platformName ? ', ' + card.platformName : '');
 }
-function stackCards() { return deck.cards.filter((c) => !kept.has(c.id)); }
+function stackCards() { return hooks.stack ? hooks.stack(deck, kept) : deck.cards.filter((c) => !kept.has(c.id)); }
 function render() {
   $('deck-name').textContent = deck.name || 'Cards';
   document.title = (deck.name || 'Cards') + ' — cards serve';
   $('undo').disabled = undoable.length === 0;
   renderStack();
   renderRows();
+  each('rendered', deck);
 }
 function renderStack() {
   const list = $('stack');
@@ -156,6 +162,7 @@ function renderStack() {
       element('p', 'icon', card.platformIcon ? 'icon: ' + card.platformIcon : ''));
     const swatch = element('div', 'swatch'); swatch.setAttribute('aria-hidden', 'true');
     li.append(swatch, link(card.indexURL));
+    each('decorate', li, card, 'stack', depth === 0);
     if (depth === 0) attach(li, card, 'stack', li);
     list.append(li);
   });
@@ -164,7 +171,7 @@ function renderRows() {
   const list = $('rows');
   list.replaceChildren();
   if (deck.cards.length === 0) { list.append(element('li', 'empty-row', 'No cards in this deck')); return; }
-  deck.cards.forEach((card, index) => {
+  (hooks.rows ? hooks.rows(deck) : deck.cards).forEach((card, index) => {
     const li = element('li', 'row');
     li.dataset.id = card.id;
     li.setAttribute('aria-label', describe(card) + ', ' + (index + 1) + ' of ' + deck.cards.length);
@@ -179,6 +186,7 @@ function renderRows() {
     button.addEventListener('pointerdown', (event) => event.stopPropagation());
     content.append(element('span', 'title', card.title), element('span', 'platform', card.platformName),
       element('span', 'icon', card.platformIcon ? 'icon: ' + card.platformIcon : ''), link(card.indexURL), button);
+    each('decorate', content, card, 'row', true);
     attach(content, card, 'row', li);
     li.append(behind, content);
     list.append(li);
@@ -305,6 +313,7 @@ function finish(current, result) {
         undoable.push({ id: card.id, action: 'keep', title: card.title });
         say('Kept ' + card.title + '.');
       }
+      each('swiped', card, result);
       settled();
     });
   } else {
@@ -400,6 +409,8 @@ $('stack').addEventListener('keydown', (event) => {
   if (card) keyboard(event, card, 'stack', target, null);
 });
 document.addEventListener('keydown', (event) => {
+  // Not while typing (the filter, the card form).
+  if (event.target.closest && event.target.closest('input, textarea, select, dialog')) return;
   if (event.key === 'u' && !event.ctrlKey && !event.metaKey && !event.altKey) undo();
 });
 $('delete-top').addEventListener('click', () => { const c = stackCards()[0]; if (c) programmatic(c, 'stack', 'left', topTarget()); });
@@ -419,6 +430,7 @@ $('show-list').addEventListener('click', () => show('list'));
 // the left), a keep puts the card back on top (from the right).
 async function undo() {
   if (drag || busy) return;
+  if (hooks.undo) { busy++; try { await hooks.undo(); } finally { busy--; } return; }
   const last = undoable.pop();
   if (!last) { say('Nothing to undo.'); return; }
   if (last.action === 'delete') {
@@ -442,11 +454,10 @@ async function undo() {
 }
 
 // ---- Live: the server says when main moved (another command, a sync). ----
-const source = new EventSource('events' + query);
-source.addEventListener('deck', () => {
-  if (drag || busy) reloadPending = true; else load();
-});
+function deckMoved() { if (drag || busy) reloadPending = true; else load(); }
+if (hooks.live) hooks.live(deckMoved); else new EventSource('events' + query).addEventListener('deck', deckMoved);
 window.cardsPage = {
+  load, render, say,
   stats, lastRelease: () => lastRelease, cards: () => deck.cards.map((c) => c.id),
   busy: () => busy > 0 || drag !== null,
   // What the page makes of a URL: 'a' (a link) or 'span' (text). The store refuses other schemes,

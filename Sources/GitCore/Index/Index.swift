@@ -19,7 +19,7 @@ package final class Index {
         Libgit2.ensureInitialized()
         var pointer: OpaquePointer?
         try check(git_index_open(&pointer, path), "git_index_open")
-        guard let pointer else { throw GitError(code: .other(-1), message: "no index", function: "git_index_open") }
+        guard let pointer else { throw GitError(code: .unexpected, message: "no index", function: "git_index_open") }
         return Index(pointer: pointer)
     }
 

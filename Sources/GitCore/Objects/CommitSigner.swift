@@ -27,7 +27,7 @@ package struct CommitSigner: Sendable {
         let formatName = (try repository.configString("gpg.format")) ?? "openpgp"
         guard let format = Format(rawValue: formatName.lowercased()) else {
             throw GitError(
-                code: .other(-1),
+                code: .invalidConfig,
                 message: "invalid value for 'gpg.format': '\(formatName)' (git knows openpgp, x509 and ssh)",
                 function: "CommitSigner")
         }
@@ -88,7 +88,7 @@ package struct CommitSigner: Sendable {
         }
         guard let key else {
             throw GitError(
-                code: .other(-1),
+                code: .invalidConfig,
                 message: "either user.signingkey or gpg.ssh.defaultKeyCommand needs to be configured to sign with ssh",
                 function: "CommitSigner")
         }
@@ -158,7 +158,7 @@ package struct CommitSigner: Sendable {
 
     private func failure(_ what: String, said: [String]) -> GitError {
         GitError(
-            code: .other(-1),
+            code: .processFailed,
             message: what + (said.isEmpty ? "" : ": " + said.joined(separator: "\n"))
                 + "; nothing was committed (fix the signing set-up, or `git config commit.gpgsign false`)",
             function: "CommitSigner")

@@ -15,7 +15,7 @@ extension Repository {
         }
         let message = git_commit_message(commit).map { String(cString: $0) } ?? ""
         guard let author = git_commit_author(commit), let committer = git_commit_committer(commit) else {
-            throw GitError(code: .other(-1), message: "commit \(id.short) has no author", function: "git_commit_author")
+            throw GitError(code: .damaged, message: "commit \(id.short) has no author", function: "git_commit_author")
         }
         return Commit(
             id: id, tree: tree, parents: parents, message: message, author: Signature(author),

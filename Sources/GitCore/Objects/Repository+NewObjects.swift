@@ -42,7 +42,7 @@ extension Repository {
         var out: OpaquePointer?
         try check(git_revwalk_new(&out, pointer), "git_revwalk_new")
         guard let walk = out else {
-            throw GitError(code: .other(-1), message: "no revision walk", function: "git_revwalk_new")
+            throw GitError(code: .unexpected, message: "no revision walk", function: "git_revwalk_new")
         }
         var tipOID = tip.raw
         var result = git_revwalk_push(walk, &tipOID)

@@ -34,7 +34,7 @@ public struct Signature: Sendable, Hashable {
     /// unsigned 32-bit number.
     func commitText() throws(GitError) -> [UInt8] {
         if let problem = commitProblem {
-            throw GitError(code: .other(-1), message: problem, function: "Signature.commitText")
+            throw GitError(code: .invalidArgument, message: problem, function: "Signature.commitText")
         }
         let trimmedName = Signature.trimmed(Signature.cString(name))
         let trimmedEmail = Signature.trimmed(Signature.cString(email))

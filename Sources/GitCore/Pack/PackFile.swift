@@ -286,7 +286,7 @@ struct PackFile {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPack)
             unlink(temporaryIndex)
-            return GitError(code: .other(-1), message: "\(what) \(name): \(reason)", function: "pack")
+            return GitError(code: .damaged, message: "\(what) \(name): \(reason)", function: "pack")
         }
         let keep: PackKeep?
         let lock: PackFolderLock

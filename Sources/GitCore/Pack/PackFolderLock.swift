@@ -32,9 +32,11 @@ package final class PackFolderLock {
         clock_gettime(CLOCK_MONOTONIC, &start)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                let reason = String(cString: strerror(errno))
+                let number = errno
                 close(descriptor)
-                throw GitError(code: .other(-1), message: "cannot lock \(lockPath): \(reason)", function: "flock")
+                throw GitError(
+                    code: .system(number), message: "cannot lock \(lockPath): \(String(cString: strerror(number)))",
+                    function: "flock")
             }
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)

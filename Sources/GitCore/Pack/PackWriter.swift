@@ -33,7 +33,7 @@ package final class PackWriter {
         var out: UnsafeMutablePointer<git_odb_backend>?
         try check(git_mempack_new(&out), "git_mempack_new")
         guard let out else {
-            throw GitError(code: .other(-1), message: "no in-memory backend", function: "git_mempack_new")
+            throw GitError(code: .unexpected, message: "no in-memory backend", function: "git_mempack_new")
         }
         backend = out
     }
@@ -238,7 +238,7 @@ package final class PackWriter {
         var length = 0
         var type = GIT_OBJECT_INVALID
         guard let read = backend.pointee.read else {
-            throw GitError(code: .other(-1), message: "the in-memory backend cannot read", function: "mempack")
+            throw GitError(code: .unexpected, message: "the in-memory backend cannot read", function: "mempack")
         }
         try check(read(&data, &length, &type, backend, &oid), "git_mempack read")
         defer { git_odb_backend_data_free(backend, data) }

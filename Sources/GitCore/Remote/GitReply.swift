@@ -126,7 +126,7 @@ enum GitReply {
         func error(_ code: GitError.Code, _ message: String) -> GitError {
             GitError(code: code, message: message, function: function, serverMessages: server, url: url)
         }
-        if outcome.interrupted { return GitError(code: .other(-1), message: "interrupted", function: "interrupted") }
+        if outcome.interrupted { return GitError(code: .interrupted, message: "interrupted", function: "interrupted") }
         if outcome.stalled {
             let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
             return error(

@@ -89,7 +89,7 @@ final class RemoteCallbackState {
     /// Fails when the caller says it was interrupted, or with a timeout once `settings.timeout` has passed.
     func checkDeadline() -> Int32 {
         if settings.isInterrupted?() == true {
-            return fail(GitError(code: .other(-1), message: "interrupted", function: "interrupted"))
+            return fail(GitError(code: .interrupted, message: "interrupted", function: "interrupted"))
         }
         guard let timeout, RemoteCallbackState.now() - started > timeout else { return 0 }
         return fail(timeoutError(timeout))

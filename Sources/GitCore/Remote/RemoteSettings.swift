@@ -49,6 +49,12 @@ public struct RemoteSettings: Sendable {
     /// Asked as data moves: true stops the transfer, which then fails as interrupted (a signal the
     /// caller caught, say); nil never stops.
     public var isInterrupted: (@Sendable () -> Bool)?
+    /// Whether `sshKeys` are the default key files `fromEnvironment()` found (which OpenSSH, under the git
+    /// transport, offers by itself), not keys someone chose.
+    package var sshKeysAreDefaults = false
+    /// Whether `knownHostsPath` is the `$HOME/.ssh/known_hosts` `fromEnvironment()` assumed (OpenSSH,
+    /// under the git transport, reads its own), not a file someone chose.
+    package var knownHostsPathIsDefault = false
 
     /// Creates settings with nothing configured (no agent, no keys, no known hosts).
     public init(
@@ -78,11 +84,15 @@ public struct RemoteSettings: Sendable {
             settings.sshKeys = [key]
         } else if let home {
             settings.sshKeys = ["id_ed25519", "id_rsa"].map { "\(home)/.ssh/\($0)" }.filter { access($0, R_OK) == 0 }
+            settings.sshKeysAreDefaults = true
         }
         settings.sshUser = environment("USER").flatMap { $0.isEmpty ? nil : $0 }
         settings.httpUser = environment("CARDS_HTTP_USER")
         settings.httpToken = environment("CARDS_HTTP_TOKEN")
-        if let home { settings.knownHostsPath = "\(home)/.ssh/known_hosts" }
+        if let home {
+            settings.knownHostsPath = "\(home)/.ssh/known_hosts"
+            settings.knownHostsPathIsDefault = true
+        }
         settings.transport = environment("CARDS_TRANSPORT")
         // A day at most: "inf" or 1e300 would not fit the timer (nor a whole number of seconds to say).
         if let text = environment("CARDS_NETWORK_TIMEOUT"), let seconds = Double(text), seconds.isFinite, seconds > 0 {

@@ -53,7 +53,7 @@ extension Repository {
             guard let value, !value.isEmpty else { continue }
             guard let chosen = RemoteTransport(rawValue: value.lowercased()) else {
                 throw GitError(
-                    code: .other(-1), message: "\(source) is '\(value)': it must be git or libgit2",
+                    code: .invalidArgument, message: "\(source) is '\(value)': it must be git or libgit2",
                     function: "transport")
             }
             return chosen
@@ -71,7 +71,7 @@ extension Repository {
             let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
                 .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, parts[0].hasPrefix("refs/heads/"), !parts[1].isEmpty, !spec.contains("*") else {
-                throw GitError(code: .other(-1), message: "unsupported fetch refspec '\(spec)'", function: "fetch")
+                throw GitError(code: .invalidArgument, message: "unsupported fetch refspec '\(spec)'", function: "fetch")
             }
             pairs.append((parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
         }
@@ -161,18 +161,7 @@ extension Repository {
             arguments: ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "--git-dir=\(gitDirectory)"] + arguments,
             directory: workingDirectory ?? gitDirectory, stallTimeout: stallTimeout(settings))
         process.environment = ["GIT_DIR": nil, "GIT_WORK_TREE": nil, "GIT_INDEX_FILE": nil]
-        // CARDS_SSH_KEY keeps meaning what it meant for libgit2, unless git was told how to run ssh.
-        if let key = RemoteSettings.environment("CARDS_SSH_KEY"), !key.isEmpty,
-            RemoteSettings.environment("GIT_SSH_COMMAND") == nil, RemoteSettings.environment("GIT_SSH") == nil,
-            (try? configString("core.sshCommand")) == nil
-        {
-            process.environment["GIT_SSH_COMMAND"] = "ssh -i " + Repository.shellQuoted(key)
-        }
-        // CARDS_HTTP_USER/CARDS_HTTP_TOKEN too: a helper after the user's own, reading them from the
-        // environment when git asks (never written into a command line or a config file).
-        if let token = RemoteSettings.environment("CARDS_HTTP_TOKEN"), !token.isEmpty {
-            process.arguments.insert(contentsOf: ["-c", "credential.helper=" + Repository.tokenHelper], at: 0)
-        }
+        process.applyCredentials(settings, sshCommandConfigured: (try? configString("core.sshCommand")) != nil)
         process.forwardProgress = settings.progress != nil
         process.isInterrupted = settings.isInterrupted
         return try process.run()
@@ -194,6 +183,37 @@ extension Repository {
         defer { git_remote_free(handle) }
         if push, let pushURL = git_remote_pushurl(handle) { return String(cString: pushURL) }
         return git_remote_url(handle).map { String(cString: $0) } ?? remote
+    }
+}
+
+extension GitProcess {
+    /// Gives git the credentials `settings` holds, as libgit2's transport uses them (`RemoteCallbacks`),
+    /// so a library caller's keys and token work through either transport, not only `cards`'s
+    /// environment variables (`fromEnvironment()` puts CARDS_SSH_KEY, CARDS_HTTP_USER and
+    /// CARDS_HTTP_TOKEN in the same fields):
+    /// - ssh keys someone chose become `ssh -i KEY…` (and a known-hosts file someone chose,
+    ///   `-o UserKnownHostsFile=`), unless git was told how to run ssh (GIT_SSH_COMMAND, GIT_SSH,
+    ///   core.sshCommand): the user's own command wins. Default key files are left to ssh, which offers
+    ///   them itself (and reads its known_hosts from the passwd home, not `$HOME`).
+    /// - an http token becomes a credential helper after the user's own, reading the user and token
+    ///   from its environment when git asks: never written into a command line or a config file.
+    mutating func applyCredentials(_ settings: RemoteSettings, sshCommandConfigured: @autoclosure () -> Bool) {
+        let keys = settings.sshKeysAreDefaults ? [] : settings.sshKeys.filter { !$0.isEmpty }
+        let knownHosts =
+            settings.knownHostsPathIsDefault ? nil : settings.knownHostsPath.flatMap { $0.isEmpty ? nil : $0 }
+        if !keys.isEmpty || knownHosts != nil, RemoteSettings.environment("GIT_SSH_COMMAND") == nil,
+            RemoteSettings.environment("GIT_SSH") == nil, !sshCommandConfigured()
+        {
+            var words = ["ssh"]
+            for key in keys { words += ["-i", Self.shellQuoted(key)] }
+            if let knownHosts { words += ["-o", Self.shellQuoted("UserKnownHostsFile=" + knownHosts)] }
+            environment["GIT_SSH_COMMAND"] = words.joined(separator: " ")
+        }
+        if let token = settings.httpToken, !token.isEmpty {
+            arguments.insert(contentsOf: ["-c", "credential.helper=" + Self.tokenHelper], at: 0)
+            environment["CARDS_HTTP_TOKEN"] = token
+            environment["CARDS_HTTP_USER"] = settings.httpUser.flatMap { $0.isEmpty ? nil : $0 }
+        }
     }
 
     /// A git credential helper (run by git's shell) that answers `get` with CARDS_HTTP_USER, when set,

@@ -62,7 +62,7 @@ extension Repository {
     @discardableResult
     package func push(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError) -> PushResult {
         if let forced = refspecs.first(where: { $0.hasPrefix("+") }) {
-            throw GitError(code: .other(-1), message: "refusing a forced push (\(forced))", function: "push")
+            throw GitError(code: .refused, message: "refusing a forced push (\(forced))", function: "push")
         }
         if try transport(settings) == .git {
             return try pushThroughGit(to: remote, refspecs: refspecs, settings: settings)
@@ -142,7 +142,7 @@ extension Repository {
         try check(git_remote_name_is_valid(&valid, name), "git_remote_name_is_valid")
         guard valid == 1 else {
             throw GitError(
-                code: .other(-1), message: "'\(name)' is not a valid remote name", function: "git_remote_name_is_valid")
+                code: .invalidArgument, message: "'\(name)' is not a valid remote name", function: "git_remote_name_is_valid")
         }
         var remote: OpaquePointer?
         try check(git_remote_create(&remote, pointer, name, url), "git_remote_create")

@@ -35,7 +35,7 @@ extension Repository {
         for spec in refspecs {
             let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw GitError(code: .other(-1), message: "unsupported push refspec '\(spec)'", function: "push")
+                throw GitError(code: .invalidArgument, message: "unsupported push refspec '\(spec)'", function: "push")
             }
             guard let local = try referenceTarget(parts[0]) else {
                 throw GitError(
@@ -143,7 +143,7 @@ extension Repository {
             let found = String(cString: git_object_type2string(git_odb_object_type(object)))
             let wanted = String(cString: git_object_type2string(type))
             throw GitError(
-                code: .other(-1),
+                code: .damaged,
                 message: "object \(id.short) in \(gitDirectory) is a \(found) where its history names a \(wanted): "
                     + "the repository is damaged; run `git fsck` there",
                 function: "git_odb_read")
@@ -287,7 +287,7 @@ extension Repository {
     /// A push of `branch`, checked out in `worktree`, a linked worktree of `url`: refused.
     static func checkedOut(_ branch: String, in worktree: String, of url: String) -> GitError {
         GitError(
-            code: .other(-1),
+            code: .refused,
             message: "\(branch) is checked out in \(worktree), a worktree of \(url); a push would move it under "
                 + "that worktree's files (git refuses it too): detach it there (`git -C \(worktree) switch --detach`)",
             function: "push")
@@ -296,7 +296,7 @@ extension Repository {
     /// libgit2's transport pushes into bare repositories only: it cannot update a working tree.
     static func notBare(_ url: String) -> GitError {
         GitError(
-            code: .other(-1),
+            code: .refused,
             message: "\(url) has a working tree; through libgit2's transport (`cards.transport libgit2`) a remote "
                 + "on this machine must be a bare repository (make one with `git clone --bare` or `cards init "
                 + "--bare`); through git (`cards.transport git`) one whose `receive.denyCurrentBranch` is "
@@ -307,7 +307,7 @@ extension Repository {
     /// git's receive-pack refuses a push of the branch a working tree has checked out.
     static func checkedOutThere(_ url: String) -> GitError {
         GitError(
-            code: .other(-1),
+            code: .refused,
             message: "\(url) has a working tree with the branch checked out; a remote on this machine must be a "
                 + "bare repository (make one with `git clone --bare` or `cards init --bare`), or one whose "
                 + "`receive.denyCurrentBranch` is `updateInstead` (git then updates that working tree)",

@@ -66,7 +66,7 @@ extension Repository {
         }
         guard ids.count == paths.count else {
             throw GitError(
-                code: .other(-1), message: "git hash-object gave \(ids.count) ids for \(paths.count) files",
+                code: .processFailed, message: "git hash-object gave \(ids.count) ids for \(paths.count) files",
                 function: "git hash-object")
         }
         return ids
@@ -82,7 +82,7 @@ extension Repository {
         guard outcome.status == 0 else {
             let said = outcome.errorLines.filter { !$0.isEmpty }.joined(separator: "; ")
             throw GitError(
-                code: .other(-1),
+                code: .processFailed,
                 message: "git \(arguments.prefix(2).joined(separator: " ")) failed (exit \(outcome.status))"
                     + (said.isEmpty ? "" : ": \(said)"),
                 function: "git \(arguments[0])")

@@ -15,7 +15,7 @@ extension Repository {
             let said = outcome.errorLines.map { $0.hasPrefix("fatal: ") ? String($0.dropFirst(7)) : $0 }
                 .filter { !$0.isEmpty }
             throw GitError(
-                code: .other(-1),
+                code: .processFailed,
                 message: said.isEmpty
                     ? "`git var \(name)` failed (exit \(outcome.status))" : said.joined(separator: "\n"),
                 function: "git var")

@@ -30,7 +30,7 @@ extension Repository {
         status: Int32, errorLines: [String]
     ) {
         guard let workingDirectory else {
-            throw GitError(code: .other(-1), message: "a bare repository has no working tree", function: "git")
+            throw GitError(code: .invalidArgument, message: "a bare repository has no working tree", function: "git")
         }
         var process = GitProcess(
             arguments: ["-c", "gc.auto=0", "-c", "maintenance.auto=false"] + arguments,

@@ -45,7 +45,7 @@ public final class Repository {
             || RepositoryLocation.realPath(opened) == RepositoryLocation.realPath(location.gitDirectory)
         guard same else {
             throw GitError(
-                code: .other(-1),
+                code: .refused,
                 message: "\(location.folder) opens as the git folder \(opened), not \(location.gitDirectory) as git "
                     + "finds it", function: "git_repository_open_ext")
         }

@@ -74,7 +74,7 @@ package struct RepositoryLocation: Equatable, Sendable {
     /// folder), as git's `read_gitfile_gently` reads it; an error in git's words when it names none.
     static func readGitFile(_ path: String) throws(GitError) -> String {
         func failure(_ message: String) -> GitError {
-            GitError(code: .other(-1), message: message, function: "read_gitfile")
+            GitError(code: .damaged, message: message, function: "read_gitfile")
         }
         guard let bytes = Repository.readSmallFile(path, limit: 1 << 20) else {
             throw failure("error opening '\(path)'")

@@ -213,7 +213,7 @@ package enum RepositoryOwnership {
         [(key: String, value: String?)], GitError
     > {
         func bogus(_ what: String) -> Result<[(key: String, value: String?)], GitError> {
-            .failure(GitError(code: .other(-1), message: what, function: "git_config_from_parameters"))
+            .failure(GitError(code: .invalidConfig, message: what, function: "git_config_from_parameters"))
         }
         var entries: [(key: String, value: String?)] = []
         if let count = environment("GIT_CONFIG_COUNT") {

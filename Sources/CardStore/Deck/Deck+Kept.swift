@@ -1,0 +1,131 @@
+import CardModel
+import GitCore
+
+/// A card this device kept with a right swipe: "seen, stays". Device-local, never committed: a keep
+/// changes nothing in the deck (as `cards swipe`'s keep), so it neither reorders the deck for the other
+/// devices nor fills the history with a commit per look.
+public struct KeptCard: Sendable, Hashable {
+    /// The card's id.
+    public var id: String
+    /// `main` when it was kept: the undo on the page takes back a keep made after the newest
+    /// operation this device can undo, before that operation.
+    public var head: String
+    /// The commit the keep came with (a conflict settled by a right swipe or a pick), or nil: undoing
+    /// that commit takes the keep back too.
+    public var commit: String?
+
+    /// Creates a record.
+    public init(id: String, head: String, commit: String? = nil) {
+        self.id = id
+        self.head = head
+        self.commit = commit
+    }
+}
+
+/// What `undoLatest` took back.
+public enum DeviceUndo: Sendable {
+    /// A keep (the card is back in the stack, nothing committed).
+    case keep(KeptCard)
+    /// An operation, undone by a commit as `cards undo` undoes it.
+    case operation(subject: String, undone: LogEntry, skipped: [UndoSkip])
+}
+
+extension Deck {
+    /// Whether a card is out of the stack on this device: kept, and carrying no deleted-versus-edited
+    /// record (a swipe settles that one, so it stays first until settled). A card kept with a field
+    /// conflict open stays out, as the user left it: the list still marks it, `cards conflicts` lists it.
+    public static func isSeen(_ card: Card, kept: Set<String>) -> Bool {
+        guard kept.contains(card.id) else { return false }
+        return !card.conflicts.contains { $0.objectValue?["field"]?.stringValue == "*" }
+    }
+
+    /// The file under the git directory (`.git/cards-kept`) where this device's keeps are kept, one line
+    /// each: id, `main` then, and the commit it came with, tab-separated, oldest first.
+    public var keptPath: String { gitDirectory + "/cards-kept" }
+
+    /// The most keeps remembered: the oldest beyond it are forgotten (the card comes back into the stack).
+    static let keptLimit = 100_000
+
+    /// This device's keeps, oldest first (a missing or damaged file reads as none: a keep is a convenience,
+    /// never data).
+    public func keptCards() -> [KeptCard] {
+        guard let bytes = try? FileSystem.read(keptPath, limit: 16 * 1024 * 1024) else { return [] }
+        var result: [KeptCard] = []
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let parts = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+                .map { String(decoding: $0, as: UTF8.self) }
+            guard parts.count >= 2, CardID.isValid(parts[0]), ObjectID(hex: parts[1]) != nil else { continue }
+            let commit = parts.count > 2 && ObjectID(hex: parts[2]) != nil ? parts[2] : nil
+            result.append(KeptCard(id: parts[0], head: parts[1], commit: commit))
+        }
+        return result
+    }
+
+    /// Writes the keeps (atomically: a reader sees the old list or the new one).
+    func writeKept(_ kept: [KeptCard]) throws(StoreError) {
+        let text = kept.suffix(Deck.keptLimit).map { "\($0.id)\t\($0.head)\t\($0.commit ?? "")\n" }.joined()
+        try FileSystem.writeAtomically(Array(text.utf8), to: keptPath, durable: false)
+    }
+
+    /// Notes that this device kept `id` (after `main`'s current commit, or with `commit`); a card kept
+    /// before moves to the end of the list.
+    public func recordKept(_ id: String, commit: ObjectID? = nil) throws(StoreError) {
+        let current = try headCommit()
+        guard let head = commit ?? current else { return }
+        var kept = keptCards().filter { $0.id != id }
+        kept.append(KeptCard(id: id, head: head.hex, commit: commit?.hex))
+        try writeKept(kept)
+    }
+
+    /// Forgets every keep: the whole deck is unseen again ("start over").
+    public func forgetKept() throws(StoreError) {
+        try writeKept([])
+    }
+
+    /// Forgets the newest keep of `id` (an undo of that keep).
+    public func forgetKept(_ id: String) throws(StoreError) {
+        var kept = keptCards()
+        guard let index = kept.lastIndex(where: { $0.id == id }) else { return }
+        kept.remove(at: index)
+        try writeKept(kept)
+    }
+
+    /// The newest operation this device can undo (what `cards undo` would undo now), or nil.
+    public func undoCandidate() throws(StoreError) -> LogEntry? {
+        try findUndoTarget(from: try headCommit())
+    }
+
+    /// What this device's undo would take back: its newest keep when that came after the newest
+    /// operation it can undo (a keep with no commit of its own), else that operation.
+    public func latestUndoable() throws(StoreError) -> (keep: KeptCard?, operation: LogEntry?) {
+        latestUndoable(after: try undoCandidate())
+    }
+
+    /// The same, given what `undoCandidate` said (a caller that keeps it for as long as `main` stays).
+    public func latestUndoable(after operation: LogEntry?) -> (keep: KeptCard?, operation: LogEntry?) {
+        guard let keep = keptCards().last, keep.commit == nil else { return (nil, operation) }
+        guard let operation, let keptAt = ObjectID(hex: keep.head) else { return (keep, nil) }
+        if operation.commit.id == keptAt { return (keep, operation) }
+        // Kept after the operation: its commit is in the history the keep saw.
+        let before = (try? repository.isDescendant(keptAt, of: operation.commit.id)) ?? false
+        return before ? (keep, operation) : (nil, operation)
+    }
+
+    /// Undoes the newest thing this device did: a keep (nothing committed) or an operation (`cards undo`);
+    /// a keep that came with the undone commit is forgotten with it.
+    @discardableResult
+    public func undoLatest() throws(StoreError) -> DeviceUndo {
+        let (keep, _) = try latestUndoable()
+        if let keep {
+            var kept = keptCards()
+            if let index = kept.lastIndex(of: keep) { kept.remove(at: index) }
+            try writeKept(kept)
+            return .keep(keep)
+        }
+        let result = try undo()
+        let undone = result.undone.commit.id.hex
+        let kept = keptCards()
+        if kept.contains(where: { $0.commit == undone }) { try writeKept(kept.filter { $0.commit != undone }) }
+        return .operation(subject: result.undone.commit.subject, undone: result.undone, skipped: result.skipped)
+    }
+}
