@@ -93,6 +93,10 @@ let package = Package(
             linkerSettings: gitCoreLinking),
         .target(name: "CardModel"),
         .target(name: "DeckMerge", dependencies: ["CardModel"]),
+        // vCard 3.0/4.0 in and out (RFC 6350, RFC 2426, RFC 9554): standard library and CardModel only.
+        .target(name: "VCard", dependencies: ["CardModel"]),
+        // `cards publish`'s page and what a QR code of a card or the deck holds.
+        .target(name: "DeckPage", dependencies: ["CardModel", "VCard", "QRCode"]),
         .target(name: "SwipeEngine"),
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
@@ -109,7 +113,8 @@ let package = Package(
         .target(
             name: "CardsCLI",
             dependencies: [
-                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "QRCode",
+                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "VCard", "DeckPage",
+                "QRCode",
             ]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load
@@ -132,6 +137,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SeededRandom"], path: "Tests/TestSupport"),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel", "TestSupport"]),
         .testTarget(name: "DeckMergeTests", dependencies: ["DeckMerge", "CardModel", "TestSupport"]),
+        .testTarget(name: "VCardTests", dependencies: ["VCard", "CardModel", "TestSupport"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine", "TestSupport"]),
         // GitCore's own tests (packs, the index, trees, SHA-1, replies, the lazy loaders): no deck in them.

@@ -303,6 +303,7 @@ struct Command: Sendable {
     /// The commands that make commits, which take `--no-verify` as `git commit` and `git merge` do.
     static let committing: Set<String> = [
         "add", "edit", "move", "delete", "commit", "import", "undo", "restore", "merge", "resolve", "sync", "swipe",
+        "owner",
     ]
 
     init(spec: CommandSpec, run: @escaping @Sendable (inout Context, ParsedArguments) throws -> Int32) {

@@ -92,12 +92,14 @@ extension Commands {
 
     static let importCommand = Command(
         spec: CommandSpec(
-            name: "import", abstract: "Import cards from a JSON array or JSON Lines file, in one commit.",
+            name: "import", abstract: "Import cards from a JSON array, JSON Lines or vCard file, in one commit.",
             usage: "import <file>", arguments: [("file", "The file to read, or - for standard input.")],
             positionals: 1...1,
             discussion: """
                 Cards without an id get a new one. A card whose id is in the deck updates it: the fields given
                 replace the deck's, those left out keep their values (its place in the deck too).
+                A vCard file (.vcf, vCard 3.0 or 4.0, one or many vCards) gives a card for each URL,
+                SOCIALPROFILE, X-SOCIALPROFILE and EMAIL; what cannot be a card is skipped and counted.
                 """)
     ) { context, arguments in
         let path = arguments.positionals[0]
@@ -123,6 +125,10 @@ extension Commands {
             }
         }
         let name = path == "-" ? "standard input" : path
+        if isVCard(bytes, path: path) {
+            return try importVCard(
+                context, bytes: bytes, name: name, source: path == "-" ? "" : FileSystem.basename(of: path))
+        }
         let cards = try Deck.encodeImport(bytes, name: name)
         bytes = []  // the file is parsed: free it before the commit's own memory peak
         let deck = try context.openDeck()
@@ -138,8 +144,22 @@ extension Commands {
     }
 
     static let exportCommand = Command(
-        spec: CommandSpec(name: "export", abstract: "Print every card as a JSON array (deck order).", usage: "export")
-    ) { context, _ in
+        spec: CommandSpec(
+            name: "export", abstract: "Print every card as a JSON array (deck order), or as a vCard.",
+            usage: "export [--format json|vcard|vcard3]",
+            options: [
+                .value(
+                    "--format", "format",
+                    "json (the default), vcard (vCard 4.0: the owner with every card) or vcard3 (vCard 3.0).")
+            ])
+    ) { context, arguments in
+        switch arguments.value("--format") ?? "json" {
+        case "json": break
+        case "vcard", "vcard4": return try exportVCard(context, version: .v4)
+        case "vcard3": return try exportVCard(context, version: .v3)
+        case let other:
+            throw UsageError(message: "unknown format '\(other)'; give json, vcard or vcard3")
+        }
         let deck = try context.openDeck()
         let (json, problems) = try deck.export()
         context.output.write(json)

@@ -13,7 +13,8 @@ enum Commands {
     static var extraCommands: [Command] {
         [
             swipeCommand, mergeCommand, conflictsCommand, resolveCommand, mergeDriverCommand, demoCommand,
-            cloneCommand, remoteCommand, syncCommand, serveCommand, completionsCommand,
+            cloneCommand, remoteCommand, syncCommand, serveCommand, completionsCommand, ownerCommand, qrCommand,
+            publishCommand,
         ]
     }
 

@@ -27,6 +27,8 @@ final class Bench {
     let onlyMerge: Bool
     /// Only the one-card rows (`--only ops`): the list, export, merge and sync rows are skipped.
     let onlyOps: Bool
+    /// Only the list and export rows with the vCard export and the published page (`--only share`).
+    var onlyShare = false
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
@@ -124,6 +126,10 @@ final class Bench {
                 operation: "import N cards, --bare (process)", cards: size, ours: importedBare.milliseconds,
                 git: gitImport, peak: importedBare.peakKilobytes, note: "one run"))
 
+        if onlyShare {
+            reads(size: size, ours: ours, twin: twin)
+            return
+        }
         try oneCardOperations(size: size, ours: ours, bare: bare, twin: twin)
         if !onlyOps {
             reads(size: size, ours: ours, twin: twin)
@@ -279,6 +285,31 @@ final class Bench {
                     operation: "cards \(name) of the deck (process)", cards: size,
                     ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(gitRuns), peak: peak,
                     note: "git: git \(gitArguments.joined(separator: " "))"))
+        }
+        shares(size: size, ours: ours, rounds: rounds)
+    }
+
+    /// The vCard export and the published page beside `cards export` to JSON (the "git" column holds the
+    /// JSON export's time here: the target is within 2x of it).
+    func shares(size: Int, ours: String, rounds: Int) {
+        let folder = "\(root)/publish-\(size)"
+        let json = ["export"]
+        for (name, arguments) in [
+            ("export --format vcard", ["export", "--format", "vcard"]), ("publish", ["publish", folder]),
+        ] {
+            var runs: [ProcessRun] = []
+            var jsonRuns: [Double] = []
+            for _ in 0..<rounds {
+                runs.append(cards(["--deck", ours] + arguments).run)
+                jsonRuns.append(cards(["--deck", ours] + json).run.milliseconds)
+            }
+            if runs.contains(where: { $0.status != 0 }) { fail("cards \(name) failed") }
+            let peak = cards(["--deck", ours] + arguments, peakOwn: true).run.peakKilobytes
+            record(
+                Row(
+                    operation: "cards \(name) of the deck (process)", cards: size,
+                    ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(jsonRuns), peak: peak,
+                    note: "beside: cards export (JSON), target within 2x"))
         }
     }
 

@@ -3,7 +3,7 @@ import GitCore
 import Glibc
 
 // cards-bench: our deck operations against the git CLI at 1k, 10k and 100k cards (issue 7).
-// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops|serve]
+// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops|serve|share]
 // Build and run with `./dev bench` (release build). Not part of CI.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -16,6 +16,8 @@ var onlyMerge = false
 var onlyOps = false
 // `--only serve`: only the `cards serve` rows (a headless browser; issue 25).
 var onlyServe = false
+// `--only share`: only the list and export rows, with the vCard export and `cards publish` (issue 36).
+var onlyShare = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -26,7 +28,11 @@ while let argument = arguments.first {
         case "merge": onlyMerge = true
         case "ops": onlyOps = true
         case "serve": onlyServe = true
-        default: fail("--only takes merge (the merge rows), ops (the one-card rows) or serve (the browser rows)")
+        case "share": onlyShare = true
+        default:
+            fail(
+                "--only takes merge (the merge rows), ops (the one-card rows), serve (the browser rows) or share "
+                    + "(list, export, the vCard export and publish)")
         }
         arguments.removeFirst()
     case "--sizes":
@@ -39,7 +45,8 @@ while let argument = arguments.first {
         repeats = value
     case "-h", "--help":
         print(
-            "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops|serve]")
+            "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] "
+                + "[--only merge|ops|serve|share]")
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
@@ -78,12 +85,13 @@ print("fsync on for both: cards default (CARDS_FSYNC unset), git -c core.fsync=a
 
 let bench = Bench(
     root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, onlyOps: onlyOps)
+bench.onlyShare = onlyShare
 let start = Measure.now()
 do {
     if !onlyServe {
         for size in sizes { try bench.run(size: size) }
     }
-    if !onlyMerge && !onlyOps {
+    if !onlyMerge && !onlyOps && !onlyShare {
         // The package's folder: this file is Sources/cards-bench/main.swift in it.
         var packageRoot = #filePath
         for _ in 0..<3 { packageRoot = FileSystem.parent(of: packageRoot) }

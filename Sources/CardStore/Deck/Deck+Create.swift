@@ -174,6 +174,14 @@ extension Deck {
                 "\(path)/\(Deck.metadataPath) is not a deck's deck.json (an object with \"format\" and \"name\"); "
                     + "fix or remove it, then run `cards init` again; nothing was made")
         }
+        do {
+            _ = try DeckOwner.from(deckDescription: value)
+        } catch {
+            throw StoreError(
+                .invalidInput,
+                "\(path)/\(Deck.metadataPath): the deck's owner is not valid (\(error)); fix or remove it, then run "
+                    + "`cards init` again; nothing was made")
+        }
         return bytes
     }
 

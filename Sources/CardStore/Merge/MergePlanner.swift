@@ -221,6 +221,10 @@ struct MergePlanner {
         } else if Deck.sameEntry(entries.theirs, entries.base) {
             pick = entries.ours
         } else if let mine = entries.ours, let other = entries.theirs {
+            if path == Deck.metadataPath, let merged = try mergeDescription(entries, ours: mine, theirs: other) {
+                files.append((path, merged, nil, TreeUpdate.fileMode))
+                return
+            }
             if let merged = try deck.mergeFileLines(path, base: entries.base, ours: mine, theirs: other) {
                 files.append((path, merged.bytes, nil, merged.mode))
                 report.otherFiles.append("\(path): changed on both sides, merged line by line")
@@ -254,6 +258,36 @@ struct MergePlanner {
                 InvalidVersion(path: judged, reason: problem.reason, isOurs: false, commit: theirs))
         }
         rawPicks.append((path, pick, entries.ours))
+    }
+
+    /// `deck.json` changed on both sides merged field by field (`DescriptionMerge`: the name, each member
+    /// of the owner), the members both set differently named in the report; nil when a side's file is
+    /// not a deck description this version reads (then merged as any other file).
+    private mutating func mergeDescription(_ entries: Deck.MergeEntries, ours: TreeEntry, theirs: TreeEntry)
+        throws(StoreError) -> [UInt8]?
+    {
+        func parsed(_ entry: TreeEntry?) throws(StoreError) -> JSONValue? {
+            guard let entry, entry.kind == .blob else { return nil }
+            let bytes = try withStoreError("reading \(Deck.metadataPath)") { () throws(GitError) in
+                try deck.repository.readBlob(entry.id, limit: Card.maximumFileSize)
+            }
+            return Deck.isDeckDescription(bytes) ? try? JSONValue.parse(bytes) : nil
+        }
+        guard let mine = try parsed(ours), let other = try parsed(theirs) else { return nil }
+        let base = try parsed(entries.base)
+        let (merged, conflicts) = DescriptionMerge.merge(base: base, ours: mine, theirs: other, theirsWins: theirsWins)
+        let bytes = merged.canonicalBytes()
+        guard Deck.isDeckDescription(bytes) else { return nil }
+        let path = Deck.metadataPath
+        if conflicts.isEmpty {
+            report.otherFiles.append("\(path): changed on both sides, merged field by field")
+        } else {
+            let kept = theirsWins ? theirsName : "this deck"
+            report.otherFiles.append(
+                "\(path): changed on both sides, merged field by field; \(conflicts.joined(separator: ", ")) "
+                    + "set on both: kept the value from \(kept)")
+        }
+        return bytes
     }
 
     /// Stops the merge on files both sides changed in ways that do not fit together; else merges the

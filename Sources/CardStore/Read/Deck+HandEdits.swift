@@ -163,8 +163,8 @@ extension Deck {
         if cleanedID(bytes, path: path) == committed { return nil }
         // Committed as `git add` would store it (LF endings).
         let stored = cleaned(bytes, path: path)
-        guard Deck.isDeckDescription(stored) else {
-            return HandEdit(path: path, change: change, problem: Deck.deckDescriptionProblem)
+        if let fault = Deck.deckDescriptionFault(stored) {
+            return HandEdit(path: path, change: change, problem: fault)
         }
         return HandEdit(path: path, change: change, content: stored)
     }
@@ -176,10 +176,21 @@ extension Deck {
     /// Whether `bytes` describe a deck this version reads: a JSON object with `format` 1 and a `name`
     /// of 1 to 200 characters on one line (as `cards init --name` takes it).
     static func isDeckDescription(_ bytes: [UInt8]) -> Bool {
+        deckDescriptionFault(bytes) == nil
+    }
+
+    /// What is wrong with `bytes` as a `deck.json` (`deckDescriptionProblem`, or the rule its `owner`
+    /// breaks), nil when nothing is.
+    static func deckDescriptionFault(_ bytes: [UInt8]) -> String? {
         guard let value = try? JSONValue.parse(bytes), value["format"] == .number("1"),
-            let name = value["name"]?.stringValue
-        else { return false }
-        return isValidName(name)
+            let name = value["name"]?.stringValue, isValidName(name)
+        else { return deckDescriptionProblem }
+        do {
+            _ = try DeckOwner.from(deckDescription: value)
+        } catch {
+            return "the deck's owner is not valid (\(error)); fix it, or set it with `cards owner --name …`"
+        }
+        return nil
     }
 
     /// A deck's name: 1 to 200 characters on one line (`cards init --name`, `deck.json`).

@@ -42,8 +42,8 @@ extension Deck {
         let snapshot = try snapshot(at: head)
         if let blob = try snapshot.blobID(at: Deck.metadataPath) {
             let bytes = try? repository.readBlob(blob, limit: Card.maximumFileSize)
-            if !(bytes.map(Deck.isDeckDescription) ?? false) {
-                report.problems.append("\(Deck.metadataPath): \(Deck.deckDescriptionProblem)")
+            if let fault = bytes.map(Deck.deckDescriptionFault) ?? Deck.deckDescriptionProblem {
+                report.problems.append("\(Deck.metadataPath): \(fault)")
             }
         } else {
             report.problems.append("\(Deck.metadataPath): missing from \(branch)")

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// `cards qr` read back by zbarimg, `cards publish` parsed by an h-card parser (PyPI's mf2py) and
+/// published from two devices.
+@Suite struct PublishCLITests {
+    static func zbarimg(_ scratch: Scratch, _ file: String) throws -> String {
+        let result = try scratch.run("/usr/bin/zbarimg", ["--quiet", "--raw", "-Sbinary", file])
+        #expect(result.status == 0, "zbarimg read no code in \(file): \(result.stderr)")
+        return result.stdout
+    }
+
+    @Test func qrCodesReadBack() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {
+            try Test.cancel("zbar-tools is not installed (./dev test installs it)")
+        }
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        #expect(try scratch.cards(["owner", "--name", "Ada Lovelace"], in: deck).status == 0)
+        let card = try scratch.cards(
+            ["qr", "6513", "--png", scratch.path("card.png"), "--svg", scratch.path("card.svg")], in: deck)
+        #expect(card.status == 0, "\(card.stderr)")
+        #expect(try Self.zbarimg(scratch, scratch.path("card.png")) == "https://github.com/adalovelace")
+        #expect(try String(contentsOfFile: scratch.path("card.svg"), encoding: .utf8).hasPrefix("<svg "))
+        // The deck's contact: a vCard that a new deck imports into the same links.
+        #expect(try scratch.cards(["qr", "--png", scratch.path("deck.png")], in: deck).status == 0)
+        let contact = try Self.zbarimg(scratch, scratch.path("deck.png"))
+        #expect(contact.hasPrefix("BEGIN:VCARD\r\nVERSION:3.0\r\n") && contact.contains("FN:Ada Lovelace\r\n"))
+        try contact.write(toFile: scratch.path("contact.vcf"), atomically: true, encoding: .utf8)
+        #expect(try scratch.cards(["init", scratch.path("phone")]).status == 0)
+        let imported = try scratch.cards(["import", scratch.path("contact.vcf")], in: scratch.path("phone"))
+        #expect(imported.stdout.contains("16 added"), "\(imported.stdout)\(imported.stderr)")
+        // Printed for a terminal: half blocks, dark on light without colours (NO_COLOR is set here).
+        let printed = try scratch.cards(["qr", "6513"], in: deck)
+        #expect(printed.status == 0 && printed.stdout.contains("▀") && !printed.stdout.contains("\u{1B}["))
+        let missing = try scratch.cards(["qr", "ffffffff"], in: deck)
+        #expect(missing.status != 0)
+    }
+
+    /// The page parsed by mf2py: the owner's h-card (name, note, pronouns, uid), every card's URL, and
+    /// rel="me" on every link.
+    @Test func publishedPageIsAnHCardWithRelMe() throws {
+        // Debian's python3, where python3-mf2py installs (a pyenv or venv python3 on PATH lacks it).
+        let python = ["/usr/bin/python3"]
+        let scratch = try Scratch()
+        guard (try scratch.run(python[0], ["-c", "import mf2py"])).status == 0 else {
+            try Test.cancel("python3-mf2py is not installed (./dev test installs it)")
+        }
+        let deck = try scratch.sampleDeck()
+        #expect(
+            try scratch.cards(
+                ["owner", "--name", "Ada <Lovelace> & co", "--note", "Poet\nof science", "--pronouns", "she/her"],
+                in: deck
+            ).status == 0)
+        let site = scratch.path("site/public")
+        let published = try scratch.cards(["publish", site, "--url", "https://ada.example/"], in: deck)
+        #expect(published.status == 0, "\(published.stderr)")
+        let script = """
+            import sys, json, mf2py
+            from html.parser import HTMLParser
+            html = open(sys.argv[1], encoding="utf-8").read()
+            parsed = mf2py.parse(doc=html, url="https://ada.example/")
+            card = [i for i in parsed["items"] if "h-card" in i["type"]][0]["properties"]
+            class Links(HTMLParser):
+                links, without, scripts = 0, 0, 0
+                def handle_starttag(self, tag, attrs):
+                    attrs = dict(attrs)
+                    if tag == "a":
+                        Links.links += 1
+                        if "me" not in (attrs.get("rel") or "").split(): Links.without += 1
+                    if tag == "script": Links.scripts += 1
+            Links().feed(html)
+            print(json.dumps({"name": card["name"], "note": card["note"], "pronouns": card.get("pronouns"),
+                "uid": card["uid"], "urls": len(card.get("url", [])), "emails": card.get("email"),
+                "links": Links.links, "without": Links.without, "scripts": Links.scripts,
+                "me": len(parsed["rels"].get("me", []))}, sort_keys=True))
+            """
+        let read = try scratch.run("/usr/bin/python3", ["-c", script, site + "/index.html"])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(
+            read.stdout
+                == #"{"emails": ["mailto:ada@ada.dev"], "links": 18, "me": 18, "name": ["Ada <Lovelace> & co"], "#
+                + #""note": ["Poet\nof science"], "pronouns": ["she/her"], "scripts": 0, "uid": ["https://ada.example/"], "#
+                + #""urls": 15, "without": 0}"# + "\n")
+        // The vCard the page offers is the deck's.
+        let vcard = try String(contentsOfFile: site + "/contact.vcf", encoding: .utf8)
+        #expect(vcard == (try scratch.cards(["export", "--format", "vcard3"], in: deck).stdout))
+    }
+
+    /// Two devices publishing the same deck write the same bytes; the pages branch gets a commit only
+    /// when the page changed, and holds the files as written.
+    @Test func twoDevicesPublishIdenticalBytesAndTheBranchMovesOnlyOnChange() throws {
+        let scratch = try Scratch()
+        let (_, clones) = try scratch.remoteAndClones(["laptop", "phone"])
+        #expect(try scratch.cards(["owner", "--name", "Ada"], in: clones[0]).status == 0)
+        #expect(try scratch.cards(["sync"], in: clones[0]).status == 0)
+        #expect(try scratch.cards(["sync"], in: clones[1]).status == 0)
+        for (index, clone) in clones.enumerated() {
+            let result = try scratch.cards(
+                ["publish", scratch.path("out\(index)"), "--url", "https://ada.example/", "--branch", "pages"],
+                in: clone)
+            #expect(result.status == 0 && result.stdout.contains("Committed the page to pages"), "\(result.stderr)")
+        }
+        for file in ["index.html", "contact.vcf"] {
+            let one = try Data(contentsOf: URL(fileURLWithPath: scratch.path("out0/\(file)")))
+            #expect(one == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out1/\(file)")))))
+            let committed = try scratch.git(["show", "pages:\(file)"], in: clones[0]).stdout
+            #expect(Data(committed.utf8) == one)
+        }
+        let laptop = clones[0]
+        let again = try scratch.cards(
+            ["publish", scratch.path("out0"), "--url", "https://ada.example/", "--branch", "pages"], in: laptop)
+        #expect(again.stdout.contains("already so"), "\(again.stdout)")
+        #expect(try scratch.git(["rev-list", "--count", "pages"], in: laptop).stdout == "1\n")
+        #expect(
+            try scratch.cards(["add", "--title", "New", "--url", "https://example.com/new"], in: laptop).status == 0)
+        #expect(try scratch.cards(["publish", scratch.path("out0"), "--branch", "pages"], in: laptop).status == 0)
+        #expect(try scratch.git(["rev-list", "--count", "pages"], in: laptop).stdout == "2\n")
+        #expect(try scratch.git(["show", "pages:index.html"], in: laptop).stdout.contains("https://example.com/new"))
+        // main is never the page's branch.
+        let refused = try scratch.cards(["publish", scratch.path("out0"), "--branch", "main"], in: laptop)
+        #expect(refused.status != 0 && refused.stderr.contains("--branch"))
+        try scratch.expectClean(laptop)
+    }
+}
