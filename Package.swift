@@ -102,6 +102,8 @@ let package = Package(
             name: "DeckServer", dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "GitCore", "SwipeEngine"],
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
+                .embedInCode("Page/engine.js"), .embedInCode("Page/icons.svg"),
+                .embedInCode("Page/icons-LICENSE.txt"),
             ]),
         .target(
             name: "CardsCLI",
