@@ -160,7 +160,13 @@ function link(url) {
     a.href = parsed.href; a.target = '_blank'; a.rel = 'noopener noreferrer';
     a.draggable = false;
     a.addEventListener('dragstart', (event) => event.preventDefault());
-    a.addEventListener('click', (event) => { if (suppressClick) event.preventDefault(); });
+    a.addEventListener('click', (event) => {
+      // Moved: it was a drag. Opened already by the tap's release: once is enough.
+      if (suppressClick || (openedByTap && openedByTap.link === a && event.timeStamp < openedByTap.until)) {
+        event.preventDefault();
+      }
+      openedByTap = null;
+    });
     return a;
   }
   const span = element('span', 'link unsafe-link', url);
@@ -272,6 +278,9 @@ function renderRows() {
 
 // ---- Dragging: Pointer Events (mouse, touch, pen), coalesced events, the events' own times. ----
 let suppressClick = false;
+// A tap on a card's link opens it on the release: Chromium swallows the click of a tap that comes soon
+// after a fling (it stops the fling instead), and a person taps a link right after swiping.
+let openedByTap = null;
 let drawScheduled = false;
 let undrawnSince = null;
 function presetFor(kind) { return kind === 'stack' ? choice.stack : choice.row; }
@@ -285,7 +294,7 @@ function attach(target, card, kind, holder) {
     const engine = new Engine(deck.presets[presetName], target.offsetWidth, target.offsetHeight);
     drag = { card, kind, presetName, target, holder, pointer: event.pointerId, x0: event.clientX, y0: event.clientY,
       width: target.offsetWidth, height: target.offsetHeight, grab, samples: [], engine, keyboard: false,
-      captured: false, armedShown: null };
+      captured: false, armedShown: null, link: event.target.closest('a.link') };
     target.classList.remove('rise');
     target.style.transition = 'none';
     suppressClick = false;
@@ -377,7 +386,13 @@ function release(eventTime, cancelTime) {
     samples: current.samples, target: current.target, holder: current.holder };
   if (predicted.decision === 'commit') flyOff(current, predicted, eventTime);
   else if (predicted.decision === 'snapBack') settleBack(current.target, current.holder, current.presetName);
-  else { resetLook(current.target, current.holder); }
+  else {
+    resetLook(current.target, current.holder);
+    if (current.link && cancelTime === null && !suppressClick && current.samples.length) {
+      window.open(current.link.href, '_blank', 'noopener,noreferrer');
+      openedByTap = { link: current.link, until: eventTime + 1000 };
+    }
+  }
   // A tap the engine never recognised commits nothing: nothing to ask. Everything else goes to the server.
   if (predicted.decision !== 'none') enqueue(item);
   else lastRelease = { pageArmed: false, pageDecision: predicted, engine: null, samples: current.samples.length,
