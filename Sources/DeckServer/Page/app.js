@@ -24,7 +24,7 @@ let lastRelease = null;
 // Tests only: replaces the page's prediction, to see a disagreement with the server's engine handled.
 let predictionOverride = null;
 let keyboardUsed = false;
-const stats = { frames: [], flyStarts: [], releases: [], disagreements: [] };
+const stats = { frames: [], flyStarts: [], releaseWork: [], releases: [], disagreements: [] };
 const choice = { stack: stored('cards.stackPreset', 'stack'), row: stored('cards.listPreset', 'list') };
 
 function stored(key, fallback) {
@@ -414,9 +414,12 @@ function flyOff(current, predicted, eventTime) {
   target.style.transition = 'transform ' + seconds + 's cubic-bezier(0.2, 0.6, 0.4, 1)';
   target.style.transformOrigin = exit.anchor;
   target.style.transform = 'translate(' + exit.x + 'px,' + exit.y + 'px) rotate(' + exit.rotation + 'deg)';
-  requestAnimationFrame(() => {
-    stats.flyStarts.push(performance.now() - eventTime);
-    if (stats.flyStarts.length > 1000) stats.flyStarts.shift();
+  // The frame that starts the flight, by its own time (the frame's start), from the release's event time;
+  // and the script's own share, from the event to the flight set.
+  stats.releaseWork.push(performance.now() - eventTime);
+  requestAnimationFrame((frame) => {
+    stats.flyStarts.push(frame - eventTime);
+    if (stats.flyStarts.length > 1000) { stats.flyStarts.shift(); stats.releaseWork.shift(); }
   });
   if (kind === 'stack') { promote = true; renderStack(); restoreFocus(); }
   setTimeout(() => {
