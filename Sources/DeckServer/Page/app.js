@@ -558,7 +558,10 @@ function keys(event, card, kind, target, holder) {
     drag.engine.move(t, drag.x, 0);
     draw(drag);
   } else if (drag && drag.keyboard && (event.key === 'Enter' || event.key === ' ')) {
-    drag.samples.push([t, drag.x, 0]);
+    // A key lets go at rest: the release is stamped 100 ms after the last step, so the few steps of the
+    // arrows never read as a flick (a quadratic through them can point backwards: a "reverse fling").
+    const lastStep = drag.samples[drag.samples.length - 1][0];
+    drag.samples.push([Math.max(t, lastStep + 0.1), drag.x, 0]);
     release(event.timeStamp, null);
   } else if (drag && drag.keyboard && event.key === 'Escape') {
     release(event.timeStamp, t);
