@@ -178,11 +178,27 @@ function rowCards() { return deck.cards.filter((c) => !leaving.has(c.id)); }
 function render() {
   if (drag) { renderWanted = true; return; }
   renderWanted = false;
+  const focus = focusedPart();
   $('deck-name').textContent = deck.name || 'Cards';
   document.title = (deck.name || 'Cards') + ' — cards serve';
   $('undo').disabled = undoable.length === 0;
   renderStack();
   renderRows();
+  if (focus) refocus(focus);
+}
+// A redraw (a change from elsewhere, a sync) keeps the keyboard where it was: the same part of the same card.
+function focusedPart() {
+  const e = document.activeElement;
+  const holder = e && e !== document.body ? e.closest('[data-id]') : null;
+  if (!holder) return null;
+  const part = ['link', 'delete-button', 'content'].find((name) => e.classList.contains(name));
+  return part ? { id: holder.dataset.id, part, list: holder.closest('#rows') ? 'rows' : 'stack' } : null;
+}
+function refocus(focus) {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const holder = $(focus.list).querySelector('[data-id="' + CSS.escape(focus.id) + '"]:not(.flying):not(.leaving)');
+  const target = holder && holder.querySelector('.' + focus.part);
+  if (target && !target.closest('[inert]')) target.focus({ preventScroll: true });
 }
 // One card, for the stack ('stack') or the list ('row'): the only place a card's look is made.
 function renderCard(card, kind) {
@@ -201,12 +217,15 @@ function renderCard(card, kind) {
   li.style.setProperty('--card-color', colour(card.color));
   li.style.setProperty('--ink', ink);
   li.dataset.id = card.id;
+  // The stamps sit in the icon's row, right above the title, never over it: KEEP on the left (the side that
+  // stays on screen while the card goes right), DELETE on the right.
   const head = element('div', 'head');
   const stampDelete = element('span', 'stamp delete', 'Delete');
   const stampKeep = element('span', 'stamp keep', 'Keep');
   stampDelete.setAttribute('aria-hidden', 'true'); stampKeep.setAttribute('aria-hidden', 'true');
-  head.append(element('h2', 'title', card.title), stampDelete, stampKeep);
-  li.append(tile, head, element('p', 'platform', card.platformName), link(card.indexURL));
+  head.append(tile, stampKeep, stampDelete);
+  li.append(head, element('h2', 'title', card.title), element('p', 'platform', card.platformName),
+    link(card.indexURL));
   return li;
 }
 function renderStack() {
