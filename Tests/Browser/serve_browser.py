@@ -808,8 +808,8 @@ def screenshots(browser, shoot, device, name):
     time.sleep(0.3)
     # To the right (KEEP), so the title stays on a phone's screen. A touch ends in a cancel; the mouse goes
     # back where it started before letting go.
-    back = [] if kind == "touch" else ramp(0.5, 0, 0, start=(130, 14), at=0.5)
-    drag(browser, kind, center_of(browser, TOP), ramp(0.5, 130, 14) + back, end="cancel" if kind == "touch" else "release",
+    back = [] if kind == "touch" else ramp(0.5, 0, 0, start=(150, 14), at=0.5)
+    drag(browser, kind, center_of(browser, TOP), ramp(0.5, 150, 14) + back, end="cancel" if kind == "touch" else "release",
          pause_at=0.45, on_pause=lambda: shoot("serve-%s-stack-%s.png" % (device, name)))
     browser.evaluate("document.getElementById('show-list').click(); window.scrollTo(0, 0)")
     browser.wait_for("!window.cardsPage.busy()", 20)
@@ -1022,14 +1022,14 @@ def main():
 
             # Issue 34 on the phone: ten flings by touch, a drag from a link, a tap on it, a disagreement.
             browser.evaluate("document.getElementById('show-stack').click()")
-            ok, detail = ten_flings(browser, scenario, "touch")
-            check("ten fast flings delete ten cards, ten commits in order (touch, phone)", ok, detail)
-            link_drag_and_tap(browser, scenario, "touch", url)
-            disagreement(browser, scenario, "touch")
             for name in ("light", "dark"):
                 scheme(browser, name)
                 screenshots(browser, shoot, "phone", name)
             scheme(browser, "light")
+            ok, detail = ten_flings(browser, scenario, "touch")
+            check("ten fast flings delete ten cards, ten commits in order (touch, phone)", ok, detail)
+            link_drag_and_tap(browser, scenario, "touch", url)
+            disagreement(browser, scenario, "touch")
             narrow_header(browser)
 
             # And on the laptop: the mouse, the keyboard, the colours.
