@@ -8,6 +8,10 @@ the port read from DevToolsActivePort in a temporary --user-data-dir), sends rea
 {"check": name, "ok": bool, "detail": ...}. Everything it starts, it stops by pid; it writes only in its
 temporary folder (and the screenshots where --screenshots says).
 
+`--page-dir Sources/DeckServer/Page` answers the page's own files from the working tree (DevTools Fetch
+domain), to try a change to the page without rebuilding `cards`, or to measure an older page against the same
+server (`--bench --only-bench`). `--seed N` repeats a run's random drags and colours.
+
 Debian's python3-websocket (websocket-client) speaks the websocket; the rest is the standard library.
 Why Python and not Swift: FoundationNetworking's URLSessionWebSocketTask depends on the libcurl it was
 built with, and the project's Swift code links no Foundation; websocket-client is one Debian package.
