@@ -803,6 +803,24 @@ def row_from_link(browser, scenario):
     browser.evaluate("document.getElementById('show-stack').click()")
 
 
+def preset_choice(browser, scenario):
+    """Other presets are a choice away: the seed's stack (150 points) on the stack, half the row on the list."""
+    def choose(select, value):
+        browser.evaluate("(() => { const s = document.getElementById(%s); s.value = %s;"
+                         " s.dispatchEvent(new Event('change')); })()" % (json.dumps(select), json.dumps(value)))
+    browser.evaluate("document.getElementById('show-stack').click()")
+    choose("stack-preset", "classic-stack")
+    gesture(browser, scenario, "the seed's stack, chosen, deletes past 150 points", "stack", "mouse",
+            ramp(0.5, -160, 0), [["commit", "left", "distance"]])
+    choose("stack-preset", "stack")
+    browser.evaluate("document.getElementById('show-list').click(); window.scrollTo(0, 0)")
+    choose("list-preset", "row")
+    gesture(browser, scenario, "half the row, chosen, keeps a row slid 110 points", "list", "mouse",
+            ramp(0.6, -110, 0) + ramp(0.1, -110, 0, start=(-110, 0), at=0.6), [["snapBack", None, "belowThreshold"]])
+    choose("list-preset", "list")
+    browser.evaluate("document.getElementById('show-stack').click()")
+
+
 def screenshots(browser, shoot, device, name):
     """The stack mid-drag past its line and the list with a row slid over its delete area, each drag then
     cancelled (nothing deleted): docs/serve-<device>-<view>-<scheme>.png."""
@@ -1043,6 +1061,7 @@ def main():
             focus_after_pointer(browser)
             link_drag_and_tap(browser, scenario, "mouse", url)
             row_from_link(browser, scenario)
+            preset_choice(browser, scenario)
             keyboard_only(browser, scenario)
             contrast(browser, seed)
             for name in ("light", "dark"):
