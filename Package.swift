@@ -109,6 +109,8 @@ let package = Package(
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
                 .embedInCode("Page/state.js"), .embedInCode("Page/editor.js"), .embedInCode("Page/conflicts.js"),
                 .embedInCode("Page/features.css"),
+                .embedInCode("Page/engine.js"), .embedInCode("Page/icons.svg"),
+                .embedInCode("Page/icons-LICENSE.txt"),
             ]),
         .target(
             name: "CardsCLI",

@@ -8,20 +8,9 @@ import SwipeEngine
 /// the cards this device has not kept), this device's undo (`cards undo`'s, plus its keeps), and the
 /// routes of the page's own features (adding, editing, settling conflicts), each in a file of its own.
 extension DeckService {
-    /// The routes of this file and its siblings, or nil for the others (DeckService.route).
+    /// The API routes of this file and its siblings, or nil for the others (DeckService.route).
     func featureRoute(_ request: HTTPRequest) -> HTTPResponse? {
-        let scripts: [String: String] = [
-            "/state.js": PageAssets.stateScript, "/editor.js": PageAssets.editorScript,
-            "/conflicts.js": PageAssets.conflictsScript,
-        ]
-        if let script = scripts[request.path] {
-            guard request.method == "GET" || request.method == "HEAD" else { return notAllowed(request) }
-            return .text(200, script, contentType: "text/javascript; charset=utf-8")
-        }
-        if request.path == "/features.css" {
-            guard request.method == "GET" || request.method == "HEAD" else { return notAllowed(request) }
-            return .text(200, PageAssets.featureStyle, contentType: "text/css; charset=utf-8")
-        }
+        // The page's files (state.js, editor.js, conflicts.js, features.css) are in PageAssets.files.
         let posts: [String: ([UInt8]) -> HTTPResponse] = [
             "/api/undo": undoResponse, "/api/kept": keptResponse, "/api/cards": addResponse,
             "/api/edit": editResponse, "/api/resolve": resolveResponse,

@@ -15,18 +15,26 @@ extension DeckService {
         /// Nil for a programmatic swipe.
         var script: DragScript?
         var direction: SwipeDirection?
+        /// Decide only, never delete: the page's prediction checked against the engine (tests).
+        var dryRun = false
     }
 
     /// Reads `{"id", "preset", "width", "height", "grab": [x, y], "samples": [[t, x, y], …], "cancel": t}`
-    /// or `{"id", "preset", "direction": "left" | "right"}`; throws a message naming the bad field.
+    /// or `{"id", "preset", "direction": "left" | "right"}`, either with `"dryRun": true` to decide without
+    /// deleting; throws a message naming the bad field.
     static func parseSwipe(_ body: [UInt8]) throws(ServeError) -> SwipeRequest {
         let object = try jsonObject(body)
         guard let id = object["id"]?.stringValue, !id.isEmpty, id.count <= 100 else {
             throw ServeError("\"id\": expected the card's id as a string")
         }
         let name = object["preset"]?.stringValue ?? "stack"
-        guard let configuration = SwipeConfiguration.preset(named: name) else {
-            throw ServeError("\"preset\" '\(name)': expected one of classic-stack, classic-row, stack, row")
+        guard let configuration = PageGeometry.preset(named: name) else {
+            throw ServeError("\"preset\" '\(name)': expected one of classic-stack, classic-row, stack, row, list")
+        }
+        var dryRun = false
+        if let flag = object["dryRun"], !flag.isNull {
+            guard let value = flag.boolValue else { throw ServeError("\"dryRun\": expected true or false") }
+            dryRun = value
         }
         var size: SwipeSize?
         if object["width"] != nil || object["height"] != nil {
@@ -39,7 +47,8 @@ extension DeckService {
             guard let parsed = SwipeDirection(rawValue: direction) else {
                 throw ServeError("\"direction\" '\(direction)': expected left or right")
             }
-            return SwipeRequest(id: id, configuration: configuration, size: size, script: nil, direction: parsed)
+            return SwipeRequest(
+                id: id, configuration: configuration, size: size, script: nil, direction: parsed, dryRun: dryRun)
         }
         guard let list = object["samples"]?.arrayValue, !list.isEmpty, list.count <= maximumSamples else {
             throw ServeError("\"samples\": expected 1 to \(maximumSamples) [t, x, y] samples")
@@ -66,7 +75,7 @@ extension DeckService {
         }
         return SwipeRequest(
             id: id, configuration: configuration, size: size, script: DragScript(samples: samples, ending: ending),
-            direction: nil)
+            direction: nil, dryRun: dryRun)
     }
 
     static func jsonObject(_ body: [UInt8]) throws(ServeError) -> [String: JSONValue] {
@@ -111,6 +120,8 @@ extension DeckService {
                 () throws(StoreError) -> (Bool, Bool, Double, String?) in
                 // Rule 8: a card gone meanwhile (a sync deleted it) is not deleted again, whatever the drag.
                 guard try deck.snapshot().card(id: request.id) != nil else { return (false, true, 0, nil) }
+                // A dry run (the page checking its prediction) decides and changes nothing.
+                if request.dryRun { return (false, false, 0, nil) }
                 let start = monotonicSeconds()
                 // A deleted-versus-edited card: the swipe settles it (DeckService+Conflicts.swift).
                 if let settled = try settleBySwipe(request.id, outcome) {
@@ -126,7 +137,7 @@ extension DeckService {
             }
             checkForChange()
             // A keep commits nothing: the pages learn of it (the stack, Undo's label) from the event.
-            if outcome.decision.direction == .right && resolved == nil && !gone { changes.bump() }
+            if outcome.decision.direction == .right && resolved == nil && !gone && !request.dryRun { changes.bump() }
             var json = outcome.json(cardID: request.id, deleted: deleted)
             json.removeLast()
             json +=

@@ -89,13 +89,13 @@ public final class DeckService: @unchecked Sendable {
 
     func route(_ request: HTTPRequest) -> HTTPResponse {
         if let answer = featureRoute(request) { return answer }
+        if let file = PageAssets.files[request.path] {
+            guard request.method == "GET" || request.method == "HEAD" else {
+                return .text(405, "Error: \(request.method) is not allowed on \(request.path)\n")
+            }
+            return .text(200, file.text, contentType: file.type)
+        }
         switch (request.method, request.path) {
-        case ("GET", "/"), ("HEAD", "/"):
-            return .text(200, PageAssets.html, contentType: "text/html; charset=utf-8")
-        case ("GET", "/app.js"), ("HEAD", "/app.js"):
-            return .text(200, PageAssets.script, contentType: "text/javascript; charset=utf-8")
-        case ("GET", "/app.css"), ("HEAD", "/app.css"):
-            return .text(200, PageAssets.style, contentType: "text/css; charset=utf-8")
         case ("GET", "/api/deck"):
             return deckResponse()
         case ("GET", "/events"):
@@ -106,8 +106,7 @@ public final class DeckService: @unchecked Sendable {
             return swipeResponse(request.body)
         case ("POST", "/api/restore"):
             return restoreResponse(request.body)
-        case (_, "/"), (_, "/app.js"), (_, "/app.css"), (_, "/api/deck"), (_, "/events"), (_, "/api/swipe"),
-            (_, "/api/restore"):
+        case (_, "/api/deck"), (_, "/events"), (_, "/api/swipe"), (_, "/api/restore"):
             return .text(405, "Error: \(request.method) is not allowed on \(request.path)\n")
         default:
             return .text(404, "Error: no page at \(request.path); the deck is at /\n")

@@ -21,10 +21,13 @@ public final class HTTPServer: @unchecked Sendable {
         /// asleep; well above `connectionsPerAddress`, so one address filling its share leaves room for
         /// several others.
         public var connections: UInt32 = 128
-        /// Connections open at once from one address: a browser opens at most 6 to a server, and one more
-        /// a page for its event stream; a flood of idle sockets from one address stops here (libmicrohttpd
+        /// Connections open at once from one address: a browser opens at most 6 to a server by each name,
+        /// and one more a page for its event stream; the laptop the server runs on may reach it by several
+        /// names from the one address 127.0.0.1 (`localhost`, `127.0.0.1`, its host name, `hostname.local`:
+        /// with 16, the idle connections Chromium keeps for three of them left none for a fourth, and its
+        /// manifest failed to load). A flood of idle sockets from one address stops here (libmicrohttpd
         /// closes the ones over) and locks out no other address.
-        public var connectionsPerAddress: UInt32 = 16
+        public var connectionsPerAddress: UInt32 = 32
         /// Seconds a connection may stay silent (no byte either way) before it is closed: a flood of idle
         /// sockets from the page's own address is cleared within this, and the event stream's keep-alive
         /// (`DeckEventStream.keepAlive`) comes well before it.

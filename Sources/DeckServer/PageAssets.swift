@@ -27,4 +27,29 @@ enum PageAssets {
 
     /// `/features.css`: the banner, the filter, the card form and the conflicts' marks.
     static let featureStyle = String(decoding: PackageResources.features_css, as: UTF8.self)
+
+    /// `/engine.js`: the gesture engine mirrored step for step, so a release is predicted in its own frame.
+    static let engine = String(decoding: PackageResources.engine_js, as: UTF8.self)
+
+    /// `/icons.svg`: the platform glyphs (Fork Awesome 1.2.0 from Debian's fonts-fork-awesome, extracted
+    /// by scripts/make-icon-sprite.py), one `<symbol id="i-NAME">` each; the page inlines them.
+    static let icons = String(decoding: PackageResources.icons_svg, as: UTF8.self)
+
+    /// `/icons-LICENSE.txt`: the glyphs' notice and the SIL Open Font License 1.1, which travels with them.
+    static let iconsLicense = String(decoding: PackageResources.icons_LICENSE_txt, as: UTF8.self)
+
+    /// The page's static files by path: their text and content type (one line here for a new file, beside its
+    /// `.embedInCode` line in Package.swift).
+    static let files: [String: (text: String, type: String)] = [
+        "/": (html, "text/html; charset=utf-8"),
+        "/app.css": (style, "text/css; charset=utf-8"),
+        "/app.js": (script, "text/javascript; charset=utf-8"),
+        "/engine.js": (engine, "text/javascript; charset=utf-8"),
+        "/icons.svg": (icons, "image/svg+xml; charset=utf-8"),
+        "/icons-LICENSE.txt": (iconsLicense, "text/plain; charset=utf-8"),
+        "/state.js": (stateScript, "text/javascript; charset=utf-8"),
+        "/editor.js": (editorScript, "text/javascript; charset=utf-8"),
+        "/conflicts.js": (conflictsScript, "text/javascript; charset=utf-8"),
+        "/features.css": (featureStyle, "text/css; charset=utf-8"),
+    ]
 }

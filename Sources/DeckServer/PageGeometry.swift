@@ -1,16 +1,35 @@
 import SwipeEngine
 
-/// The presets' geometry as the page reads it: what it needs to draw the card under the finger between
-/// input events (offset, rotation, progress, armed) exactly as the engine would. The release is never
-/// decided from this: the page sends its samples, and the engine on the server decides.
+/// The presets as the page reads them: everything its copy of the engine (Page/engine.js) needs to draw the
+/// card under the finger and to predict the release (offset, rotation, progress, armed, the fling rule, the
+/// exit), exactly as the engine would. The prediction only flies the card early: the page sends its samples,
+/// the engine on the server decides, and a card it keeps comes back.
 ///
-/// A test (ServeBrowserTests) runs every vector of gesture.md through the page's copy and checks its
-/// `armed` against `cards swipe --json` for every preset.
+/// A test (ServeBrowserTests) runs every vector of gesture.md through the page's copy against `cards swipe
+/// --json`, and every vector and random drags against the server's engine, for every preset.
 enum PageGeometry {
+    /// The list's default line: seed 002's −75 points (its row turns red past it), with the best-practice
+    /// row's axis lock (a vertical scroll never deletes), flings and a small hysteresis. The `row` preset's
+    /// half width is 179 points on a phone, where a seed-style slide springs back.
+    static let list: SwipeConfiguration = {
+        var preset = SwipeConfiguration.row
+        preset.name = "list"
+        preset.commitDistance = .points(75)
+        preset.hysteresis = .points(8)
+        return preset
+    }()
+
+    /// The presets a page may swipe with: the engine's four and `list`.
+    static let presets: [SwipeConfiguration] = SwipeConfiguration.presets + [list]
+
+    /// The page preset with this name, or nil.
+    static func preset(named name: String) -> SwipeConfiguration? {
+        presets.first { $0.name == name }
+    }
+
     /// `{"stack": {…}, "row": {…}, …}`, every preset by name.
     static let presetsJSON: String = {
-        "{" + SwipeConfiguration.presets.map { JSONText.string($0.name) + ":" + json($0) }.joined(separator: ",")
-            + "}"
+        "{" + presets.map { JSONText.string($0.name) + ":" + json($0) }.joined(separator: ",") + "}"
     }()
 
     static func json(_ preset: SwipeConfiguration) -> String {
@@ -53,6 +72,14 @@ enum PageGeometry {
                 "{\"kind\":\"travel\",\"widthMultiple\":\(number(multiple)),\"minimumDuration\":\(number(shortest)),"
                 + "\"maximumDuration\":\(number(longest))}"
         }
+        let fling: String
+        if let rule = preset.fling {
+            fling =
+                "{\"minimumVelocity\":\(number(rule.minimumVelocity)),\"crossAxisMargin\":\(number(rule.crossAxisMargin)),"
+                + "\"minimumTravel\":\(number(rule.minimumTravel)),\"reverseCancels\":\(rule.reverseCancels)}"
+        } else {
+            fling = "null"
+        }
         let fields = [
             "\"name\":\(JSONText.string(preset.name))",
             "\"width\":\(number(preset.defaultCardSize.width))",
@@ -66,6 +93,7 @@ enum PageGeometry {
             "\"commitDistance\":\(length(preset.commitDistance))",
             "\"inclusive\":\(preset.commitComparison == .inclusive)",
             "\"hysteresis\":\(length(preset.hysteresis))",
+            "\"fling\":\(fling)",
             "\"rotation\":\(rotation)",
             "\"maximumRotation\":\(number(preset.maximumRotation))",
             "\"exit\":\(exit)",

@@ -361,7 +361,7 @@ def main():
               manifest.get("url", "").endswith("/manifest.webmanifest") and not manifest.get("errors")
               and not errors and lan_errors == ["not-from-secure-origin"] and png_ok,
               {"manifestErrors": manifest.get("errors"), "installability": errors, "lan": lan_errors,
-               "icons": icons})
+               "icons": icons, "manifest": manifest.get("url"), "at": browser.evaluate("location.href")})
         icon_path = os.path.join(shots, "serve-icon-192.png")
         with open(icon_path, "wb") as file:
             file.write(http(base + "/icon-192.png")[1])

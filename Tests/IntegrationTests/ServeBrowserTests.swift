@@ -1,12 +1,14 @@
 import Foundation
 import Testing
 
-/// `cards serve` in a real headless Chromium (issue 25): Tests/Browser/serve_browser.py drives it over the
-/// DevTools protocol with real touch and mouse input and prints one JSON check per line; each becomes an
-/// expectation here. About 30 s: one browser, one deck, every gesture vector, the security checks; then
+/// `cards serve` in a real headless Chromium (issues 25 and 34): Tests/Browser/serve_browser.py drives it over
+/// the DevTools protocol with real touch and mouse input, as a 390 × 844 touch phone and a 1280 × 800 laptop,
+/// and prints one JSON check per line; each becomes an expectation here. About 70 s: one browser, one deck,
+/// every gesture vector and random drags against the server's engine (the seed on stderr), ten fast flings
+/// each way, links, the keyboard, contrast over every card colour in light and dark, the security checks; then
 /// Tests/Browser/serve_access.py, the phone's way in and the floods (about 35 s, 15 of them the idle timeout
-/// clearing a flood). One after the other: the gestures' timing must not share the two cores with a second
-/// browser.
+/// clearing a flood), and ServeStateTests (nested here). One after the other: the gestures' timing must not
+/// share the two cores with a second browser.
 @Suite("cards serve in a browser", .serialized)
 struct ServeBrowserTests {
     static let script = Binaries.packageRoot + "/Tests/Browser/serve_browser.py"

@@ -48,10 +48,31 @@ function fieldPanel(card, record, interactive) {
     button.append(element('span', 'choice-value', choice.text), element('span', 'choice-from', (choice.current ? 'kept by the merge \u00b7 ' : '') + choice.by));
     button.setAttribute('aria-label', 'Pick ' + (fieldNames[record.field] || record.field) + ' \u201c' + choice.text + '\u201d for ' + card.title);
     button.disabled = !interactive;
-    // A press on a choice is not the start of a swipe.
-    button.addEventListener('pointerdown', (event) => event.stopPropagation());
+    // A press on a choice is not the start of a swipe. A tap picks on its release: Chromium swallows the
+    // click of a tap that comes soon after a fling (as app.js opens a link), and a person taps right after
+    // swiping; the click that may follow is then not a second pick. Keys and other pointers click.
+    let pressed = null;
+    let pickedByTap = false;
+    button.addEventListener('pointerdown', (event) => {
+      event.stopPropagation();
+      pressed = { id: event.pointerId, x: event.clientX, y: event.clientY };
+    });
+    button.addEventListener('pointerup', (event) => {
+      event.stopPropagation();
+      const tap = pressed && pressed.id === event.pointerId
+        && Math.hypot(event.clientX - pressed.x, event.clientY - pressed.y) < 10;
+      pressed = null;
+      if (!tap || button.disabled) return;
+      pickedByTap = true;
+      setTimeout(() => { pickedByTap = false; }, 800);
+      pick(card, record.field, choice);
+    });
     button.addEventListener('keydown', (event) => event.stopPropagation());
-    button.addEventListener('click', (event) => { event.stopPropagation(); pick(card, record.field, choice); });
+    button.addEventListener('click', (event) => {
+      event.stopPropagation();
+      if (pickedByTap) { pickedByTap = false; return; }
+      pick(card, record.field, choice);
+    });
     panel.append(button);
   }
   return panel;
