@@ -238,7 +238,10 @@ package enum IndexStatusScan {
                 let other = UnsafeRawBufferPointer(
                     start: base + entry.nameStart, count: entry.nameEnd - entry.nameStart)
                 let common = min(name.count, other.count)
-                let compared = common == 0 ? 0 : name.baseAddress.flatMap { left in
+                let compared =
+                    common == 0
+                    ? 0
+                    : name.baseAddress.flatMap { left in
                         other.baseAddress.map { memcmp(left, $0, common) }
                     } ?? 0
                 order = compared != 0 ? compared : Int32(name.count) - Int32(other.count)
