@@ -96,5 +96,7 @@ print("")
 print(Report.table(bench.rows))
 print("Targets (issue 7):")
 print(Report.targets(bench.rows))
+print("Targets (issue 37):")
+print(Report.syncTargets(bench.rows))
 print("total time: \(Report.ms(Measure.now() - start))")
 if !keep { FileSystem.removeTree(root) } else { print("decks kept in \(root)") }

@@ -296,8 +296,12 @@ struct MergeCLITests {
         let ids = try scratch.cards(["list"], in: a).stdout.split(separator: "\n").map { String($0.prefix(8)) }
         #expect(ids.count == 16)
         // 7 cards edited on this side, 6 on the other, and one title edited on both: a conflict.
-        for id in ids[0..<7] { #expect(try scratch.cards(["edit", id, "--color", "red"], in: a).status == 0) }
-        for id in ids[7..<13] { #expect(try scratch.cards(["edit", id, "--color", "green"], in: b).status == 0) }
+        for id in ids[0..<7] {
+            #expect(try scratch.cards(["edit", id, "--title", "A edited \(id)"], in: a).status == 0)
+        }
+        for id in ids[7..<13] {
+            #expect(try scratch.cards(["edit", id, "--title", "B edited \(id)"], in: b).status == 0)
+        }
         #expect(try scratch.cards(["edit", ids[13], "--title", "A's title"], in: a).status == 0)
         #expect(try scratch.cards(["edit", ids[13], "--title", "B's title"], in: b).status == 0)
         try scratch.git(["push", "-q", "origin", "main"], in: b)
