@@ -27,6 +27,8 @@ final class Bench {
     let onlyMerge: Bool
     /// Only the one-card rows (`--only ops`): the list, export, merge and sync rows are skipped.
     let onlyOps: Bool
+    /// Only the sync rows (`--only sync`), from the imports and the git twin.
+    var onlySync = false
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
@@ -124,6 +126,10 @@ final class Bench {
                 operation: "import N cards, --bare (process)", cards: size, ours: importedBare.milliseconds,
                 git: gitImport, peak: importedBare.peakKilobytes, note: "one run"))
 
+        if onlySync {
+            try sync(size: size, folder: folder, ours: ours, twin: twin)
+            return
+        }
         try oneCardOperations(size: size, ours: ours, bare: bare, twin: twin)
         if !onlyOps {
             reads(size: size, ours: ours, twin: twin)

@@ -3,7 +3,7 @@ import GitCore
 import Glibc
 
 // cards-bench: our deck operations against the git CLI at 1k, 10k and 100k cards (issue 7).
-// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops|serve]
+// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops|sync|serve]
 // Build and run with `./dev bench` (release build). Not part of CI.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -16,6 +16,8 @@ var onlyMerge = false
 var onlyOps = false
 // `--only serve`: only the `cards serve` rows (a headless browser; issue 25).
 var onlyServe = false
+// `--only sync`: only the sync rows (and the imports and git twin they start from; issue 37).
+var onlySync = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -26,7 +28,9 @@ while let argument = arguments.first {
         case "merge": onlyMerge = true
         case "ops": onlyOps = true
         case "serve": onlyServe = true
-        default: fail("--only takes merge (the merge rows), ops (the one-card rows) or serve (the browser rows)")
+        case "sync": onlySync = true
+        default:
+            fail("--only takes merge (the merge rows), ops (the one-card rows), sync (the sync rows) or serve (the browser rows)")
         }
         arguments.removeFirst()
     case "--sizes":
@@ -39,7 +43,7 @@ while let argument = arguments.first {
         repeats = value
     case "-h", "--help":
         print(
-            "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops|serve]")
+            "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops|sync|serve]")
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
@@ -78,12 +82,13 @@ print("fsync on for both: cards default (CARDS_FSYNC unset), git -c core.fsync=a
 
 let bench = Bench(
     root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, onlyOps: onlyOps)
+bench.onlySync = onlySync
 let start = Measure.now()
 do {
     if !onlyServe {
         for size in sizes { try bench.run(size: size) }
     }
-    if !onlyMerge && !onlyOps {
+    if !onlyMerge && !onlyOps && !onlySync {
         // The package's folder: this file is Sources/cards-bench/main.swift in it.
         var packageRoot = #filePath
         for _ in 0..<3 { packageRoot = FileSystem.parent(of: packageRoot) }
