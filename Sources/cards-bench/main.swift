@@ -30,7 +30,9 @@ while let argument = arguments.first {
         case "serve": onlyServe = true
         case "sync": onlySync = true
         default:
-            fail("--only takes merge (the merge rows), ops (the one-card rows), sync (the sync rows) or serve (the browser rows)")
+            fail(
+                "--only takes merge (the merge rows), ops (the one-card rows), sync (the sync rows) or serve (the browser rows)"
+            )
         }
         arguments.removeFirst()
     case "--sizes":
@@ -43,7 +45,8 @@ while let argument = arguments.first {
         repeats = value
     case "-h", "--help":
         print(
-            "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops|sync|serve]")
+            "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] [--only merge|ops|sync|serve]"
+        )
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
