@@ -65,8 +65,10 @@ extension Deck {
                 entries.append((file.path, nil, mode))
             }
         }
-        if writes.count >= Deck.bulkThreshold || (writes.count >= Deck.syncfsThreshold && flush == .strict) {
+        if writes.count >= Deck.bulkThreshold {
             try Deck.writeFilesInBulk(writes, durable: durable)
+        } else if writes.count >= Deck.syncfsThreshold && flush == .strict {
+            try Deck.writeFilesInBulk(writes, durable: true, flushingRenames: false)
         } else {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
@@ -136,7 +138,7 @@ extension Deck {
         for (position, write) in writes.enumerated() { lastWrite[write.full] = position }
         writes = writes.enumerated().filter { lastWrite[$0.element.full] == $0.offset }.map(\.element)
         if writes.count >= Deck.syncfsThreshold && durable {
-            try Deck.writeFilesInBulk(writes.map { ($0.full, $0.bytes) }, durable: true)
+            try Deck.writeFilesInBulk(writes.map { ($0.full, $0.bytes) }, durable: true, flushingRenames: false)
         } else {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, durable: durable) }
         }
@@ -154,7 +156,12 @@ extension Deck {
 
     /// Writes many files: every temp file first, one `syncfs` (durable), then every rename, and one
     /// more `syncfs`; so a crash leaves each file either as it was or complete, at two flushes in all.
-    static func writeFilesInBulk(_ files: [(full: String, bytes: [UInt8])], durable: Bool) throws(StoreError) {
+    /// `flushingRenames` false: no second `syncfs`, the renames left to the file system as a file written
+    /// on its own leaves its rename (`FileSystem.writeAtomically`: data flushed, then renamed): what a
+    /// commit's working tree needs, whose index and `main` follow (a crash between is `Deck+Recovery`'s).
+    static func writeFilesInBulk(
+        _ files: [(full: String, bytes: [UInt8])], durable: Bool, flushingRenames: Bool = true
+    ) throws(StoreError) {
         var folders: Set<String> = []
         var temps: [String] = []
         temps.reserveCapacity(files.count)
@@ -191,7 +198,7 @@ extension Deck {
             }
         }
         temps.removeAll()
-        if durable { try syncFileSystem(of: files[0].full) }
+        if durable && flushingRenames { try syncFileSystem(of: files[0].full) }
     }
 
     /// Runs `step` for each index below `count`, the first half and the second half on two threads
