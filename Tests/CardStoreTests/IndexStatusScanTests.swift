@@ -109,6 +109,11 @@ struct IndexStatusScanTests {
         unlink(Self.file(root, cards[3]))
         #expect(try Self.scan(deck)?.contains(path) == false)
         #expect(try deck.handEdits().isEmpty)
+        // A damaged index (a stat byte changed, its checksum not): libgit2 says what is wrong, not the scan.
+        var index = try Data(contentsOf: URL(fileURLWithPath: root + "/.git/index"))
+        index[20] ^= 0x01
+        try index.write(to: URL(fileURLWithPath: root + "/.git/index"))
+        #expect(try Self.scan(deck) == nil)
     }
 
     @Test("a deck copied with cp -a: the first commit of hand edits records the new stat data, as git's refresh")

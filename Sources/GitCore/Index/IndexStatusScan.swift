@@ -78,6 +78,14 @@ package enum IndexStatusScan {
         }
         let version = BigEndian.read32(bytes, at: 4)
         guard version == 2 || version == 3 else { return nil }
+        // A damaged index is libgit2's to refuse, in its words (`cards fsck --repair` makes it again): its
+        // checksum checked as libgit2 checks it (~6 ms at 100,000 entries), unless git wrote none
+        // (`index.skipHash`: zeros).
+        let stored = UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - 20)...])
+        if stored.contains(where: { $0 != 0 }) {
+            let computed = SHA1.digest(UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 20)]))
+            guard computed.elementsEqual(stored) else { return nil }
+        }
         let count = Int(BigEndian.read32(bytes, at: 8))
         let end = bytes.count - 20
         var position = 12
