@@ -108,7 +108,9 @@ extension Deck {
                 skippingUnchanged ? workingBlobID(full, path: path) : nil
             if let entry, notCheckedOut(entry) == nil {
                 if !skippingUnchanged || present != entry.id {
-                    let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
+                    let bytes = try withStoreError("reading \(path)") { () throws(GitError) in
+                        try repository.readBlob(entry.id)
+                    }
                     let checkedOut = try checkoutBytes(bytes, blob: entry.id, path: path)
                     if Deck.isAttributesFile(path) {
                         try FileSystem.writeAtomically(checkedOut, to: full, durable: durable)
