@@ -16,6 +16,10 @@ extension Commands {
                     "Deleted on one side, edited on the other: keep the card (default) or delete it."),
                 .flag("--dry-run", "Print the decisions and write nothing."),
                 .flag("--allow-unrelated-histories", "Merge a ref that shares no commit with this deck."),
+                .flag(
+                    "--verbose",
+                    "One line for every changed card (a merge of more than \(MergeText.summaryThreshold) prints a "
+                        + "summary)."),
             ],
             positionals: 1...1)
     ) { context, arguments in
@@ -45,7 +49,8 @@ extension Commands {
         let report = try deck.merge(
             theirs: theirs, theirsName: reference, policy: policy, dryRun: dryRun,
             allowUnrelatedHistories: arguments.has("--allow-unrelated-histories"))
-        printMergeReport(report, name: reference, dryRun: dryRun, output: context.output)
+        printMergeReport(
+            report, name: reference, dryRun: dryRun, verbose: arguments.has("--verbose"), output: context.output)
         if !report.invalid.isEmpty && !dryRun { context.output.error(MergeText.invalidSummary(report.invalid.count)) }
         return report.invalid.isEmpty ? 0 : 1
     }
@@ -58,7 +63,7 @@ extension Commands {
         return policy
     }
 
-    static func printMergeReport(_ report: MergeReport, name: String, dryRun: Bool, output: Output) {
+    static func printMergeReport(_ report: MergeReport, name: String, dryRun: Bool, verbose: Bool, output: Output) {
         let would = dryRun ? "Would " : ""
         switch report.kind {
         case .upToDate:
@@ -76,8 +81,10 @@ extension Commands {
                     ? "Would merge \(name): \(count) card\(count == 1 ? "" : "s") changed on either side."
                     : "Merged \(name) into main (merge commit \(report.commit?.short ?? "")): \(count) card\(count == 1 ? "" : "s") changed on either side\(MergeText.invalidCount(report))."
             )
-            // One line a card, as `cards sync` prints them.
-            for decision in changed { output.print("  \(decision.summary)") }
+            // One line a card, or a summary of a big merge, as `cards sync` prints them.
+            for line in MergeText.decisionLines(changed, others: report.changedWithoutDecision, verbose: verbose) {
+                output.print("  \(line)")
+            }
             for line in report.otherFiles { output.print("  \(line)") }
             let conflicts = report.conflicts
             if conflicts > 0 {
@@ -224,8 +231,60 @@ extension Commands {
     }
 }
 
-/// What `cards merge` and `cards sync` say of card files a merge found invalid.
+/// What `cards merge` and `cards sync` say of a merge's cards, and of card files it found invalid.
 enum MergeText {
+    /// Up to this many changed cards, a merge prints a line for each; more, a summary (as git prints a
+    /// diffstat): how many of each kind, every conflict in full, the first `summaryFirst` others, and how
+    /// to see the rest.
+    static let summaryThreshold = 10
+    /// How many of the other changes a summary names.
+    static let summaryFirst = 5
+
+    /// The lines for a merge's changed cards (`decisions`, in print order; `others` more changed cards that
+    /// no decision names), each a card's line or, past `summaryThreshold` unless `verbose`, the summary.
+    static func decisionLines(_ decisions: [CardDecision], others: Int = 0, verbose: Bool) -> [String] {
+        guard !verbose && decisions.count > summaryThreshold else { return decisions.map(\.summary) }
+        var counts: [(String, Int)] = []
+        for kind in kindOrder {
+            let count = decisions.filter { $0.kind == kind }.count
+            if count > 0 { counts.append((kindWords(kind), count)) }
+        }
+        var lines = [counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + (others > 0 ? ", \(others) other" : "")]
+        // What a person must look at is never summed up.
+        let needsLook: Set<CardDecision.Kind> = [.conflict, .keptEditedOverDelete, .deletedOverEdit]
+        let conflicts = decisions.filter { needsLook.contains($0.kind) }
+        lines += conflicts.map(\.summary)
+        let rest = decisions.filter { !needsLook.contains($0.kind) }
+        lines += rest.prefix(summaryFirst).map(\.summary)
+        if rest.count > summaryFirst {
+            lines.append(
+                "… and \(rest.count - summaryFirst) more (--verbose lists every card; `cards log` shows the commits "
+                    + "that changed them)")
+        }
+        return lines
+    }
+
+    /// The kinds in the order a summary counts them.
+    static let kindOrder: [CardDecision.Kind] = [
+        .tookOurs, .tookTheirs, .merged, .sameOnBoth, .deletedOnBoth, .conflict, .keptEditedOverDelete,
+        .deletedOverEdit,
+    ]
+
+    /// How a summary names a kind of decision.
+    static func kindWords(_ kind: CardDecision.Kind) -> String {
+        switch kind {
+        case .unchanged: "unchanged"
+        case .tookOurs: "changed on ours"
+        case .tookTheirs: "changed on theirs"
+        case .merged: "merged field by field"
+        case .sameOnBoth: "changed alike on both"
+        case .deletedOnBoth: "deleted on both"
+        case .conflict: "with a conflict"
+        case .keptEditedOverDelete: "kept (edited over a deletion)"
+        case .deletedOverEdit: "deleted over an edit"
+        }
+    }
+
     /// The last line when the deck now holds card files that are not valid cards (exit 1).
     static func invalidSummary(_ count: Int) -> String {
         "Error: the deck now holds \(count) card file\(count == 1 ? "" : "s") that \(count == 1 ? "is" : "are") not "

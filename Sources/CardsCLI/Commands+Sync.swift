@@ -183,6 +183,10 @@ extension Commands {
                     "When both moved, replay this deck's commits onto the remote's: no merge commit (default: as "
                         + "pull.rebase says)."),
                 .flag("--no-rebase", "When both moved, merge (a merge commit), whatever pull.rebase says."),
+                .flag(
+                    "--verbose",
+                    "One line for every changed card of a merge (more than \(MergeText.summaryThreshold) print a "
+                        + "summary)."),
             ],
             positionals: 0...1,
             discussion: """
@@ -231,7 +235,7 @@ extension Commands {
         // The server's own words (a post-receive hook's "CI started"), as git shows them.
         for message in report.serverMessages { context.output.error("remote: \(message)") }
         for warning in report.pushWarnings { context.output.error("warning: \(warning)") }
-        for line in SyncText.lines(report) { context.output.print(line) }
+        for line in SyncText.lines(report, verbose: arguments.has("--verbose")) { context.output.print(line) }
         // Equal, but not sound: a card file that is not a valid card is in the deck now.
         let invalid = Set(report.invalidCards.map(\.path) + (report.merge?.invalid.map(\.path) ?? [])).count
         if invalid > 0 && !report.dryRun {
@@ -243,7 +247,7 @@ extension Commands {
 
 /// The few lines `cards sync` prints: what happened (or would), per-card merge decisions, the end state.
 enum SyncText {
-    static func lines(_ report: SyncReport) -> [String] {
+    static func lines(_ report: SyncReport, verbose: Bool = false) -> [String] {
         let name = report.remote.name
         let would = report.dryRun
         var lines: [String] = []
@@ -282,7 +286,11 @@ enum SyncText {
             lines.append(
                 "\(verb) (\(cards(changed))"
                     + "\(report.merge.map(MergeText.invalidCount) ?? "")):")
-            for decision in decisions { lines.append("  \(decision.summary)") }
+            for line in MergeText.decisionLines(
+                decisions, others: report.merge?.changedWithoutDecision ?? 0, verbose: verbose)
+            {
+                lines.append("  \(line)")
+            }
             if let merge = report.merge {
                 lines += MergeText.invalidLines(merge, theirsName: "\(report.remote.trackingName)").map { "  " + $0 }
             }

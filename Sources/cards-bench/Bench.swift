@@ -29,6 +29,8 @@ final class Bench {
     let onlyOps: Bool
     /// Only the list and export rows with the vCard export and the published page (`--only share`).
     var onlyShare = false
+    /// Only the sync rows (`--only sync`), from the imports and the git twin.
+    var onlySync = false
     var rows: [Row] = []
     var generator = SplitMix(seed: 42)
 
@@ -128,6 +130,10 @@ final class Bench {
 
         if onlyShare {
             reads(size: size, ours: ours, twin: twin)
+            return
+        }
+        if onlySync {
+            try sync(size: size, folder: folder, ours: ours, twin: twin)
             return
         }
         try oneCardOperations(size: size, ours: ours, bare: bare, twin: twin)
@@ -269,14 +275,25 @@ final class Bench {
 
     func reads(size: Int, ours: String, twin: String) {
         let rounds = size >= 100_000 ? 3 : repeats
-        for (name, arguments, gitArguments) in [
-            ("list", ["list"], ["ls-tree", "-r", "HEAD"]), ("export", ["export"], ["archive", "HEAD"]),
+        // `git cat-file --batch` reading the very blobs `cards list` reads (their ids, listed before the
+        // clock starts): the fair anchor for a list, which reads and decodes every card (issue 37);
+        // `git ls-tree -r HEAD` reads only the trees (in the note).
+        let blobList = "\(root)/blobs-\(size).txt"
+        let tree = Measure.run("git", ["-C", ours, "ls-tree", "-r", "HEAD", "cards"], capture: true).output
+        let ids = tree.split(separator: "\n").compactMap { $0.split(separator: " ").dropFirst(2).first }
+            .map { $0.prefix(40) }
+        try? FileSystem.writeAtomically(Array(ids.joined(separator: "\n").utf8) + [0x0a], to: blobList, durable: false)
+        var treeRuns: [Double] = []
+        for _ in 0..<rounds { treeRuns.append(git(twin, ["ls-tree", "-r", "HEAD"]).milliseconds) }
+        for (name, arguments, gitArguments, input) in [
+            ("list", ["list"], ["-C", ours, "cat-file", "--batch"], Optional(blobList)),
+            ("export", ["export"], ["-C", twin, "archive", "HEAD"], nil),
         ] {
             var runs: [ProcessRun] = []
             var gitRuns: [Double] = []
             for _ in 0..<rounds {
                 runs.append(cards(["--deck", ours] + arguments).run)
-                gitRuns.append(git(twin, gitArguments).milliseconds)
+                gitRuns.append(Measure.must("git", gitArguments, input: input).milliseconds)
             }
             if runs.contains(where: { $0.status != 0 }) { fail("cards \(name) failed") }
             let peak = cards(["--deck", ours] + arguments, peakOwn: true).run.peakKilobytes
@@ -284,7 +301,10 @@ final class Bench {
                 Row(
                     operation: "cards \(name) of the deck (process)", cards: size,
                     ours: Measure.median(runs.map(\.milliseconds)), git: Measure.median(gitRuns), peak: peak,
-                    note: "git: git \(gitArguments.joined(separator: " "))"))
+                    note: "git: git \(gitArguments.dropFirst(2).joined(separator: " "))"
+                        + (name == "list"
+                            ? " of the same \(ids.count) blobs (git ls-tree -r HEAD: "
+                                + "\(Report.ms(Measure.median(treeRuns))))" : "")))
         }
         shares(size: size, ours: ours, rounds: rounds)
     }
@@ -455,8 +475,8 @@ final class Bench {
         // Copies made before anything changed, for the rows over ssh.
         let oursForSSH = "\(folder)/ours-ssh"
         let twinForSSH = "\(folder)/twin-ssh"
-        Measure.must("cp", ["-a", ours, oursForSSH])
-        Measure.must("cp", ["-a", twin, twinForSSH])
+        copyRepository(ours, to: oursForSSH)
+        copyRepository(twin, to: twinForSSH)
         try sync(size: size, folder: folder, ours: ours, twin: twin, network: .file)
         switch LoopbackSSH.start(in: "\(folder)/sshd") {
         case .success(let daemon):
@@ -468,70 +488,97 @@ final class Bench {
         }
     }
 
+    /// How many exchanges each sync row takes the median of (issue 37: one run was too noisy to read).
+    static let syncRounds = 5
+
+    /// A copy of a deck or repository with its index refreshed (`git update-index --refresh`): `cp -a`
+    /// gives every file a new inode and ctime, and the first command to look would read and hash all of
+    /// them (git and cards alike; ~6 s at 100,000 cards, once). Set-up, not measured: as a deck that was
+    /// never copied.
+    func copyRepository(_ source: String, to destination: String) {
+        Measure.must("cp", ["-a", source, destination])
+        _ = Measure.run("git", ["-C", destination, "update-index", "-q", "--refresh"])
+    }
+
     func sync(size: Int, folder: String, ours: String, twin: String, network: Network) throws {
         Measure.must("mkdir", ["-p", folder])
-        let changed = min(100, size / 4)
+        let changed = min(100, size / (2 * Bench.syncRounds))
         let oursServer = "\(folder)/server.git"
         let oursOther = "\(folder)/device-b"
         // The same exchange through libgit2's transport, from a copy made before anything changed.
         let oursLibgit2 = "\(folder)/ours-libgit2"
-        Measure.must("cp", ["-a", ours, oursLibgit2])
+        copyRepository(ours, to: oursLibgit2)
         shareThroughServer(ours, server: oursServer, secondDevice: oursOther, network: network)
-        let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
-        try Deck.open(at: oursOther, searchUpward: false).importCards(edited(all[0..<changed], "Device B"), source: "")
-        git(oursOther, ["push", "-q", "origin", "main"])
-        try Deck.open(at: ours, searchUpward: false).importCards(
-            edited(all[changed..<2 * changed], "Device A"), source: "")
-        let result = cards(["--deck", ours, "sync"], peakOwn: true).run
-        let oursTime: Double? = result.status == 0 ? result.milliseconds : nil
-        let oursPeak: Int? = result.peakKilobytes
-        let oursNote = result.status == 0 ? "one run" : "cards sync failed (exit \(result.status))"
         shareThroughServer(
             oursLibgit2, server: "\(folder)/server-libgit2.git", secondDevice: "\(folder)/device-c", network: network)
-        try Deck.open(at: "\(folder)/device-c", searchUpward: false).importCards(
-            edited(all[0..<changed], "Device B"), source: "")
-        git("\(folder)/device-c", ["push", "-q", "origin", "main"])
-        try Deck.open(at: oursLibgit2, searchUpward: false).importCards(
-            edited(all[changed..<2 * changed], "Device A"), source: "")
-        setenv("CARDS_TRANSPORT", "libgit2", 1)
-        let throughLibgit2 = cards(["--deck", oursLibgit2, "sync"], peakOwn: true).run
-        unsetenv("CARDS_TRANSPORT")
         // git: the same exchange between two clones of a bare server.
         let server = "\(folder)/git-server.git"
         let other = "\(folder)/git-b"
         shareThroughServer(twin, server: server, secondDevice: other, network: network)
         git(other, ["config", "core.fsync", "all"])
-        for (device, label) in [(other, "B"), (twin, "A")] {
-            let listed = Measure.run("git", ["-C", device, "ls-files", "cards"], capture: true).output
-            let paths = listed.split(separator: "\n").map(String.init)
-            let slice = label == "B" ? paths[0..<changed] : paths[changed..<2 * changed]
-            for path in slice {
-                var bytes = (try? FileSystem.read("\(device)/\(path)")) ?? []
-                bytes.insert(contentsOf: Array("{\"device\": \"\(label)\", ".utf8), at: 0)
-                bytes.remove(at: 15 + label.utf8.count)
-                try FileSystem.writeAtomically(bytes, to: "\(device)/\(path)", durable: false)
+        let all = try Deck.open(at: ours, searchUpward: false).snapshot().allCards().cards
+        let listed = Measure.run("git", ["-C", twin, "ls-files", "cards"], capture: true).output
+        let paths = listed.split(separator: "\n").map(String.init)
+        var oursRuns: [ProcessRun] = []
+        var libgit2Runs: [ProcessRun] = []
+        var gitRuns: [Double] = []
+        // Each round another device changes `changed` cards and pushes, this one changes as many others,
+        // then syncs: new cards each round, so each round moves new objects both ways.
+        for round in 0..<Bench.syncRounds {
+            let theirs = (2 * round * changed)..<((2 * round + 1) * changed)
+            let mine = ((2 * round + 1) * changed)..<((2 * round + 2) * changed)
+            for (device, deck, transport) in [
+                (oursOther, ours, "git"), ("\(folder)/device-c", oursLibgit2, "libgit2"),
+            ] {
+                if round > 0 { git(device, ["pull", "-q", "--ff-only", "origin", "main"]) }
+                try Deck.open(at: device, searchUpward: false).importCards(
+                    edited(all[theirs], "Device B \(round)"), source: "")
+                git(device, ["push", "-q", "origin", "main"])
+                try Deck.open(at: deck, searchUpward: false).importCards(
+                    edited(all[mine], "Device A \(round)"), source: "")
+                settle()
+                if transport == "libgit2" { setenv("CARDS_TRANSPORT", "libgit2", 1) }
+                let run = cards(["--deck", deck, "sync"], peakOwn: true).run
+                unsetenv("CARDS_TRANSPORT")
+                if transport == "git" { oursRuns.append(run) } else { libgit2Runs.append(run) }
             }
-            git(device, ["commit", "-q", "-a", "-m", "Device \(label) edits"])
-            if label == "B" { git(device, ["push", "-q", "origin", "main"]) }
-        }
-        let gitTime = Measure.time {
-            git(twin, ["fetch", "-q", "origin"])
-            git(twin, ["merge", "-q", "--no-edit", "origin/main"])
-            git(twin, ["push", "-q", "origin", "main"])
+            if round > 0 { git(other, ["pull", "-q", "--ff-only", "origin", "main"]) }
+            for (device, label, slice) in [(other, "B", theirs), (twin, "A", mine)] {
+                for path in paths[slice] {
+                    var bytes = (try? FileSystem.read("\(device)/\(path)")) ?? []
+                    bytes.insert(contentsOf: Array("{\"device\": \"\(label)\(round)\", ".utf8), at: 0)
+                    bytes.remove(at: 15 + label.utf8.count + "\(round)".utf8.count)
+                    try FileSystem.writeAtomically(bytes, to: "\(device)/\(path)", durable: false)
+                }
+                git(device, ["commit", "-q", "-a", "-m", "Device \(label) edits \(round)"])
+                if label == "B" { git(device, ["push", "-q", "origin", "main"]) }
+            }
+            settle()
+            gitRuns.append(
+                Measure.time {
+                    git(twin, ["fetch", "-q", "origin"])
+                    git(twin, ["merge", "-q", "--no-edit", "origin/main"])
+                    git(twin, ["push", "-q", "origin", "main"])
+                })
         }
         let over = if case .file = network { "" } else { ", \(network.name)" }
+        func median(_ runs: [ProcessRun]) -> Double? {
+            runs.contains { $0.status != 0 } ? nil : Measure.median(runs.map(\.milliseconds))
+        }
+        let failed = { (runs: [ProcessRun]) in
+            runs.first { $0.status != 0 }.map { "; a sync failed (exit \($0.status))" } ?? ""
+        }
         record(
             Row(
-                operation: "sync, \(changed) changed each way\(over) (process)", cards: size, ours: oursTime,
-                git: gitTime, peak: oursPeak,
-                note: "git: git fetch && git merge && git push, \(network.name); \(oursNote); cards.transport=git"))
+                operation: "sync, \(changed) changed each way\(over) (process)", cards: size, ours: median(oursRuns),
+                git: Measure.median(gitRuns), peak: oursRuns.map(\.peakKilobytes).max(),
+                note: "git: git fetch && git merge && git push, \(network.name); median of \(Bench.syncRounds) "
+                    + "exchanges; cards.transport=git\(failed(oursRuns))"))
         record(
             Row(
                 operation: "sync, \(changed) changed each way\(over), libgit2 transport (process)", cards: size,
-                ours: throughLibgit2.status == 0 ? throughLibgit2.milliseconds : nil, git: gitTime,
-                peak: throughLibgit2.peakKilobytes,
-                note: "the same through cards.transport=libgit2"
-                    + (throughLibgit2.status == 0 ? "" : "; failed (exit \(throughLibgit2.status))")))
+                ours: median(libgit2Runs), git: Measure.median(gitRuns), peak: libgit2Runs.map(\.peakKilobytes).max(),
+                note: "the same through cards.transport=libgit2; median of \(Bench.syncRounds)\(failed(libgit2Runs))"))
     }
 }
 

@@ -3,7 +3,7 @@ import GitCore
 import Glibc
 
 // cards-bench: our deck operations against the git CLI at 1k, 10k and 100k cards (issue 7).
-// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops|serve|share]
+// Usage: cards-bench [--quick] [--sizes 1000,10000] [--repeats N] [--keep] [--only merge|ops|sync|serve|share]
 // Build and run with `./dev bench` (release build). Not part of CI.
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -18,6 +18,8 @@ var onlyOps = false
 var onlyServe = false
 // `--only share`: only the list and export rows, with the vCard export and `cards publish` (issue 36).
 var onlyShare = false
+// `--only sync`: only the sync rows (and the imports and git twin they start from; issue 37).
+var onlySync = false
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -28,11 +30,12 @@ while let argument = arguments.first {
         case "merge": onlyMerge = true
         case "ops": onlyOps = true
         case "serve": onlyServe = true
+        case "sync": onlySync = true
         case "share": onlyShare = true
         default:
             fail(
-                "--only takes merge (the merge rows), ops (the one-card rows), serve (the browser rows) or share "
-                    + "(list, export, the vCard export and publish)")
+                "--only takes merge (the merge rows), ops (the one-card rows), sync (the sync rows), serve (the "
+                    + "browser rows) or share (list, export, the vCard export and publish)")
         }
         arguments.removeFirst()
     case "--sizes":
@@ -46,7 +49,7 @@ while let argument = arguments.first {
     case "-h", "--help":
         print(
             "usage: cards-bench [--quick] [--sizes 1000,10000,100000] [--repeats 7] [--keep] "
-                + "[--only merge|ops|serve|share]")
+                + "[--only merge|ops|sync|serve|share]")
         exit(0)
     default: fail("unknown option \(argument); see --help")
     }
@@ -86,12 +89,13 @@ print("fsync on for both: cards default (CARDS_FSYNC unset), git -c core.fsync=a
 let bench = Bench(
     root: root, cardsBinary: cardsBinary, repeats: repeats, onlyMerge: onlyMerge, onlyOps: onlyOps)
 bench.onlyShare = onlyShare
+bench.onlySync = onlySync
 let start = Measure.now()
 do {
     if !onlyServe {
         for size in sizes { try bench.run(size: size) }
     }
-    if !onlyMerge && !onlyOps && !onlyShare {
+    if !onlyMerge && !onlyOps && !onlyShare && !onlySync {
         // The package's folder: this file is Sources/cards-bench/main.swift in it.
         var packageRoot = #filePath
         for _ in 0..<3 { packageRoot = FileSystem.parent(of: packageRoot) }
@@ -104,5 +108,7 @@ print("")
 print(Report.table(bench.rows))
 print("Targets (issue 7):")
 print(Report.targets(bench.rows))
+print("Targets (issue 37):")
+print(Report.syncTargets(bench.rows))
 print("total time: \(Report.ms(Measure.now() - start))")
 if !keep { FileSystem.removeTree(root) } else { print("decks kept in \(root)") }

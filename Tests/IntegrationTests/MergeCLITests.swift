@@ -289,6 +289,40 @@ struct MergeCLITests {
         #expect(try scratch.cards(["fsck"], in: a).status == 0)
     }
 
+    @Test("a merge of many cards prints a summary: counts by kind, the conflict in full, the first five; --verbose all")
+    func bigMergeSummary() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let ids = try scratch.cards(["list"], in: a).stdout.split(separator: "\n").map { String($0.prefix(8)) }
+        #expect(ids.count == 16)
+        // 7 cards edited on this side, 6 on the other, and one title edited on both: a conflict.
+        for id in ids[0..<7] {
+            #expect(try scratch.cards(["edit", id, "--title", "A edited \(id)"], in: a).status == 0)
+        }
+        for id in ids[7..<13] {
+            #expect(try scratch.cards(["edit", id, "--title", "B edited \(id)"], in: b).status == 0)
+        }
+        #expect(try scratch.cards(["edit", ids[13], "--title", "A's title"], in: a).status == 0)
+        #expect(try scratch.cards(["edit", ids[13], "--title", "B's title"], in: b).status == 0)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+        let dry = try scratch.cards(["merge", "origin/main", "--dry-run"], in: a)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        let lines = dry.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("14 cards changed") == true, "\(dry.stdout)")
+        #expect(lines.contains("  7 changed on ours, 6 changed on theirs, 1 with a conflict"), "\(dry.stdout)")
+        #expect(lines.contains { $0.contains("conflict: title kept") }, "the conflict is named in full: \(dry.stdout)")
+        #expect(lines.contains { $0.contains("… and 8 more (--verbose lists every card") }, "\(dry.stdout)")
+        #expect(lines.filter { $0.hasPrefix("  \"") }.count == 6, "the conflict and the first five: \(dry.stdout)")
+        let verbose = try scratch.cards(["merge", "origin/main", "--dry-run", "--verbose"], in: a)
+        let cardLines = verbose.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }
+        #expect(cardLines.count == 14 && !verbose.stdout.contains("more (--verbose"), "\(verbose.stdout)")
+        let merge = try scratch.cards(["merge", "origin/main"], in: a)
+        #expect(merge.status == 0 && merge.stdout.contains("… and 8 more"), "\(merge.stdout)\(merge.stderr)")
+        #expect(merge.stdout.contains("Recorded 1 conflict"), "\(merge.stdout)")
+        try scratch.expectClean(a)
+    }
+
     @Test("merge of a ref that names nothing says how to get it")
     func mergeUnknownReference() throws {
         let scratch = try Scratch()

@@ -49,10 +49,28 @@ extension Deck {
     /// (a commit, `fsck`).
     /// `checkingIndex` false: the caller has compared the index with main itself (`fsck`).
     func handEdits(against main: DeckSnapshot, checkingIndex: Bool = true) throws(StoreError) -> [HandEdit] {
+        try handEdits(against: main, checkingIndex: checkingIndex, stale: nil)
+    }
+
+    /// `handEdits(against:)`, also giving `stale` each card file found as main has it whose stat data
+    /// the index does not record (a deck copied or restored from a backup: every file's inode and ctime
+    /// differ), with the stat data it had before it was read: for `refreshIndex`.
+    func handEdits(
+        against main: DeckSnapshot, checkingIndex: Bool = true,
+        stale: ((_ path: String, _ blob: ObjectID, _ stat: FileStat) -> Void)?
+    ) throws(StoreError) -> [HandEdit] {
         guard let workingDirectory else { return [] }
         let scanned: [StatusEntry]
-        do {
-            scanned = try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
+        do throws(GitError) {
+            // From the index's stat data and main's trees where that answers (every ordinary deck), else
+            // libgit2's status: the paths either gives are compared with main below, file by file.
+            if let quick = IndexStatusScan.scan(
+                repository, folder: Deck.cardsFolder, files: [Deck.metadataPath], against: main.tree, cache: main.trees)
+            {
+                scanned = quick
+            } else {
+                scanned = try repository.status(under: [Deck.cardsFolder + "/", Deck.metadataPath])
+            }
         } catch {
             // A file git cannot read: libgit2 says "failed open - '<path>' is locked: Permission denied" (the
             // path between the first "'" and that ending: a path may hold a quote). Said as our own reads say it.
@@ -96,10 +114,19 @@ extension Deck {
                 if committed != nil { edits.append(HandEdit(path: entry.path, change: .deleted)) }
                 continue
             }
+            // Taken before the read: a file changed after it shows other stat data next time.
+            let before = stale == nil || committed == nil ? nil : FileStat(path: full)
             // Read once: an unreadable or oversized file is said below, where it is decoded.
             let read = Result { () throws(StoreError) in try FileSystem.read(full, limit: Card.maximumFileSize) }
             // Compared as `git status` does, through git's clean conversion: a CRLF checkout is no edit.
             if let committed, case .success(let bytes) = read, cleanedID(bytes, path: entry.path) == committed {
+                // Only a card file as cards writes them (not executable): its entry takes the tree's mode.
+                if let stale, let before, let tree = main.tree, before == FileStat(path: full),
+                    CardID.id(fromPath: entry.path) != nil,
+                    (try? repository.treeEntry(in: tree, path: entry.path, cache: main.trees))?.mode == 0o100644
+                {
+                    stale(entry.path, committed, before.recording(mode: 0o100644))
+                }
                 continue
             }
             let change: HandEdit.Change = committed == nil ? .new : .changed
@@ -215,7 +242,11 @@ extension Deck {
         var reformatted = 0
         let outcome = try commitChange(recordingHandEdits: true) { (snapshot) throws(StoreError) in
             // commitChange has checked what is checked out.
-            let edits = try handEdits(against: snapshot)
+            var stale: [IndexUpdate] = []
+            let edits = try handEdits(against: snapshot) { path, blob, stat in
+                stale.append(IndexUpdate(path: path, file: (blob, stat)))
+            }
+            refreshIndex(stale, following: snapshot.commit)
             try Deck.refuseInvalid(edits, saying: refusal, retry: retry)
             if !allowMassDelete { try refuseMassDeletion(edits, main: snapshot, saying: refusal, retry: retry) }
             try noting?(snapshot, edits)
@@ -240,6 +271,26 @@ extension Deck {
                 message: CommitMessage(subject: CommitMessage.oneLine(subject), trailers: trailers))
         }
         return (outcome, outcome == nil ? [] : committed, reformatted)
+    }
+
+    /// Records in the index the stat data of card files found unchanged by content (`stale`), as git's
+    /// refresh does (`git status`, `git merge`): a deck copied with `cp -a` or restored from a backup
+    /// otherwise had every file read and hashed again by each command (a sync at 100,000 cards: ~6 s
+    /// more, docs/PERFORMANCE.md). Under the deck lock; best effort: another process holding
+    /// `index.lock`, or an index the patch does not take, leaves it for next time. `commit`: main, which
+    /// the index keeps following if the last write's record said so.
+    func refreshIndex(_ stale: [IndexUpdate], following commit: ObjectID?) {
+        guard !stale.isEmpty, let workingDirectory else { return }
+        let followed = isIndexAsRecorded ? indexRecord() : nil
+        let outcome = try? IndexPatch.apply(
+            stale, paths: Deck.cardPaths, indexPath: "\(gitDirectory)/index", flush: durable ? .strict : .none,
+            workingDirectory: workingDirectory)
+        guard outcome == .written, let followed, followed.commit == commit, let checksum = indexChecksum() else {
+            return
+        }
+        let tail = followed.base.map { " \($0.hex)" } ?? ""
+        try? FileSystem.writeAtomically(
+            Array("\(checksum) \(followed.commit.hex)\(tail)\n".utf8), to: indexRecordPath, durable: false)
     }
 
     /// Fails when committing `edits` would delete more than half of `main`'s cards and more than 10 (the

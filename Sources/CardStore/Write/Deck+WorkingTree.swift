@@ -6,9 +6,15 @@ import Glibc
 /// The working tree following a change or a tree: files written (one by one, or many in bulk with two
 /// `syncfs`), removed, made executable, then their index entries updated (`Deck+Index.swift`).
 extension Deck {
-    /// From this many files on, a change updates the working tree with one `syncfs` per phase instead
-    /// of one fsync per file.
+    /// From this many files on, writing the working tree spreads over two threads (`inHalves`, from
+    /// eight times as many) and is counted as an import's bulk write.
     static let bulkThreshold = 256
+
+    /// From this many files on, a change updates the working tree with one `syncfs` per phase instead
+    /// of one fsync per file: on this VM 100 files took 300–365 ms fsynced one by one and 10–72 ms with
+    /// the two `syncfs` (a merge or fast-forward of 100 changed cards; docs/PERFORMANCE.md, Sync). A
+    /// change of a few files keeps its fsyncs, which cost less than a flush of the whole file system.
+    static let syncfsThreshold = 16
 
     /// Brings the working tree and index in line with a change just committed, from the bytes and blob
     /// ids already at hand (`files` and `updates` are parallel; for a path given twice the last wins).
@@ -61,6 +67,8 @@ extension Deck {
         }
         if writes.count >= Deck.bulkThreshold {
             try Deck.writeFilesInBulk(writes, durable: durable)
+        } else if writes.count >= Deck.syncfsThreshold && flush == .strict {
+            try Deck.writeFilesInBulk(writes, durable: true, flushingRenames: false)
         } else {
             for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, flush: flush) }
         }
@@ -81,6 +89,8 @@ extension Deck {
         let skips = known ?? workingTreeSkips(for: paths)
         var entries: [(path: String, blob: ObjectID?, mode: UInt32)] = []
         var skipModes: [String: UInt32] = [:]
+        // Written together after the loop (many of them: two `syncfs`, not an fsync each).
+        var writes: [(full: String, bytes: [UInt8], mode: UInt32)] = []
         // Attributes files first: what they say decides how the other files are written, as in git's checkout.
         for path in Deck.attributesFilesFirst(paths).map({ paths[$0] }) {
             let entry = try withStoreError("reading \(path)") { () throws(GitError) in
@@ -98,10 +108,18 @@ extension Deck {
                 skippingUnchanged ? workingBlobID(full, path: path) : nil
             if let entry, notCheckedOut(entry) == nil {
                 if !skippingUnchanged || present != entry.id {
-                    let bytes = try withStoreError("reading \(path)") { () throws(GitError) in try repository.readBlob(entry.id) }
-                    try FileSystem.writeAtomically(
-                        checkoutBytes(bytes, blob: entry.id, path: path), to: full, durable: durable)
-                    if Deck.isAttributesFile(path) { conversionCache = nil }
+                    let bytes = try withStoreError("reading \(path)") { () throws(GitError) in
+                        try repository.readBlob(entry.id)
+                    }
+                    let checkedOut = try checkoutBytes(bytes, blob: entry.id, path: path)
+                    if Deck.isAttributesFile(path) {
+                        try FileSystem.writeAtomically(checkedOut, to: full, durable: durable)
+                        conversionCache = nil
+                    } else {
+                        writes.append((full, checkedOut, entry.mode))
+                        entries.append((path, entry.id, entry.mode))
+                        continue
+                    }
                 }
                 try Deck.setExecutable(full, entry.mode)
                 entries.append((path, entry.id, entry.mode))
@@ -117,6 +135,16 @@ extension Deck {
                 entries.append((path, nil, 0))
             }
         }
+        // A path named twice is written once, as the last of them has it.
+        var lastWrite: [String: Int] = [:]
+        for (position, write) in writes.enumerated() { lastWrite[write.full] = position }
+        writes = writes.enumerated().filter { lastWrite[$0.element.full] == $0.offset }.map(\.element)
+        if writes.count >= Deck.syncfsThreshold && durable {
+            try Deck.writeFilesInBulk(writes.map { ($0.full, $0.bytes) }, durable: true, flushingRenames: false)
+        } else {
+            for write in writes { try FileSystem.writeAtomically(write.bytes, to: write.full, durable: durable) }
+        }
+        for write in writes { try Deck.setExecutable(write.full, write.mode) }
         try updateIndexEntries(entries, tree: tree, indexLock: indexLock, skipModes: skipModes)
     }
 
@@ -130,7 +158,12 @@ extension Deck {
 
     /// Writes many files: every temp file first, one `syncfs` (durable), then every rename, and one
     /// more `syncfs`; so a crash leaves each file either as it was or complete, at two flushes in all.
-    static func writeFilesInBulk(_ files: [(full: String, bytes: [UInt8])], durable: Bool) throws(StoreError) {
+    /// `flushingRenames` false: no second `syncfs`, the renames left to the file system as a file written
+    /// on its own leaves its rename (`FileSystem.writeAtomically`: data flushed, then renamed): what a
+    /// commit's working tree needs, whose index and `main` follow (a crash between is `Deck+Recovery`'s).
+    static func writeFilesInBulk(
+        _ files: [(full: String, bytes: [UInt8])], durable: Bool, flushingRenames: Bool = true
+    ) throws(StoreError) {
         var folders: Set<String> = []
         var temps: [String] = []
         temps.reserveCapacity(files.count)
@@ -167,7 +200,7 @@ extension Deck {
             }
         }
         temps.removeAll()
-        if durable { try syncFileSystem(of: files[0].full) }
+        if durable && flushingRenames { try syncFileSystem(of: files[0].full) }
     }
 
     /// Runs `step` for each index below `count`, the first half and the second half on two threads
