@@ -115,8 +115,8 @@ let package = Package(
         .target(
             name: "CardsCLI",
             dependencies: [
-                "CardStore", "CardModel", "DeckMerge", "SwipeEngine", "TerminalUI", "DeckServer", "VCard", "DeckPage",
-                "QRCode",
+                "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine", "TerminalUI", "DeckServer", "VCard",
+                "DeckPage", "QRCode",
             ]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load

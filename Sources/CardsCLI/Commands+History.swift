@@ -1,6 +1,5 @@
 import CardModel
 import CardStore
-import GitCore
 
 extension Commands {
     static let undoCommand = Command(

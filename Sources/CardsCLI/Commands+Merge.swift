@@ -27,10 +27,10 @@ extension Commands {
         let deck = try context.openDeck()
         let reference = arguments.positionals[0]
         let resolved: ObjectID?
-        do {
-            resolved = try deck.repository.resolveCommit(reference)
+        do throws(StoreError) {
+            resolved = try deck.resolveCommit(reference)
         } catch {
-            throw CLIError(message: "cannot read '\(reference)': \(error)")
+            throw CLIError(message: "cannot read '\(reference)': \(error.cause?.message ?? error.message)")
         }
         guard let theirs = resolved else {
             let remotes = ((try? deck.remotes()) ?? []).map(\.name)

@@ -124,7 +124,7 @@ extension Commands {
             // This machine's browser, at the loopback address; listening for a phone, it opens on the phone's
             // QR code (its "Back to the deck" link leads to the deck).
             let phone = MachineAddresses.url(host: localHost, port: server.port, token: token, path: "phone")
-            openInBrowser(urls.isEmpty ? local : phone, context)
+            openInBrowser(urls.isEmpty ? local : phone, gitDirectory: deck.gitDirectory, context)
         }
         var caught: Int32 = 0
         while sigwait(&signals, &caught) != 0 {}
@@ -134,10 +134,27 @@ extension Commands {
         return 0
     }
 
-    /// Runs `xdg-open URL` in the background; says so when there is none.
-    static func openInBrowser(_ url: String, _ context: Context) {
+    /// Opens `url` in this machine's browser (`xdg-open`, in the background); says so when there is none.
+    /// The URL holds the token, and a process's arguments are readable by every user of the machine
+    /// (`/proc/PID/cmdline`, for as long as a browser it started runs): the browser is given a page of the
+    /// deck's git folder (mode 0600, as the token's own file) that sends it on, as Jupyter does.
+    static func openInBrowser(_ url: String, gitDirectory: String, _ context: Context) {
+        let page = gitDirectory + "/cards-serve-open.html"
+        let text = """
+            <!doctype html>
+            <meta charset="utf-8">
+            <meta http-equiv="refresh" content="0; url=\(url)">
+            <title>Cards</title>
+            <p><a href="\(url)">Open the deck</a></p>
+
+            """
+        guard ServeAccess.writePrivately(Array(text.utf8), to: page) else {
+            context.output.error(
+                "warning: could not write \(page) (\(String(cString: strerror(errno)))); open the address by hand")
+            return
+        }
         var pid = pid_t()
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("xdg-open"), strdup(url), nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("xdg-open"), strdup("file://" + page), nil]
         defer { argv.forEach { free($0) } }
         let result = posix_spawnp(&pid, "xdg-open", nil, nil, argv, environ)
         if result != 0 {

@@ -76,6 +76,8 @@ extension Commands {
                 throw UsageError(message: "--url \(Card.quoted(url)) is not an absolute http or https URL")
             }
         }
+        // A branch the page cannot go on is refused before anything is written.
+        if let branch = arguments.value("--branch") { try deck.checkPagesBranch(branch) }
         let files = try profileFiles(deck, pageURL: url)
         let folder = arguments.positionals[0]
         try FileSystem.makeDirectories(folder)

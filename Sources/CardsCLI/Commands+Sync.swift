@@ -24,7 +24,7 @@ extension Commands {
         let url = arguments.positionals[0]
         // `--deck DIR` names the new deck's folder, as for init.
         let given = try context.newDeckFolder(given: arguments.positionals.dropFirst().first, for: "clone")
-        guard let path = given ?? Self.folderName(for: url) else {
+        guard let path = given ?? Deck.cloneFolderName(for: url) else {
             throw UsageError(message: "no folder name in '\(url)': give one, cards clone <url> <dir>")
         }
         let progress = ProgressLine()
@@ -63,39 +63,7 @@ extension Commands {
     /// A note on standard error when `remote` is on this machine and a sync could not push there: no
     /// repository there yet, or one with a working tree (said now, not at the first sync).
     static func notePushable(_ remote: DeckRemote, _ deck: Deck, _ context: Context) {
-        guard let path = remote.localPath else { return }
-        guard FileSystem.exists(path) else {
-            context.output.error(
-                "note: there is no repository at \(path) yet; make one (`git init --bare -b main \(path)`) before `cards sync`"
-            )
-            return
-        }
-        guard (try? Repository.open(at: path)) != nil else {
-            context.output.error(
-                "note: \(path) is not a git repository; make it one (`git init --bare -b main \(path)`) before `cards sync`"
-            )
-            return
-        }
-        do {
-            let throughGit = (try? deck.repository.transport(.fromEnvironment())) == .git
-            try deck.repository.checkPushable(remote.url, branch: remote.branch, throughGit: throughGit)
-        } catch {
-            context.output.error(
-                "note: \(error.message); `cards sync` can take changes from it but not send this deck's")
-        }
-    }
-
-    /// The folder `git clone` would make for `url`: its last name, less a `.git` ending; nil when it
-    /// has none (`https://host/`).
-    static func folderName(for url: String) -> String? {
-        guard let parsed = RemoteURL(url) else { return nil }
-        var name = Substring(parsed.path)
-        while name.hasSuffix("/") { name = name.dropLast() }
-        // `…/deck/.git` is the repository of `deck`.
-        if name.hasSuffix("/.git") { name = name.dropLast(5) }
-        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
-        if name.hasSuffix(".git") { name = name.dropLast(4) }
-        return name.isEmpty || name == "." || name == ".." || name == "~" ? nil : String(name)
+        if let problem = deck.pushProblem(remote) { context.output.error("note: \(problem)") }
     }
 
     static let remoteSpec = CommandSpec(

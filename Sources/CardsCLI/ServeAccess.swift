@@ -15,22 +15,25 @@ enum ServeAccess {
         let path = tokenPath(gitDirectory)
         if !renew, let kept = readToken(path) { return kept }
         let token = newToken()
-        let temporary = path + ".tmp\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        var written = false
-        if fd >= 0 {
-            let bytes = Array((token + "\n").utf8)
-            written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
-            written = close(fd) == 0 && written
-            written = written && rename(temporary, path) == 0
-            if !written { unlink(temporary) }
-        }
-        if !written {
+        if !writePrivately(Array((token + "\n").utf8), to: path) {
             context.output.error(
                 "warning: cannot keep the token in \(path) (\(String(cString: strerror(errno)))); this run's "
                     + "token ends with it, and a phone must scan the new code next time")
         }
         return token
+    }
+
+    /// Writes `bytes` to `path` readable by its owner only (0600 from its creation, then renamed into
+    /// place); false, with errno set, when it could not.
+    static func writePrivately(_ bytes: [UInt8], to path: String) -> Bool {
+        let temporary = path + ".tmp\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return false }
+        var written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+        written = close(fd) == 0 && written
+        written = written && rename(temporary, path) == 0
+        if !written { unlink(temporary) }
+        return written
     }
 
     /// The token kept at `path`, if it is one (48 hex digits) and only its owner can read it.

@@ -46,7 +46,7 @@ extension DeckService {
     /// record names the tip of each side, not the very commit that deleted or edited the card: its
     /// subject could name another card.)
     func commitSummary(_ hex: String?) -> String {
-        guard let hex, let id = ObjectID(hex: hex), let commit = try? deck.repository.commit(id) else {
+        guard let hex, let id = ObjectID(hex: hex), let commit = try? deck.commit(id) else {
             return hex.map { String($0.prefix(7)) } ?? ""
         }
         return "\(commit.author.name), \(id.short)"

@@ -13,6 +13,8 @@ public struct HTTPRequest: Sendable {
     public var origin: String?
     /// The `Sec-Fetch-Site` header, if any (`same-origin`, `cross-site`, `none`, …).
     public var fetchSite: String?
+    /// The `Sec-Fetch-Mode` header, if any (`navigate` for a page opened in the address bar or by a link).
+    public var fetchMode: String?
     /// The `Content-Type` header, if any.
     public var contentType: String?
     /// The token, from the `token` query argument or the `X-Cards-Token` header.
@@ -27,8 +29,8 @@ public struct HTTPRequest: Sendable {
     /// Creates a request.
     public init(
         method: String, path: String, host: String? = nil, hostCount: Int? = nil, origin: String? = nil,
-        fetchSite: String? = nil, contentType: String? = nil, token: String? = nil, tokenInQuery: Bool = false,
-        cookie: String? = nil, body: [UInt8] = []
+        fetchSite: String? = nil, fetchMode: String? = nil, contentType: String? = nil, token: String? = nil,
+        tokenInQuery: Bool = false, cookie: String? = nil, body: [UInt8] = []
     ) {
         self.method = method
         self.path = path
@@ -36,6 +38,7 @@ public struct HTTPRequest: Sendable {
         self.hostCount = hostCount ?? (host == nil ? 0 : 1)
         self.origin = origin
         self.fetchSite = fetchSite
+        self.fetchMode = fetchMode
         self.contentType = contentType
         self.token = token
         self.tokenInQuery = tokenInQuery

@@ -154,7 +154,7 @@ extension HTTPServer {
             path: url.map { String(cString: $0) } ?? "/",
             host: header(connection, "Host"), hostCount: Int(cards_http_header_count(connection, "Host")),
             origin: header(connection, "Origin"), fetchSite: header(connection, "Sec-Fetch-Site"),
-            contentType: header(connection, "Content-Type"),
+            fetchMode: header(connection, "Sec-Fetch-Mode"), contentType: header(connection, "Content-Type"),
             token: queryToken ?? header(connection, "X-Cards-Token"), tokenInQuery: queryToken != nil,
             cookie: header(connection, "Cookie"), body: pending.body)
         pending.body = []

@@ -40,6 +40,18 @@ public struct RequestGuard: Sendable {
         address == "::1" || address == "localhost" || IPLiteral.v4(address).map { $0[0] == 127 } == true
     }
 
+    /// Whether the request opens the page (or the phone page) from a link elsewhere — a chat or a mail read
+    /// in the browser — with this server's token in the address: the token is the secret, so the link's site
+    /// learns nothing it did not hold, and the answer only trades the token for a cookie (DeckService+Access)
+    /// whose page then reloads as our own site. Without it, the address `cards serve` printed, sent to
+    /// oneself and tapped, met a 403 nobody could act on.
+    func isTokenedNavigation(_ request: HTTPRequest) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD", request.fetchMode == "navigate",
+            request.path == "/" || request.path == "/phone", request.tokenInQuery, let token, let given = request.token
+        else { return false }
+        return Self.sameSecret(given, token)
+    }
+
     /// Why the request is refused (a status and a message), or nil when it may go on.
     public func refusal(_ request: HTTPRequest) -> (status: Int, message: String)? {
         guard request.hostCount == 1, let host = request.host, acceptsHost(host) else {
@@ -52,7 +64,7 @@ public struct RequestGuard: Sendable {
         if let origin = request.origin, origin != "http://" + host {
             return (403, "a request from another site (Origin \(origin)) is refused: open the deck's own page")
         }
-        if let site = request.fetchSite, site != "same-origin", site != "none" {
+        if let site = request.fetchSite, site != "same-origin", site != "none", !isTokenedNavigation(request) {
             return (403, "a request from another site (Sec-Fetch-Site: \(site)) is refused: open the deck's own page")
         }
         if let token, !(request.method == "GET" && Self.publicPaths.contains(request.path)) {

@@ -45,6 +45,27 @@ struct RequestGuardTests {
         if !accepted { #expect(refusal?.status == 403) }
     }
 
+    @Test("a link from another site opens the page when it carries the token, and only then")
+    func tokenedNavigation() {
+        func request(
+            _ path: String, token: String?, mode: String? = "navigate", method: String = "GET", inQuery: Bool = true
+        ) -> HTTPRequest {
+            HTTPRequest(
+                method: method, path: path, host: "192.168.1.5:8025", fetchSite: "cross-site", fetchMode: mode,
+                token: token, tokenInQuery: inQuery && token != nil)
+        }
+        // The address `cards serve` printed, tapped in a web chat: traded for the cookie.
+        #expect(Self.network.refusal(request("/", token: "s3cret")) == nil)
+        #expect(Self.network.refusal(request("/phone", token: "s3cret")) == nil)
+        // Without the token, with a wrong one, from a script (no navigation), to the API, or as a header: refused.
+        #expect(Self.network.refusal(request("/", token: nil))?.status == 403)
+        #expect(Self.network.refusal(request("/", token: "s3cre"))?.status == 403)
+        #expect(Self.network.refusal(request("/", token: "s3cret", mode: "cors"))?.status == 403)
+        #expect(Self.network.refusal(request("/api/deck", token: "s3cret"))?.status == 403)
+        #expect(Self.network.refusal(request("/", token: "s3cret", inQuery: false))?.status == 403)
+        #expect(Self.network.refusal(request("/", token: "s3cret", method: "POST"))?.status == 403)
+    }
+
     @Test("a non-loopback listen needs the token; IP literals pass as Host, names do not")
     func token() {
         #expect(Self.network.refusal(Self.get("192.168.1.5:8025"))?.status == 401)

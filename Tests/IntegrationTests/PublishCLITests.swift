@@ -120,6 +120,10 @@ import Testing
         // main is never the page's branch.
         let refused = try scratch.cards(["publish", scratch.path("out0"), "--branch", "main"], in: laptop)
         #expect(refused.status != 0 && refused.stderr.contains("--branch"))
+        // Refused before anything is written: no folder made, nothing said of one.
+        let nowhere = try scratch.cards(["publish", scratch.path("never"), "--branch", "main"], in: laptop)
+        #expect(nowhere.status != 0 && !nowhere.stdout.contains("Wrote"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("never")))
         try scratch.expectClean(laptop)
     }
 }

@@ -72,22 +72,34 @@ extension Deck {
     public func recordKept(_ id: String, commit: ObjectID? = nil) throws(StoreError) {
         let current = try headCommit()
         guard let head = commit ?? current else { return }
-        var kept = keptCards().filter { $0.id != id }
-        kept.append(KeptCard(id: id, head: head.hex, commit: commit?.hex))
-        try writeKept(kept)
+        try changingKept { kept in
+            kept.removeAll { $0.id == id }
+            kept.append(KeptCard(id: id, head: head.hex, commit: commit?.hex))
+        }
     }
 
     /// Forgets every keep: the whole deck is unseen again ("start over").
     public func forgetKept() throws(StoreError) {
-        try writeKept([])
+        try changingKept { $0 = [] }
     }
 
     /// Forgets the newest keep of `id` (an undo of that keep).
     public func forgetKept(_ id: String) throws(StoreError) {
+        try changingKept { kept in
+            if let index = kept.lastIndex(where: { $0.id == id }) { kept.remove(at: index) }
+        }
+    }
+
+    /// Reads, changes and writes the keeps under a lock of their own (`.git/cards-kept.lock`, not the deck
+    /// lock, which an undo takes itself): `cards swipe` in a terminal and `cards serve` keeping cards at the
+    /// same moment each see the other's keep, none written over.
+    func changingKept(_ change: (inout [KeptCard]) -> Void) throws(StoreError) {
+        let lock = try DeckLock(path: "\(gitDirectory)/cards-kept.lock", timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
         var kept = keptCards()
-        guard let index = kept.lastIndex(where: { $0.id == id }) else { return }
-        kept.remove(at: index)
-        try writeKept(kept)
+        let before = kept
+        change(&kept)
+        if kept != before { try writeKept(kept) }
     }
 
     /// The newest operation this device can undo (what `cards undo` would undo now), or nil.
@@ -117,15 +129,14 @@ extension Deck {
     public func undoLatest() throws(StoreError) -> DeviceUndo {
         let (keep, _) = try latestUndoable()
         if let keep {
-            var kept = keptCards()
-            if let index = kept.lastIndex(of: keep) { kept.remove(at: index) }
-            try writeKept(kept)
+            try changingKept { kept in
+                if let index = kept.lastIndex(of: keep) { kept.remove(at: index) }
+            }
             return .keep(keep)
         }
         let result = try undo()
         let undone = result.undone.commit.id.hex
-        let kept = keptCards()
-        if kept.contains(where: { $0.commit == undone }) { try writeKept(kept.filter { $0.commit != undone }) }
+        try changingKept { kept in kept.removeAll { $0.commit == undone } }
         return .operation(subject: result.undone.commit.subject, undone: result.undone, skipped: result.skipped)
     }
 }

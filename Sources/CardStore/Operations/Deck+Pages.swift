@@ -2,14 +2,10 @@ import CardModel
 import GitCore
 
 extension Deck {
-    /// Commits `files` (path and bytes, at the root) to branch `branch` of the deck's repository (op
-    /// `publish`), on top of what the branch holds (a `CNAME` or other files put there stay), signed as
-    /// git signs; nil when the branch already has these bytes: a page that did not change makes no
-    /// commit. Refuses `main`, the branch checked out, and a name git would refuse.
-    @discardableResult
-    public func publishPages(_ files: [(path: String, bytes: [UInt8])], branch: String, message: String)
-        throws(StoreError) -> ObjectID?
-    {
+    /// Refuses a branch the page cannot go on: `main` (the deck's branch), the branch checked out, and a
+    /// name git would refuse. `publishPages` checks it too; a caller asks first to refuse before writing
+    /// anything else.
+    public func checkPagesBranch(_ branch: String) throws(StoreError) {
         guard Repository.isValidBranchName(branch) else {
             throw StoreError(.invalidInput, "'\(branch)' is not a branch name git accepts; give another with --branch")
         }
@@ -20,6 +16,18 @@ extension Deck {
                 "the page cannot go on '\(branch)': it holds the deck (or is checked out); name another branch "
                     + "with --branch, such as pages")
         }
+    }
+
+    /// Commits `files` (path and bytes, at the root) to branch `branch` of the deck's repository (op
+    /// `publish`), on top of what the branch holds (a `CNAME` or other files put there stay), signed as
+    /// git signs; nil when the branch already has these bytes: a page that did not change makes no
+    /// commit. Refuses `main`, the branch checked out, and a name git would refuse.
+    @discardableResult
+    public func publishPages(_ files: [(path: String, bytes: [UInt8])], branch: String, message: String)
+        throws(StoreError) -> ObjectID?
+    {
+        try checkPagesBranch(branch)
+        let reference = "refs/heads/\(branch)"
         let lock = try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         let identity = try commitIdentity()
