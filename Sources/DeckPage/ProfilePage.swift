@@ -64,7 +64,8 @@ public enum ProfilePage {
 
             """
         if let pageURL { head += "<link rel=\"canonical\" href=\"\(escaped(pageURL))\">\n" }
-        head += "<style>\n\(style)</style>\n</head>\n<body>\n\(sprite(usedIcons(rows)))<main class=\"h-card\">\n<header>\n"
+        head += "<style>\n\(style)</style>\n</head>\n<body>\n\(sprite(usedIcons(rows)))"
+        head += "<main class=\"h-card\">\n<header>\n"
         head += "<h1 class=\"p-name\">\(escaped(name))</h1>\n"
         if let owner, !owner.pronouns.isEmpty {
             head += "<p class=\"pronouns\"><span class=\"p-pronouns\">\(escaped(owner.pronouns))</span></p>\n"

@@ -90,7 +90,8 @@ struct CardLookAgreementTests {
                 && abs(onBlack[index] - CardLook.contrast(hex, "#000000")) <= 1e-9
             if !same, differences < 10 {
                 let ours = "\(hex) ink \(CardLook.ink(for: hex)) luminance \(CardLook.luminance(hex))"
-                Issue.record("\(colour): app.js \(hexes[index]) ink \(inks[index]) luminance \(luminances[index]); CardLook \(ours)")
+                let theirs = "\(hexes[index]) ink \(inks[index]) luminance \(luminances[index])"
+                Issue.record("\(colour): app.js \(theirs); CardLook \(ours)")
             }
             differences += same ? 0 : 1
         }

@@ -109,17 +109,20 @@ import Testing
     @Test func publishedCardsReadInTheirColoursWithTheirGlyphs() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()
-        var colours = ["red", "green", "blue", "yellow", "purple", "orange", "pink", "teal", "indigo", "brown",
-            "gray", "black", "white", "#777777", "#0000FF", "#767676", "#ffffff", "#000000", "#7f7f7f"]
+        var colours = [
+            "red", "green", "blue", "yellow", "purple", "orange", "pink", "teal", "indigo", "brown", "gray", "black",
+            "white", "#777777", "#0000FF", "#767676", "#ffffff", "#000000", "#7f7f7f",
+        ]
         // Seeded random colours too: ink must read on any of them.
         let seed = TestSeeds.one("CARDS_PUBLISH_COLOUR_SEED")
         print("publishedCardsReadInTheirColoursWithTheirGlyphs: CARDS_PUBLISH_COLOUR_SEED=\(seed)")
         var random = SplitMix64(seed: seed)
         for _ in 0..<12 { colours.append(String(format: "#%06x", random.next() & 0xff_ffff)) }
         for (index, colour) in colours.enumerated() {
+            let icon = ["github", "x-twitter", "mail", "no-such-glyph"][index % 4]
             let added = try scratch.cards(
-                ["add", "--title", "Colour \(index)", "--url", "https://example.com/\(index)", "--color", colour,
-                    "--icon", ["github", "x-twitter", "mail", "no-such-glyph"][index % 4]], in: deck)
+                ["add", "--title", "Colour \(index)", "--url", "https://example.com/\(index)", "--color", colour]
+                    + ["--icon", icon], in: deck)
             #expect(added.status == 0, "\(colour): \(added.stderr)")
         }
         let site = scratch.path("site")
@@ -153,7 +156,9 @@ import Testing
         #expect(iconsByTitle["Colour 0"] == "github" && iconsByTitle["Colour 1"] == "twitter")
         #expect(iconsByTitle["Colour 2"] == "envelope" && iconsByTitle["Colour 3"] == "id-card")
         // Each glyph used is in the page once, and no other.
-        let symbols = html.components(separatedBy: "<symbol id=\"i-").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        let symbols = html.components(separatedBy: "<symbol id=\"i-").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
         #expect(symbols.sorted() == used.keys.sorted() && Set(symbols).count == symbols.count, "\(symbols)")
         #expect(html.contains("<path") && html.contains("SIL Open Font License 1.1: see icons-LICENSE.txt"))
         let licence = try String(contentsOfFile: site + "/icons-LICENSE.txt", encoding: .utf8)
