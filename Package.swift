@@ -92,11 +92,15 @@ let package = Package(
             name: "GitCore", dependencies: ["CGit2", "CFastCRC", "CLinux"] + lazyTargets, swiftSettings: staticDefine,
             linkerSettings: gitCoreLinking),
         .target(name: "CardModel"),
+        // A card's look, shared by `cards serve`'s page and `cards publish`'s: the colours, the ink that reads
+        // on them, the platform glyphs (icons.svg and its licence, embedded) — standard library only.
+        .target(
+            name: "CardLook", resources: [.embedInCode("icons.svg"), .embedInCode("icons-LICENSE.txt")]),
         .target(name: "DeckMerge", dependencies: ["CardModel"]),
         // vCard 3.0/4.0 in and out (RFC 6350, RFC 2426, RFC 9554): standard library and CardModel only.
         .target(name: "VCard", dependencies: ["CardModel"]),
         // `cards publish`'s page and what a QR code of a card or the deck holds.
-        .target(name: "DeckPage", dependencies: ["CardModel", "VCard", "QRCode"]),
+        .target(name: "DeckPage", dependencies: ["CardModel", "CardLook", "VCard", "QRCode"]),
         .target(name: "SwipeEngine"),
         .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
         .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
@@ -104,13 +108,14 @@ let package = Package(
         // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
         .target(
             name: "DeckServer",
-            dependencies: ["CMicroHTTPD", "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine", "QRCode"],
+            dependencies: [
+                "CMicroHTTPD", "CardStore", "CardModel", "CardLook", "DeckMerge", "GitCore", "SwipeEngine", "QRCode",
+            ],
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
                 .embedInCode("Page/state.js"), .embedInCode("Page/editor.js"), .embedInCode("Page/conflicts.js"),
                 .embedInCode("Page/features.css"),
-                .embedInCode("Page/engine.js"), .embedInCode("Page/icons.svg"),
-                .embedInCode("Page/icons-LICENSE.txt"),
+                .embedInCode("Page/engine.js"),
             ]),
         .target(
             name: "CardsCLI",
@@ -152,7 +157,9 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         // The command line in-process: usage, help and exit statuses (no process, no deck).
         .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI"]),
-        .testTarget(name: "DeckServerTests", dependencies: ["DeckServer", "CardStore", "SwipeEngine", "TestSupport"]),
+        .testTarget(
+            name: "DeckServerTests",
+            dependencies: ["DeckServer", "CardStore", "CardModel", "CardLook", "SwipeEngine", "TestSupport"]),
         // The built `cards` against real repositories and servers; CardStore and GitCore in-process too, for
         // what a Swift app embedding the library does (LibraryCredentialsTests).
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "CardStore", "GitCore", "TestSupport"]),

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
-"""Writes Sources/DeckServer/Page/icons.svg: the platform glyphs the page draws, as an SVG sprite.
+"""Writes Sources/CardLook/icons.svg: the platform glyphs that `cards serve` and `cards publish` draw, as an
+SVG sprite.
 
 Run at development time (the sprite is committed; the build needs nothing): the glyphs come from Fork
 Awesome 1.2.0 as Debian packages it (fonts-fork-awesome, /usr/share/fonts/svg/fork-awesome/
 forkawesome-webfont.svg), a fork of Font Awesome 4.7 with more brands (Mastodon, Matrix, Keybase).
-The font is under the SIL Open Font License 1.1; Page/icons-LICENSE.txt carries the notice and the
+The font is under the SIL Open Font License 1.1; CardLook/icons-LICENSE.txt carries the notice and the
 licence text (from Debian's copyright file). A card's `platformIcon` names a symbol (`i-github`); the
-page maps the card format's names (`x-twitter`, `mail`) to these in app.js.
+pages map the card format's names (`x-twitter`, `mail`) to these (CardLook.iconAliases, app.js's copy).
 
     scripts/make-icon-sprite.py [--font PATH] [--out PATH]
 """
@@ -35,7 +36,7 @@ GLYPHS = {
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--font", default="/usr/share/fonts/svg/fork-awesome/forkawesome-webfont.svg")
-    parser.add_argument("--out", default="Sources/DeckServer/Page/icons.svg")
+    parser.add_argument("--out", default="Sources/CardLook/icons.svg")
     options = parser.parse_args()
     text = open(options.font, encoding="utf-8").read()
     face = re.search(r"<font-face[^>]*>", text, re.S).group(0)

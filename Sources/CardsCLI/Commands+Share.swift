@@ -53,7 +53,9 @@ extension Commands {
         spec: CommandSpec(
             name: "publish", abstract: "Write the deck as a static profile page (and commit it to a branch).",
             usage: "publish <dir> [--url <url>] [--branch <branch>]",
-            arguments: [("dir", "The folder to write index.html and contact.vcf into (made if missing).")],
+            arguments: [
+                ("dir", "The folder to write index.html, contact.vcf and icons-LICENSE.txt into (made if missing).")
+            ],
             options: [
                 .value("--url", "url", "The address the page will be served at: its h-card uid and QR code."),
                 .value(
@@ -62,9 +64,11 @@ extension Commands {
             ],
             positionals: 1...1,
             discussion: """
-                The page needs no JavaScript: the owner as an h-card, every card a link with rel="me" in its
-                colour, the vCard to download, the QR code of --url. The same deck gives the same bytes on
-                every device. Push the branch to serve it: `git push origin pages`.
+                The page needs no JavaScript: the owner as an h-card, every card a link with rel="me" drawn as
+                `cards serve` draws it (its colour, black or white text, its platform's glyph), the vCard to
+                download, the QR code of --url; icons-LICENSE.txt is the glyphs' licence (SIL OFL 1.1). The
+                same deck gives the same bytes on every device. Push the branch to serve it: `git push origin
+                pages`.
                 """)
     ) { context, arguments in
         let deck = try context.openDeck()
@@ -84,7 +88,8 @@ extension Commands {
         for (name, bytes) in files {
             try FileSystem.writeAtomically(bytes, to: "\(folder)/\(name)", durable: false)
         }
-        context.output.print("Wrote \(files.map(\.path).joined(separator: " and ")) to \(folder).")
+        let names = files.map(\.path)
+        context.output.print("Wrote \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "") to \(folder).")
         if let branch = arguments.value("--branch") {
             if let commit = try deck.publishPages(files, branch: branch, message: "Publish the profile page") {
                 context.output.print(
@@ -96,7 +101,7 @@ extension Commands {
         return 0
     }
 
-    /// The published files: the page and the vCard it links to, made from `main` as it is, in one read of
+    /// The published files: the page, the vCard it links to and the licence of the glyphs it inlines, made from `main` as it is, in one read of
     /// the cards: each card's page row and vCard line made together on the thread that decoded it, a NUL
     /// between them (no card text may hold one).
     static func profileFiles(_ deck: Deck, pageURL: String?) throws -> [(path: String, bytes: [UInt8])] {
@@ -129,6 +134,9 @@ extension Commands {
             vcard.append(encoded: Array(bytes[min(split + 1, bytes.endIndex)...]))
         }
         let page = ProfilePage.document(owner: owner, deckName: name, rows: rows, pageURL: pageURL, qrSVG: qr)
-        return [(ProfilePage.pageFile, page), (ProfilePage.vcardFile, vcard.finish())]
+        return [
+            (ProfilePage.pageFile, page), (ProfilePage.vcardFile, vcard.finish()),
+            (ProfilePage.iconsLicenseFile, ProfilePage.iconsLicense),
+        ]
     }
 }

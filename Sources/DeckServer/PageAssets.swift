@@ -1,3 +1,5 @@
+import CardLook
+
 /// The web page `cards serve` sends: Page/index.html, Page/app.css and Page/app.js, files of their own
 /// (so they can be read, linted and tested as what they are) embedded in the binary at build time by
 /// SwiftPM (`.embedInCode`), so the static `cards` carries them and the page needs no network.
@@ -32,11 +34,12 @@ enum PageAssets {
     static let engine = String(decoding: PackageResources.engine_js, as: UTF8.self)
 
     /// `/icons.svg`: the platform glyphs (Fork Awesome 1.2.0 from Debian's fonts-fork-awesome, extracted
-    /// by scripts/make-icon-sprite.py), one `<symbol id="i-NAME">` each; the page inlines them.
-    static let icons = String(decoding: PackageResources.icons_svg, as: UTF8.self)
+    /// by scripts/make-icon-sprite.py), one `<symbol id="i-NAME">` each; the page inlines them. The file is
+    /// CardLook's, which `cards publish` draws from too.
+    static let icons = CardLook.sprite
 
     /// `/icons-LICENSE.txt`: the glyphs' notice and the SIL Open Font License 1.1, which travels with them.
-    static let iconsLicense = String(decoding: PackageResources.icons_LICENSE_txt, as: UTF8.self)
+    static let iconsLicense = CardLook.spriteLicence
 
     /// The page's static files by path: their text and content type (one line here for a new file, beside its
     /// `.embedInCode` line in Package.swift).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `cards qr` read back by zbarimg, `cards publish` parsed by an h-card parser (PyPI's mf2py) and
@@ -87,6 +88,83 @@ import Testing
         #expect(vcard == (try scratch.cards(["export", "--format", "vcard3"], in: deck).stdout))
     }
 
+    /// WCAG 2's contrast of two `#rrggbb` colours, computed here apart from the page's code (CardLook).
+    static func contrast(_ first: String, _ second: String) -> Double {
+        func luminance(_ hex: String) -> Double {
+            let value = Int(hex.dropFirst(), radix: 16) ?? -1
+            #expect(hex.count == 7 && value >= 0, "\(hex) is not #rrggbb")
+            let channels = [(value >> 16) & 255, (value >> 8) & 255, value & 255].map { (byte: Int) -> Double in
+                let c = Double(byte) / 255
+                return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+            }
+            return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+        }
+        let (a, b) = (luminance(first), luminance(second))
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    }
+
+    /// Each card drawn as `cards serve` draws it: in its colour with text that reads on it (at least 4.5:1,
+    /// from the page's own inline styles), every colour a card may have; its platform's glyph, inlined once,
+    /// a neutral glyph for an icon the sprite lacks; no script; the glyphs' licence beside the page.
+    @Test func publishedCardsReadInTheirColoursWithTheirGlyphs() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        var colours = [
+            "red", "green", "blue", "yellow", "purple", "orange", "pink", "teal", "indigo", "brown", "gray", "black",
+            "white", "#777777", "#0000FF", "#767676", "#ffffff", "#000000", "#7f7f7f",
+        ]
+        // Seeded random colours too: ink must read on any of them.
+        let seed = TestSeeds.one("CARDS_PUBLISH_COLOUR_SEED")
+        print("publishedCardsReadInTheirColoursWithTheirGlyphs: CARDS_PUBLISH_COLOUR_SEED=\(seed)")
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<12 { colours.append(String(format: "#%06x", random.next() & 0xff_ffff)) }
+        for (index, colour) in colours.enumerated() {
+            let icon = ["github", "x-twitter", "mail", "no-such-glyph"][index % 4]
+            let added = try scratch.cards(
+                ["add", "--title", "Colour \(index)", "--url", "https://example.com/\(index)", "--color", colour]
+                    + ["--icon", icon], in: deck)
+            #expect(added.status == 0, "\(colour): \(added.stderr)")
+        }
+        let site = scratch.path("site")
+        let published = try scratch.cards(["publish", site], in: deck)
+        #expect(published.status == 0, "\(published.stderr)")
+        let html = try String(contentsOfFile: site + "/index.html", encoding: .utf8)
+        #expect(!html.lowercased().contains("<script") && !html.lowercased().contains("javascript:"))
+        let cards = html.components(separatedBy: "<a class=\"card ").dropFirst()
+        #expect(cards.count == 16 + colours.count)
+        var used: [String: Int] = [:]
+        var iconsByTitle: [String: String] = [:]
+        for card in cards {
+            let style = card.components(separatedBy: "style=\"").dropFirst().first?.prefix { $0 != "\"" } ?? ""
+            let parts = style.split(separator: ";").map { $0.split(separator: ":", maxSplits: 1).map(String.init) }
+            let background = parts.first { $0.first == "background" }?.last ?? ""
+            let ink = parts.first { $0.first == "color" }?.last ?? ""
+            let ratio = Self.contrast(background, ink)
+            #expect(ratio >= 4.5, "\(ink) on \(background) is \(ratio):1 (\(card.prefix(120)))")
+            let icon = card.components(separatedBy: "<use href=\"#i-").dropFirst().first?.prefix { $0 != "\"" }
+            let title = card.components(separatedBy: "<span class=\"title\">").dropFirst().first?.prefix {
+                $0 != "<"
+            }
+            used[String(icon ?? ""), default: 0] += 1
+            iconsByTitle[String(title ?? "")] = String(icon ?? "")
+        }
+        // Known platforms by their names and aliases; the others (Bilibili, Zhihu, Bluesky, npm in
+        // the sample deck, and no-such-glyph) the neutral card.
+        #expect(iconsByTitle["Ada Lovelace on GitHub"] == "github" && iconsByTitle["Ada on X"] == "twitter")
+        #expect(iconsByTitle["Write to Ada"] == "envelope" && iconsByTitle["Ada on Telegram"] == "telegram")
+        #expect(iconsByTitle["艾达 on Bilibili"] == "id-card" && iconsByTitle["Ada on Bluesky"] == "id-card")
+        #expect(iconsByTitle["Colour 0"] == "github" && iconsByTitle["Colour 1"] == "twitter")
+        #expect(iconsByTitle["Colour 2"] == "envelope" && iconsByTitle["Colour 3"] == "id-card")
+        // Each glyph used is in the page once, and no other.
+        let symbols = html.components(separatedBy: "<symbol id=\"i-").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
+        #expect(symbols.sorted() == used.keys.sorted() && Set(symbols).count == symbols.count, "\(symbols)")
+        #expect(html.contains("<path") && html.contains("SIL Open Font License 1.1: see icons-LICENSE.txt"))
+        let licence = try String(contentsOfFile: site + "/icons-LICENSE.txt", encoding: .utf8)
+        #expect(licence.contains("SIL OPEN FONT LICENSE Version 1.1") && licence.contains("Fork Awesome"))
+    }
+
     /// Two devices publishing the same deck write the same bytes; the pages branch gets a commit only
     /// when the page changed, and holds the files as written.
     @Test func twoDevicesPublishIdenticalBytesAndTheBranchMovesOnlyOnChange() throws {
@@ -101,7 +179,7 @@ import Testing
                 in: clone)
             #expect(result.status == 0 && result.stdout.contains("Committed the page to pages"), "\(result.stderr)")
         }
-        for file in ["index.html", "contact.vcf"] {
+        for file in ["index.html", "contact.vcf", "icons-LICENSE.txt"] {
             let one = try Data(contentsOf: URL(fileURLWithPath: scratch.path("out0/\(file)")))
             #expect(one == (try Data(contentsOf: URL(fileURLWithPath: scratch.path("out1/\(file)")))))
             let committed = try scratch.git(["show", "pages:\(file)"], in: clones[0]).stdout
