@@ -49,10 +49,10 @@ struct ServeBrowserTests {
     }
 
     /// Runs a browser script and turns each JSON check it prints into an expectation.
-    static func expectChecks(script: String, atLeast minimum: Int) throws {
+    static func expectChecks(script: String, atLeast minimum: Int, arguments extra: [String] = []) throws {
         let scratch = try Scratch()
         let result = try scratch.run(
-            Self.python, [script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo])
+            Self.python, [script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo] + extra)
         var checks = 0
         for line in result.stdout.split(separator: "\n") {
             guard let data = line.data(using: .utf8),

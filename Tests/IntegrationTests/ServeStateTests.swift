@@ -14,25 +14,12 @@ extension ServeBrowserTests {
 
         /// Runs one part of the script and turns its lines into expectations.
         func run(part: String, atLeast: Int) throws {
-            let scratch = try Scratch()
-            var arguments = [Self.script, "--cards", Binaries.cards, "--sample", Binaries.sampleRepo, "--part", part]
+            var arguments = ["--part", part]
             // Where the phone screenshots of conflict cards go, to be looked at (the README's docs/ pictures).
             if let folder = ProcessInfo.processInfo.environment["CARDS_SCREENSHOTS"] {
                 arguments += ["--screenshots", folder]
             }
-            let result = try scratch.run(ServeBrowserTests.python, arguments)
-            var checks = 0
-            for line in result.stdout.split(separator: "\n") {
-                guard let data = line.data(using: .utf8),
-                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                    let name = object["check"] as? String
-                else { continue }
-                checks += 1
-                let detail = (object["detail"]).map { "\($0)" } ?? ""
-                #expect(object["ok"] as? Bool == true, "\(name): \(detail)")
-            }
-            #expect(checks >= atLeast, "the \(part) scenario stopped early: \(result.stdout)\(result.stderr)")
-            #expect(result.status == 0, "\(result.stderr)")
+            try ServeBrowserTests.expectChecks(script: Self.script, atLeast: atLeast, arguments: arguments)
         }
 
         @Test("on a phone: undo after a reload, keeps, the server gone and back, add, edit, filter, conflicts by swipe")

@@ -189,19 +189,10 @@ func spawnAndWait(_ program: String, _ arguments: [String], environment: [String
         for pointer in argv { free(pointer) }
         for pointer in envp { free(pointer) }
     }
-    // The test thread's blocked signals would pass on to the child and to the daemon it leaves (a tmux
-    // server that then ignores SIGTERM and outlives the run): the child starts with none blocked and
-    // every signal at its default.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
+    // Unblocked signals at their defaults: a tmux server left by the completion test otherwise ignored
+    // SIGTERM and outlived the run.
+    var attributes = ChildProcess.shellLikeSignals()
     defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    var defaults = sigset_t()
-    sigfillset(&defaults)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
     guard posix_spawn(&pid, program, &actions, &attributes, argv, envp) == 0 else { return (-1, "") }
     var status: Int32 = 0

@@ -64,16 +64,7 @@ public struct DeckSnapshot {
     /// `deck.json`, it is not JSON (or bigger than a card may be), or it names none. Throws only when it
     /// cannot be read.
     public func name() throws(StoreError) -> String? {
-        guard let blob = try blobID(at: Deck.metadataPath) else { return nil }
-        let bytes: [UInt8]
-        do {
-            bytes = try repository.readBlob(blob, limit: Card.maximumFileSize, cache: trees)
-        } catch  where error.code == .tooLarge {
-            return nil
-        } catch {
-            throw StoreError.git(error, while: "reading \(Deck.metadataPath)")
-        }
-        return (try? JSONValue.parse(bytes))?["name"]?.stringValue
+        try deckDescription()?["name"]?.stringValue
     }
 
     /// The card with this exact id, or nil when there is none. Throws when its file is invalid.
