@@ -71,7 +71,8 @@ extension Repository {
             let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
                 .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, parts[0].hasPrefix("refs/heads/"), !parts[1].isEmpty, !spec.contains("*") else {
-                throw GitError(code: .invalidArgument, message: "unsupported fetch refspec '\(spec)'", function: "fetch")
+                throw GitError(
+                    code: .invalidArgument, message: "unsupported fetch refspec '\(spec)'", function: "fetch")
             }
             pairs.append((parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
         }

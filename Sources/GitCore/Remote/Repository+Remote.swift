@@ -142,7 +142,8 @@ extension Repository {
         try check(git_remote_name_is_valid(&valid, name), "git_remote_name_is_valid")
         guard valid == 1 else {
             throw GitError(
-                code: .invalidArgument, message: "'\(name)' is not a valid remote name", function: "git_remote_name_is_valid")
+                code: .invalidArgument, message: "'\(name)' is not a valid remote name",
+                function: "git_remote_name_is_valid")
         }
         var remote: OpaquePointer?
         try check(git_remote_create(&remote, pointer, name, url), "git_remote_create")
