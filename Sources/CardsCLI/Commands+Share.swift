@@ -90,6 +90,11 @@ extension Commands {
         }
         let names = files.map(\.path)
         context.output.print("Wrote \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "") to \(folder).")
+        if (try? deck.snapshot().owner()) == nil {
+            context.output.error(
+                "note: the deck has no owner, so the page is headed by the deck's name; `cards owner --name "
+                    + "\"Your Name\"` puts yours there")
+        }
         if let branch = arguments.value("--branch") {
             if let commit = try deck.publishPages(files, branch: branch, message: "Publish the profile page") {
                 context.output.print(

@@ -269,7 +269,8 @@ struct StoreSwipeDeck: SwipeDeck {
         let records = ConflictRecord.records(in: card)
         if records.contains(where: \.isDeletion) {
             // Short lines: a card is 40-odd columns wide.
-            notes.append("⚠ conflict: deleted elsewhere, edited here")
+            // Which side was this device's is not known here (a record names each side's tip).
+            notes.append("⚠ conflict: deleted vs. edited")
             notes.append("← delete it · keep it as edited →")
         }
         if let field = records.first(where: { !$0.isDeletion })?.field {

@@ -61,19 +61,32 @@ extension Commands {
             context.output.error("skipped: \(name): line \(line): \(Output.visible(reason))")
         }
         if found.skipped.count > 20 { context.output.error("skipped: … and \(found.skipped.count - 20) more") }
-        let json = JSONValue.canonicalArray(elements: found.cards.map { JSONValue.object($0).canonicalArrayElement() })
-        let cards = try Deck.encodeImport(json, name: name)
         let deck = try context.openDeck()
+        // A link the deck already has, from a vCard that names no card id (a contact from a phone, the same
+        // file imported twice): already there, not a second card, and the deck's own title and colour kept.
+        let known = Set(try deck.snapshot().allCards().cards.map(\.indexURL))
+        let fresh = found.cards.filter { fields in
+            fields["id"] != nil || !known.contains(fields["indexURL"]?.stringValue ?? "")
+        }
+        let alreadyThere = found.cards.count - fresh.count
+        let json = JSONValue.canonicalArray(elements: fresh.map { JSONValue.object($0).canonicalArrayElement() })
+        let cards = try Deck.encodeImport(json, name: name)
         let skipped = found.skipped.count
         let skippedSaid = skipped == 0 ? "" : " (\(skipped) propert\(skipped == 1 ? "y" : "ies") skipped, named above)"
+        let thereSaid = alreadyThere == 0 ? "" : ", \(alreadyThere) already in the deck (the same link)"
         if cards.count == 0 {
-            context.output.print("Nothing to import: \(name) has no links that can be cards\(skippedSaid).")
+            if alreadyThere > 0 {
+                context.output.print("Nothing to import: every link of \(name) is in the deck already\(skippedSaid).")
+            } else {
+                context.output.print("Nothing to import: \(name) has no links that can be cards\(skippedSaid).")
+            }
             return 0
         }
         let summary = try deck.importCards(cards, source: source)
         context.output.print(
             "Imported \(cards.count) card\(cards.count == 1 ? "" : "s") from \(found.contacts) vCard\(found.contacts == 1 ? "" : "s"): "
-                + "\(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged\(skippedSaid).")
+                + "\(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged\(thereSaid)"
+                + "\(skippedSaid).")
         return 0
     }
 }

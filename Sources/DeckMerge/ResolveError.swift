@@ -16,6 +16,7 @@ public struct ResolveError: Error, CustomStringConvertible, Equatable, Sendable 
 
     /// `card <id>, field <f>: <message>`.
     public var description: String {
-        "card \(cardID), field \(field): \(message)"
+        // "*" is the whole card (a deleted-versus-edited record): `--delete`/`--keep`, not a field's name.
+        "card \(cardID), \(field == "*" ? "deleted versus edited" : "field \(field)"): \(message)"
     }
 }

@@ -65,7 +65,13 @@ public struct VCardImport: Sendable {
             platform =
                 serviceType.flatMap(Platform.named)
                 ?? (name == "EMAIL" ? Platform.named("Email") : Platform.of(url: url))
-            platformName = serviceType ?? platform?.name ?? ""
+            // The service type as written, but a platform's own name in its own spelling (`linkedin` is
+            // LinkedIn; `twitter` stays twitter, another name of X).
+            if let serviceType, let platform, serviceType.lowercased() != platform.name.lowercased() {
+                platformName = serviceType
+            } else {
+                platformName = platform?.name ?? serviceType ?? ""
+            }
         }
         if !platformName.isEmpty { fields["platformName"] = .string(platformName) }
         if let id = property.parameter("PROP-ID") ?? property.parameter("X-CARDS-ID"),

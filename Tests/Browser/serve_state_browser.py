@@ -172,9 +172,9 @@ def browser_part(options):
         marked = browser.evaluate("(() => { const c = document.querySelector('.card:not(.under):not(.under2)');"
                                   " return c.classList.contains('conflicted') && !!c.querySelector('.conflict-mark')"
                                   " && c.querySelectorAll('.conflict-side').length === 2"
-                                  " && c.innerText.includes('deleted on another device')"
+                                  " && c.innerText.includes('deleted on one side, edited on the other')"
                                   " && c.querySelector('.conflict-side.deleted').innerText.includes('Delete')"
-                                  " && c.querySelector('.conflict-side.edited').innerText.includes('as edited'); })()")
+                                  " && c.querySelector('.conflict-side.edited').innerText.includes('edited it'); })()")
         check("conflicted cards come first in the stack, marked, both sides shown", top == ids[0] and marked
               and order[:3] == ids[0:3], {"top": top, "order": [i[:8] for i in order], "marked": marked})
         if options.screenshots:
@@ -423,7 +423,7 @@ def terminal_part(options):
         ids = scenario.ids()
         make_conflicts(scenario, ids[0:2] + ids[3:5], ids[2:3])
         tmux = Tmux(scenario)
-        shown = tmux.wait_for("conflict: deleted elsewhere, edited here")
+        shown = tmux.wait_for("conflict: deleted vs. edited")
         check("`cards swipe`: the conflicted card comes first, marked, with how to settle it",
               shown and "keep it as edited" in tmux.screen(), tmux.screen()[-900:])
 

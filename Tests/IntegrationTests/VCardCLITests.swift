@@ -197,6 +197,32 @@ import Testing
     }
 
     /// A malformed file is refused naming its line, nothing committed; hostile files end cleanly.
+    /// A contact from a phone names no card ids: imported twice, its links are cards once; a platform it
+    /// names in lower case keeps the platform's own spelling.
+    @Test func aContactImportedTwiceAddsNothingTheSecondTime() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck("deck")
+        let before = try scratch.cards(["list", "--json"], in: deck).stdout.components(separatedBy: "\"id\"").count
+        let file = scratch.path("grace.vcf")
+        try """
+        BEGIN:VCARD\r
+        VERSION:3.0\r
+        N:Hopper;Grace;;;\r
+        FN:Grace Hopper\r
+        X-SOCIALPROFILE;TYPE=linkedin:https://www.linkedin.com/in/grace\r
+        URL:https://grace.example/\r
+        END:VCARD\r
+
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let first = try scratch.cards(["import", file], in: deck)
+        #expect(first.status == 0 && first.stdout.contains("2 added"), "\(first.stdout)\(first.stderr)")
+        let second = try scratch.cards(["import", file], in: deck)
+        #expect(second.status == 0 && second.stdout.contains("in the deck already"), "\(second.stdout)")
+        let after = try scratch.cards(["list", "--json"], in: deck).stdout
+        #expect(after.components(separatedBy: "\"id\"").count == before + 2, "two cards, not four")
+        #expect(after.contains("\"platformName\":\"LinkedIn\"") || after.contains("\"platformName\": \"LinkedIn\""))
+    }
+
     @Test func malformedAndHostileFiles() throws {
         let scratch = try Scratch()
         let deck = try scratch.sampleDeck()

@@ -522,7 +522,7 @@ function settle(item, result, failure) {
   if (failure) {
     if (pageCommit === 'right') kept.delete(card.id);
     say('Could not ' + (pageCommit === 'right' ? 'keep ' : 'delete ') + nameOf(card) + ': ' + failure.message
-      + (pageCommit ? '. It is back.' : ''));
+      + (pageCommit ? '. The card is back in its place.' : ''));
     render();
     return;
   }

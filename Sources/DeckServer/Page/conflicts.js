@@ -32,9 +32,10 @@ async function pick(card, field, choice) {
 function deletionPanel(record) {
   const panel = element('div', 'conflict-sides');
   const left = element('div', 'conflict-side deleted');
-  left.append(element('strong', '', '\u2190 Delete'), element('span', '', 'as the other device did (' + record.deletedBy + ')'));
+  // Which device did which is not known here (a record names the tip of each side): who and which commit.
+  left.append(element('strong', '', '\u2190 Delete'), element('span', '', 'as ' + record.deletedBy + ' did'));
   const right = element('div', 'conflict-side edited');
-  right.append(element('strong', '', 'Keep \u2192'), element('span', '', 'this card, as edited (' + record.editedBy + ')'));
+  right.append(element('strong', '', 'Keep \u2192'), element('span', '', 'the card as ' + record.editedBy + ' edited it'));
   panel.append(left, right);
   return panel;
 }
@@ -84,7 +85,7 @@ hooks.decorate.push((element_, card, where, isTop) => {
   element_.classList.add('conflicted');
   const deletion = records.find((record) => record.field === '*');
   const mark = element('p', 'conflict-mark', deletion
-    ? 'Conflict: deleted on another device, edited on this one'
+    ? 'Conflict: deleted on one side, edited on the other'
     : 'Conflict: ' + records.length + ' field' + (records.length === 1 ? '' : 's') + ' changed on two devices');
   element_.prepend(mark);
   const label = element_.getAttribute('aria-label') || card.title;

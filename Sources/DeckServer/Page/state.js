@@ -118,7 +118,7 @@ function scheduleRetryQuietly() {
 function scheduleRetry() {
   clearTimeout(retryTimer);
   const seconds = Math.round(retryDelay / 100) / 10;
-  $('offline-text').textContent = 'The deck\u2019s server is not answering (has `cards serve` stopped, or is this device off the network?). ' +
+  $('offline-text').textContent = 'The deck\u2019s server is not answering (has cards serve stopped, or is this device off the network?). ' +
     'Nothing can change until it is back. Trying again in ' + seconds + ' s.';
   retryTimer = setTimeout(probe, retryDelay);
   retryDelay = Math.min(retryDelay * 2, 10000);
