@@ -106,9 +106,8 @@ public struct CardListing: Sendable, Hashable {
             index = value.upperBound + 1
             // Keys strictly ascending by their bytes: canonical, and no key twice.
             if let previousKey {
-                guard UnsafeBufferPointer(rebasing: bytes[previousKey]).lexicographicallyPrecedes(
-                    UnsafeBufferPointer(rebasing: bytes[key]))
-                else { return nil }
+                let previous = UnsafeBufferPointer(rebasing: bytes[previousKey])
+                guard previous.lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: bytes[key])) else { return nil }
             }
             previousKey = key
             bound += 6 * (key.count + value.count) + 10

@@ -8,9 +8,8 @@ extension DeckSnapshot {
     /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
     ///
     /// Problems come in tree order. Reading and checking the card files is most of `cards list` of a
-    /// big deck, so it runs on every core for big decks: one worker at a time reads a batch of blobs
-    /// through the one handle (libgit2's pack locks are global) while the others decode; the result
-    /// is the same as one by one.
+    /// big deck, so it runs on every core for big decks (`decodeAll`); the result is the same as one
+    /// by one.
     public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
         try allCards(transforming: { $0 })
     }
@@ -193,15 +192,16 @@ extension DeckSnapshot {
     /// Reads and decodes every file. Every result is there (not nil); optional only so that the
     /// workers can fill the array in place.
     ///
-    /// A pipeline for big decks: libgit2 reading does not scale over threads (its pack locks are
-    /// global: two threads with a handle each read 100,000 blobs no faster than one), decoding does.
-    /// So one thread at a time reads a batch of blobs through this snapshot's handle while the others
-    /// decode batches already read; whoever is free reads next, since reading is the slow part.
-    /// `concurrentPerform` runs the steps on the calling thread too and nothing waits on a queue, so
-    /// it finishes even when no other thread is free to help.
-    func decodeAll<T>(_ files: [CardFile], _ decode: @Sendable ([UInt8], String) throws(CardFileError) -> (T, DeckSortKey))
-        -> [DecodedFile<T>?]
-    {
+    /// Big decks are read from the mapped packs by every worker at once (`decodeFromPacks`). Without
+    /// them, a pipeline: libgit2 reading does not scale over threads (its pack locks are global: two
+    /// threads with a handle each read 100,000 blobs no faster than one), decoding does. So one thread
+    /// at a time reads a batch of blobs through this snapshot's handle while the others decode batches
+    /// already read; whoever is free reads next, since reading is the slow part. `concurrentPerform`
+    /// runs the steps on the calling thread too and nothing waits on a queue, so it finishes even when
+    /// no other thread is free to help.
+    func decodeAll<T>(
+        _ files: [CardFile], _ decode: @Sendable ([UInt8], String) throws(CardFileError) -> (T, DeckSortKey)
+    ) -> [DecodedFile<T>?] {
         let reader = try? BlobReader(repository)
         // Many cards: read from the mapped packs where they lie whole (`PackReader`, each blob checked
         // against its id by SHA-1 in hardware), libgit2 only for the rest. Through libgit2 each blob was
