@@ -88,7 +88,7 @@ enum CardText {
     /// One card's line before the column widths are known: what `table` lays out. Made on the
     /// thread that decoded the card, as one array, so that 100,000 of them cost one allocation each
     /// and move between arrays as one reference.
-    static func tableRow(_ card: Card) -> [UInt8] {
+    static func tableRow(_ card: CardListing) -> [UInt8] {
         var row = [UInt8](repeating: 0, count: TableRow.headerSize)
         let id = card.id
         if TableRow.isPrintableASCII(id) {
@@ -123,7 +123,7 @@ enum CardText {
         TableRow.setField(&row, TableRow.platformEnd, row.count)
 
         row.append(contentsOf: card.indexURL.utf8)
-        if !card.conflicts.isEmpty { row.append(contentsOf: "  [conflict]".utf8) }
+        if card.hasConflicts { row.append(contentsOf: "  [conflict]".utf8) }
         row.append(0x0A)
         row[0] =
             (titleIsPlain ? TableRow.plainTitle : 0) | (platformIsPlain ? TableRow.plainPlatform : 0)

@@ -226,7 +226,7 @@ extension Commands {
         } else {
             // The cells are made on the threads that decode the cards; only they are kept.
             let rows: [[UInt8]]
-            (rows, problems) = try deck.snapshot().allCards(encoding: { CardText.tableRow($0) })
+            (rows, problems) = try deck.snapshot().allListings(encoding: { CardText.tableRow($0) })
             context.output.write(CardText.table(rows))
             if rows.isEmpty, problems.isEmpty {
                 // On standard error, so that scripts reading the table still get nothing.

@@ -209,5 +209,13 @@ struct AllCardsReadTests {
             let bytes = try fresh.repository.readBlob(blob.id, limit: 1 << 20)
             #expect(try Card.decode(bytes, expectedID: card.id) == card, "\(card.id)")
         }
+        // The listing `cards list` reads (canonical files straight into their fields): the same cards, in
+        // the same order, with the same fields.
+        let line = { @Sendable (listing: CardListing) -> [UInt8] in
+            Array("\(listing.id) \(listing.rank) \(listing.title) \(listing.indexURL) \(listing.platformName)".utf8)
+        }
+        let listings = try fresh.snapshot().allListings(encoding: line)
+        #expect(listings.problems.isEmpty)
+        #expect(listings.encoded == listed.cards.map { line(CardListing($0)) })
     }
 }

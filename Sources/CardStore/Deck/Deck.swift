@@ -318,12 +318,16 @@ public final class Deck {
         )
     }
 
-    /// `refuseNewerFormat(of:)` for the `deck.json` of `commit`, if it has one.
-    func refuseNewerFormat(at commit: ObjectID, holder: String, outcome: String) throws(StoreError) {
+    /// `refuseNewerFormat(of:)` for the `deck.json` of `commit`, if it has one; its commit, trees and blob
+    /// read through `cache` (a merge hands it on to its planning, which then maps no pack index again).
+    func refuseNewerFormat(
+        at commit: ObjectID, holder: String, outcome: String, cache: RawTreeCache = RawTreeCache()
+    ) throws(StoreError) {
         let entry = try withStoreError("reading deck.json of \(commit.short)") { () throws(GitError) in
-            try repository.treeEntry(in: try repository.commit(commit).tree, path: Deck.metadataPath)
+            try repository.treeEntry(
+                in: try repository.commitTree(commit, cache: cache), path: Deck.metadataPath, cache: cache)
         }
-        if let entry { try refuseNewerFormat(of: entry.id, holder: holder, outcome: outcome) }
+        if let entry { try refuseNewerFormat(of: entry.id, holder: holder, outcome: outcome, cache: cache) }
     }
 
     /// The commit `main` points to, or nil when the deck has no commit yet.

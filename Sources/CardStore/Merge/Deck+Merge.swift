@@ -89,8 +89,11 @@ extension Deck {
     public func merge(
         theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool, allowUnrelatedHistories: Bool = false
     ) throws(StoreError) -> MergeReport {
+        // Read through the cache the merge's planning then walks with: the pack indexes mapped once.
+        let trees = RawTreeCache()
         try refuseNewerFormat(
-            at: theirs, holder: "\(theirsName) holds a deck", outcome: "nothing was merged: update cards, then merge")
+            at: theirs, holder: "\(theirsName) holds a deck", outcome: "nothing was merged: update cards, then merge",
+            cache: trees)
         try checkHistoryIsWhole(doing: "merging \(theirsName)")
         let ours = try headCommit()
         if let ours {
@@ -147,7 +150,8 @@ extension Deck {
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         let build = { (snapshot: DeckSnapshot) throws(StoreError) -> DeckChange? in
             guard let oursCommit = snapshot.commit else { return nil }
-            let plan = try self.planMerge(ours: oursCommit, theirs: theirs, theirsName: theirsName, policy: policy)
+            let plan = try self.planMerge(
+                ours: oursCommit, theirs: theirs, theirsName: theirsName, policy: policy, trees: trees)
             report = plan.report
             return plan.change
         }
@@ -297,11 +301,14 @@ extension Deck {
 
     /// Decides the merge of `theirs` into `ours` from the changed paths of the two sides against their
     /// merge base (none: an empty base), reading only the cards that changed; in the phases of `MergePlanner`.
+    /// `trees`: a cache of this operation's to read through (made after any fetch: its pack reader sees
+    /// the packs as they are now).
     func planMerge(
-        ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy, base: ObjectID?? = nil
+        ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy, base: ObjectID?? = nil,
+        trees: RawTreeCache = RawTreeCache()
     ) throws(StoreError) -> MergePlan {
         var planner = try MergePlanner(
-            deck: self, ours: ours, theirs: theirs, theirsName: theirsName, policy: policy, base: base)
+            deck: self, ours: ours, theirs: theirs, theirsName: theirsName, policy: policy, base: base, trees: trees)
         try planner.findDisagreements()
         planner.readCardsAhead()
         for disagreement in planner.disagreeing { try planner.decide(disagreement) }

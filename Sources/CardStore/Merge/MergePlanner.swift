@@ -37,7 +37,7 @@ struct MergePlanner {
     /// The side whose tip is later (then the larger id) wins a file that is not a card: the same on both devices.
     let theirsWins: Bool
     /// The trees the walk read, as raw bytes: the new tree is spliced from them (`DeckChange.trees`).
-    let trees = RawTreeCache()
+    let trees: RawTreeCache
 
     /// The walk's changed paths.
     private(set) var changes: [TreeWalkChange] = []
@@ -73,9 +73,10 @@ struct MergePlanner {
     /// against its parent, as `git cherry-pick` does): the first phase.
     init(
         deck: Deck, ours: ObjectID, theirs: ObjectID, theirsName: String, policy: MergePolicy,
-        base givenBase: ObjectID?? = nil
+        base givenBase: ObjectID?? = nil, trees: RawTreeCache = RawTreeCache()
     ) throws(StoreError) {
         self.deck = deck
+        self.trees = trees
         self.ours = ours
         self.theirs = theirs
         self.theirsName = theirsName

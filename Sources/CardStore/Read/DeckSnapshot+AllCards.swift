@@ -8,9 +8,8 @@ extension DeckSnapshot {
     /// Every card in deck order (rank, then id), and every file under `cards/` that is not a valid card.
     ///
     /// Problems come in tree order. Reading and checking the card files is most of `cards list` of a
-    /// big deck, so it runs on every core for big decks: one worker at a time reads a batch of blobs
-    /// through the one handle (libgit2's pack locks are global) while the others decode; the result
-    /// is the same as one by one.
+    /// big deck, so it runs on every core for big decks (`decodeAll`); the result is the same as one
+    /// by one.
     public func allCards() throws(StoreError) -> (cards: [Card], problems: [CardProblem]) {
         try allCards(transforming: { $0 })
     }
@@ -29,10 +28,41 @@ extension DeckSnapshot {
         return (encoded, problems)
     }
 
+    /// Every valid card in deck order as the bytes `encode` makes of what a listing shows of it, and every
+    /// file under `cards/` that is not a valid card (in tree order): `allCards(encoding:)` for `cards list`.
+    ///
+    /// A card file in the common canonical form is read straight into its listing, no card decoded
+    /// (`CardListing.init?(canonical:expectedID:)`); any other goes through `Card.decode`, as there.
+    public func allListings(encoding encode: @Sendable (CardListing) -> [UInt8]) throws(StoreError) -> (
+        encoded: [[UInt8]], problems: [CardProblem]
+    ) {
+        let (encoded, problems) = try allFiles { (bytes, id) throws(CardFileError) in
+            let listing: CardListing
+            if let fast = CardListing(canonical: bytes, expectedID: id) {
+                listing = fast
+            } else {
+                listing = CardListing(try DeckSnapshot.decodeCard(bytes, id: id))
+            }
+            return (encode(listing), DeckSortKey(rank: listing.rank, id: listing.id))
+        }
+        return (encoded, problems)
+    }
+
     /// Every card in deck order as `transform` makes it; see `allCards(encoding:)`.
     func allCards<T>(transforming transform: @Sendable (Card) -> T) throws(StoreError) -> (
         cards: [T], problems: [CardProblem]
     ) {
+        try allFiles { (bytes, id) throws(CardFileError) in
+            let card = try DeckSnapshot.decodeCard(bytes, id: id)
+            return (transform(card), DeckSortKey(card))
+        }
+    }
+
+    /// Every card file in deck order as `decode` makes it (from its bytes and the id its path names),
+    /// and the problems of those it refuses and of every other entry under `cards/`, in tree order.
+    func allFiles<T>(_ decode: @Sendable ([UInt8], String) throws(CardFileError) -> (T, DeckSortKey))
+        throws(StoreError) -> (cards: [T], problems: [CardProblem])
+    {
         var entries: [Entry] = []
         var files: [CardFile] = []
         try forEachCardEntry { entry in
@@ -48,7 +78,7 @@ extension DeckSnapshot {
             entries.append(.file(files.count))
             files.append(CardFile(folder: folder, name: file.name, blob: file.id, id: id))
         }
-        let decoded = decodeAll(files, transform)
+        let decoded = decodeAll(files, decode)
         var items: [T] = []
         var keys: [DeckSortKey] = []
         items.reserveCapacity(files.count)
@@ -94,14 +124,16 @@ extension DeckSnapshot {
             try body(PathedEntry(folder: nil, entry: cardsEntry, isTop: true))
             return
         }
-        let folders = try withStoreError("reading cards/") { () throws(GitError) in try repository.treeEntries(cardsEntry.id) }
+        let folders = try withStoreError("reading cards/") { () throws(GitError) in
+            try repository.treeEntries(cardsEntry.id, cache: trees)
+        }
         for folder in folders {
             guard folder.kind == .tree else {
                 try body(PathedEntry(folder: nil, entry: folder, isTop: false))
                 continue
             }
             let files = try withStoreError("reading \(Deck.cardsFolder)/\(folder.name)") { () throws(GitError) in
-                try repository.treeEntries(folder.id)
+                try repository.treeEntries(folder.id, cache: trees)
             }
             for file in files {
                 try body(PathedEntry(folder: folder.name, entry: file, isTop: false))
@@ -160,13 +192,16 @@ extension DeckSnapshot {
     /// Reads and decodes every file. Every result is there (not nil); optional only so that the
     /// workers can fill the array in place.
     ///
-    /// A pipeline for big decks: libgit2 reading does not scale over threads (its pack locks are
-    /// global: two threads with a handle each read 100,000 blobs no faster than one), decoding does.
-    /// So one thread at a time reads a batch of blobs through this snapshot's handle while the others
-    /// decode batches already read; whoever is free reads next, since reading is the slow part.
-    /// `concurrentPerform` runs the steps on the calling thread too and nothing waits on a queue, so
-    /// it finishes even when no other thread is free to help.
-    func decodeAll<T>(_ files: [CardFile], _ transform: @Sendable (Card) -> T) -> [DecodedFile<T>?] {
+    /// Big decks are read from the mapped packs by every worker at once (`decodeFromPacks`). Without
+    /// them, a pipeline: libgit2 reading does not scale over threads (its pack locks are global: two
+    /// threads with a handle each read 100,000 blobs no faster than one), decoding does. So one thread
+    /// at a time reads a batch of blobs through this snapshot's handle while the others decode batches
+    /// already read; whoever is free reads next, since reading is the slow part. `concurrentPerform`
+    /// runs the steps on the calling thread too and nothing waits on a queue, so it finishes even when
+    /// no other thread is free to help.
+    func decodeAll<T>(
+        _ files: [CardFile], _ decode: @Sendable ([UInt8], String) throws(CardFileError) -> (T, DeckSortKey)
+    ) -> [DecodedFile<T>?] {
         let reader = try? BlobReader(repository)
         // Many cards: read from the mapped packs where they lie whole (`PackReader`, each blob checked
         // against its id by SHA-1 in hardware), libgit2 only for the rest. Through libgit2 each blob was
@@ -177,9 +212,10 @@ extension DeckSnapshot {
         guard files.count >= DeckSnapshot.parallelThreshold, processors > 1 else {
             return files.map { file in
                 DeckSnapshot.decode(
-                    file, DeckSnapshot.read(file, in: repository, reader: reader, packs: packs), transform)
+                    file, DeckSnapshot.read(file, in: repository, reader: reader, packs: packs), decode)
             }
         }
+        if let packs { return decodeFromPacks(files, packs: packs, blobReader: reader, processors: processors, decode) }
         var results = [DecodedFile<T>?](repeating: nil, count: files.count)
         var blobs = [Result<[UInt8], CardFileError>?](repeating: nil, count: files.count)
         // The handles are used by one thread at a time: `Pipeline.reading` is the turn, taken and
@@ -204,7 +240,7 @@ extension DeckSnapshot {
                         case .decode(let batch):
                             for index in batch {
                                 guard let blob = blobs.value[index] else { continue }
-                                results.value[index] = DeckSnapshot.decode(files[index], blob, transform)
+                                results.value[index] = DeckSnapshot.decode(files[index], blob, decode)
                                 blobs.value[index] = nil
                             }
                         case .wait:
@@ -219,6 +255,44 @@ extension DeckSnapshot {
         return results
     }
 
+    /// `decodeAll` for a deck whose packs are mapped: every worker reads its batches from the packs
+    /// through a reader of its own (`PackReader.sibling()`, no lock: the packs are only read) and decodes
+    /// them, each blob decoded as soon as it is read, in the cache. What the packs do not hand back
+    /// (a loose object, a delta, a file too big) is read afterwards on this thread, through libgit2, which
+    /// reads or explains it as before. With the listing's decoder (`CardListing`) reading had become
+    /// the slow half of the pipeline above, one thread at a time.
+    private func decodeFromPacks<T>(
+        _ files: [CardFile], packs: PackReader, blobReader: BlobReader?, processors: Int,
+        _ decode: @Sendable ([UInt8], String) throws(CardFileError) -> (T, DeckSortKey)
+    ) -> [DecodedFile<T>?] {
+        var results = [DecodedFile<T>?](repeating: nil, count: files.count)
+        let readers = [packs] + (1..<processors).map { _ in packs.sibling() }
+        let batches = Batches(count: files.count, batchSize: DeckSnapshot.batchSize)
+        results.withUnsafeMutableBufferPointer { resultBuffer in
+            // Each index is written by exactly one worker, and read only after all have finished; each
+            // worker uses only its own reader (`concurrentPerform` runs one iteration per reader).
+            let shared = UncheckedSendable((resultBuffer, readers))
+            DispatchQueue.concurrentPerform(iterations: readers.count) { worker in
+                let (results, readers) = shared.value
+                let reader = readers[worker]
+                while let batch = batches.next() {
+                    for index in batch {
+                        let file = files[index]
+                        guard let bytes = reader.readBlob(file.blob, limit: DeckSnapshot.readLimit) else { continue }
+                        results[index] = DeckSnapshot.decode(file, .success(bytes), decode)
+                    }
+                }
+            }
+        }
+        for sibling in readers.dropFirst() { packs.count(blobsReadBy: sibling) }
+        for index in files.indices where results[index] == nil {
+            let file = files[index]
+            results[index] = DeckSnapshot.decode(
+                file, DeckSnapshot.read(file, in: repository, reader: blobReader, packs: nil), decode)
+        }
+        return results
+    }
+
     /// A card file's bytes, or why they cannot be read.
     private static func read(_ file: CardFile, in repository: Repository, reader: BlobReader?, packs: PackReader?)
         -> Result<[UInt8], CardFileError>
@@ -228,12 +302,13 @@ extension DeckSnapshot {
         }
     }
 
-    private static func decode<T>(_ file: CardFile, _ blob: Result<[UInt8], CardFileError>, _ transform: (Card) -> T)
-        -> DecodedFile<T>
-    {
+    private static func decode<T>(
+        _ file: CardFile, _ blob: Result<[UInt8], CardFileError>,
+        _ decode: ([UInt8], String) throws(CardFileError) -> (T, DeckSortKey)
+    ) -> DecodedFile<T> {
         do {
-            let card = try decodeCard(blob.get(), id: file.id)
-            return .card(transform(card), DeckSortKey(card))
+            let (item, key) = try decode(blob.get(), file.id)
+            return .card(item, key)
         } catch {
             return .problem(error)
         }
@@ -284,6 +359,28 @@ private final class Pipeline: Sendable {
         state.withLock { state in
             state.reading = false
             state.readyToDecode.append(batch)
+        }
+    }
+}
+
+/// The next batch of indices for a free worker (`decodeFromPacks`).
+private final class Batches: Sendable {
+    private let nextStart = Mutex(0)
+    private let count: Int
+    private let batchSize: Int
+
+    init(count: Int, batchSize: Int) {
+        self.count = count
+        self.batchSize = batchSize
+    }
+
+    /// The next batch, or nil when every index has been handed out.
+    func next() -> Range<Int>? {
+        nextStart.withLock { start in
+            guard start < count else { return nil }
+            let batch = start..<min(start + batchSize, count)
+            start = batch.upperBound
+            return batch
         }
     }
 }

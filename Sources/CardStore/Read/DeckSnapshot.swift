@@ -239,8 +239,12 @@ struct DeckSortKey: Sendable {
     var id: String
 
     init(_ card: Card) {
-        rank = card.rank
-        id = card.id
+        self.init(rank: card.rank, id: card.id)
+    }
+
+    init(rank: String, id: String) {
+        self.rank = rank
+        self.id = id
         (high, low) = DeckSortKey.packedHead(rank.utf8)
     }
 

@@ -87,6 +87,15 @@ extension Repository {
         return try readBlob(id, limit: limit)
     }
 
+    /// The entries of tree `id` (as `treeEntries(_:)` has them), read through `cache` as
+    /// `treeEntry(in:path:cache:)` reads: from the mapped packs, parsed where they lie. Through libgit2
+    /// each card folder (~27 KB at 100,000 cards) was hashed whole by its collision-detecting SHA-1 and
+    /// parsed into an object of its own: ~7 MB hashed to list a deck of 100,000 cards.
+    package func treeEntries(_ id: ObjectID, cache: RawTreeCache) throws(GitError) -> [TreeEntry] {
+        if let tree = try? rawTree(id, cache: cache) { return tree.entries.map { tree.treeEntry($0) } }
+        return try treeEntries(id)
+    }
+
     /// The entries of tree `id` whose names start with the bytes of `namePrefix` (as `treeEntries(_:)`
     /// has them, in the same order), read through `cache` as `treeEntry(in:path:cache:)` reads: only the
     /// matching entries are made into values (a card folder has ~400, a prefix picks one or two).
