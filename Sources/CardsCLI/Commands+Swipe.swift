@@ -341,6 +341,8 @@ struct StoreSwipeDeck: SwipeDeck {
             let field = ConflictRecord.records(in: card).first(where: { !$0.isDeletion })?.field
         else { return }
         _ = try deck.resolve(id, field: field, .pick(number))
+        // The session's `u` takes the pick back through `unkeep`, which undoes this commit.
+        settledBy[id] = try deck.headCommit()
         try reload()
     }
 

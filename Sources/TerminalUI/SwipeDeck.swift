@@ -13,7 +13,7 @@ public protocol SwipeDeck {
     mutating func refresh() throws -> Bool
     /// A right swipe kept the card (the store settles a deleted-versus-edited conflict it carries).
     mutating func keep(id: String) throws
-    /// Takes back what `keep` did (undo).
+    /// Takes back what `keep` did (undo), or the resolve commit of a `pick`.
     mutating func unkeep(id: String) throws
     /// Picks choice `number` (from 1) of the card's field conflict.
     mutating func pick(id: String, choice number: Int) throws

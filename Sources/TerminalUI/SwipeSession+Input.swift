@@ -227,7 +227,11 @@ extension SwipeSession {
         }
         do {
             try deck.pick(id: card.id, choice: number)
-            lastAction = "picked choice \(number) for “\(card.title)” (`cards undo` takes it back)"
+            // `u` takes it back as it takes back a keep: the deck undoes the resolve commit (`unkeep`).
+            history.record(.init(cardID: card.id, index: position, direction: .right, deleted: false))
+            undoCards[card.id] = card
+            picked.insert(card.id)
+            lastAction = "picked choice \(number) for “\(card.title)” (u undoes)"
         } catch {
             lastAction = "could not pick choice \(number): \(error)"
             lastActionFailed = true
@@ -283,6 +287,10 @@ extension SwipeSession {
         settling = CardAnimation(
             card: card, kind: .return, fromOffset: start.offset, fromRotation: start.rotation, toOffset: .zero,
             toRotation: 0, anchor: .center, start: now, duration: max(configuration.settleDuration, 0.2))
-        lastAction = entry.deleted ? "undid delete of “\(card.title)”" : "brought back “\(card.title)”"
+        if picked.remove(card.id) != nil {
+            lastAction = "took back the pick on “\(card.title)”: its conflict is open again"
+        } else {
+            lastAction = entry.deleted ? "undid delete of “\(card.title)”" : "brought back “\(card.title)”"
+        }
     }
 }

@@ -42,6 +42,8 @@ public struct SwipeSession<Deck: SwipeDeck> {
     var flying: CardAnimation?
     var settling: CardAnimation?
     var undoCards: [String: SwipeCardInfo] = [:]
+    /// Cards whose field conflict this session settled by a number key: their undo reopens the conflict.
+    var picked: Set<String> = []
     var now: Double = 0
     /// When the deck was last looked at for changes made elsewhere.
     var lastRefresh = -Double.infinity

@@ -455,7 +455,7 @@ def terminal_part(options):
               ok and ids[0] not in conflicts(scenario) and card_file(scenario, ids[0]) is not None, detail)
 
         # The next conflicted card: the other delete-versus-edit; then the field conflict by a number key.
-        tmux.wait_for("conflict: deleted elsewhere")
+        tmux.wait_for("conflict: deleted vs. edited")
         tmux.drag(8)
         time.sleep(1.0)
         shown = tmux.wait_for("conflict on title: press 1–2 to pick")
@@ -468,6 +468,22 @@ def terminal_part(options):
         ok, detail = one_resolve(scenario, before, ids[2], "picked choice " + pick)
         check("`cards swipe`: a field conflict lists its choices; a number key picks one (one resolve commit)",
               shown and ok and ids[2] not in conflicts(scenario), dict(detail, screen=screen[-600:]))
+        # `u` takes the pick back (the deck's undo of that resolve commit): the conflict is open again; the
+        # same key then settles it once more.
+        before = heads(scenario)
+        tmux.keys("u")
+        reopened = tmux.wait_for("took back the pick")
+        time.sleep(0.5)
+        newest = scenario.log(1)[0]
+        undone = newest["commit"] not in before and newest["subject"].startswith("Undo:") and ids[2] in conflicts(scenario)
+        tmux.wait_for("conflict on title: press 1–2 to pick")
+        before = heads(scenario)
+        tmux.keys(pick)
+        time.sleep(1.0)
+        again, detail_again = one_resolve(scenario, before, ids[2], "picked choice " + pick)
+        check("`cards swipe`: u takes a pick back (an Undo: commit, the conflict open again), and it can be picked again",
+              reopened and undone and again and ids[2] not in conflicts(scenario),
+              {"newest": newest["subject"], "again": detail_again, "screen": tmux.screen()[-400:]})
         tmux.keys("q")
         tmux.stop()
         tmux = None

@@ -43,7 +43,7 @@ extension ServeBrowserTests {
                 // The script shares serve_browser.py's helpers, which import it.
                 try Test.cancel("python3-websocket is not installed; `./dev test` installs it (dev's PACKAGES)")
             }
-            try run(part: "terminal", atLeast: 6)
+            try run(part: "terminal", atLeast: 7)
         }
     }
 }
