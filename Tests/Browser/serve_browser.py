@@ -125,8 +125,14 @@ class Chromium:
     def wait_for(self, expression, seconds=10):
         deadline = time.time() + seconds
         while time.time() < deadline:
-            if self.evaluate(expression):
-                return True
+            try:
+                if self.evaluate(expression):
+                    return True
+            except RuntimeError as error:
+                # Asked while the page navigates (the token exchange's own refresh): its document is gone
+                # for a moment; ask the next one.
+                if "navigated or closed" not in str(error) and "Cannot find context" not in str(error):
+                    raise
             time.sleep(0.05)
         return False
 
