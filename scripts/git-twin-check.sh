@@ -45,6 +45,9 @@ step() { # $1: cards args; replicate in G
     if git -C D cat-file -e HEAD:$path 2>/dev/null; then
       mkdir -p G/$(dirname $path); git -C D cat-file blob HEAD:$path > G/$path
       git -C G add --sparse -f -- $path
+      # With core.filemode false the user's x bits are the working tree's own: the file git writes for a
+      # change is a new one, from the index's mode (what a checkout or merge of it leaves).
+      [ $mode = filemode ] && { rm -f G/$path; git -C G checkout -q -- $path; }
     else git -C G rm -q --sparse --cached -- $path; rm -f G/$path; fi
   done
   git -C G commit -q -m "$msg" || echo "git commit failed"
@@ -67,7 +70,9 @@ echo "status D: [$(git -C D status --porcelain | tr '\n' ' ')] G: [$(git -C G st
 # Working files as git would check them out, byte for byte.
 rm -rf Gco; git clone -q srv.git Gco 2>/dev/null; cp -a G Gco2 2>/dev/null; (cd Gco2 && git ls-files -z | xargs -0 rm -f && git checkout -q -- . 2>/dev/null; find . -depth -type d -empty -not -path "./.git*" -delete)
 files() { (cd $1 && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha1sum; find . -path ./.git -prune -o -type f -perm -u+x -print | sort); }
-diff <(files D) <(files Gco2) >/dev/null && echo "working tree (git's checkout of the same, bytes and x bits): same" || { echo "working tree DIFFERS"; diff <(files D) <(files Gco2) | head -5; }
+# With core.filemode false the user chmod-ed the files: compared with G, where git wrote the changed ones.
+twin=Gco2; [ $mode = filemode ] && twin=G
+diff <(files D) <(files $twin) >/dev/null && echo "working tree (what git leaves for the same, bytes and x bits): same" || { echo "working tree DIFFERS"; diff <(files D) <(files $twin) | head -5; }
 if [ $mode = signing ]; then for R in D G; do git -C $R verify-commit HEAD >/dev/null 2>&1 && echo "$R HEAD signature: good" || echo "$R HEAD: NOT verified"; done; fi
 if [ $mode = hook ]; then diff hook-D.log hook-G.log >/dev/null && echo "pre-commit saw the same staged paths" || { echo "hooks saw:"; cat hook-D.log; echo ---; cat hook-G.log; }; git -C D log -1 --format=%B | tail -2; fi
 if [ $mode = maintenance ]; then git -C D fsck --full >/dev/null 2>&1 && echo "git fsck --full: clean" || echo "git fsck: PROBLEMS"; fi
