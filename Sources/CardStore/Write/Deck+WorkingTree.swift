@@ -135,10 +135,11 @@ extension Deck {
                 entries.append((path, nil, 0))
             }
         }
-        // A path named twice is written once, as the last of them has it.
-        var lastWrite: [String: Int] = [:]
-        for (position, write) in writes.enumerated() { lastWrite[write.full] = position }
-        writes = writes.enumerated().filter { lastWrite[$0.element.full] == $0.offset }.map(\.element)
+        // A path named twice is written once, as the last of them has it. Keyed by its bytes: Swift's
+        // String equality takes an NFC and an NFD spelling for one path, which git keeps apart.
+        var lastWrite: [[UInt8]: Int] = [:]
+        for (position, write) in writes.enumerated() { lastWrite[Array(write.full.utf8)] = position }
+        writes = writes.enumerated().filter { lastWrite[Array($0.element.full.utf8)] == $0.offset }.map(\.element)
         if writes.count >= Deck.syncfsThreshold && durable {
             try Deck.writeFilesInBulk(writes.map { ($0.full, $0.bytes) }, durable: true, flushingRenames: false)
         } else {
