@@ -67,7 +67,7 @@ extension DeckService {
             return cardQRResponse(String(id))
         case (false, "/manifest.webmanifest"), (false, "/icon.svg"), (false, "/icon-192.png"),
             (false, "/icon-512.png"), (false, "/qr.svg"), (false, "/phone"), (false, "/phone.css"):
-            return .text(405, "Error: \(request.method) is not allowed on \(request.path)\n")
+            return notAllowed(request)
         default:
             return nil
         }

@@ -148,21 +148,4 @@ extension DeckService {
             return .json(409, "{\"error\":\(JSONText.string("\(error)"))}")
         }
     }
-
-    /// `POST /api/restore` `{"id": …}`: brings a deleted card back (undo on the page), where it was.
-    func restoreResponse(_ body: [UInt8]) -> HTTPResponse {
-        do {
-            let object = try Self.jsonObject(body)
-            guard let id = object["id"]?.stringValue, !id.isEmpty, id.count <= 100 else {
-                throw ServeError("\"id\": expected the card's id as a string")
-            }
-            let card = try monitor.locked { () throws(StoreError) -> Card in try deck.restore(id).card }
-            checkForChange()
-            return .json(200, "{\"restored\":\(Self.cardJSON(card))}")
-        } catch let error as ServeError {
-            return .json(400, "{\"error\":\(JSONText.string(error.message))}")
-        } catch {
-            return .json(409, "{\"error\":\(JSONText.string("\(error)"))}")
-        }
-    }
 }

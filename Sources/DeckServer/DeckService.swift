@@ -90,9 +90,7 @@ public final class DeckService: @unchecked Sendable {
     func route(_ request: HTTPRequest) -> HTTPResponse {
         if let answer = featureRoute(request) { return answer }
         if let file = PageAssets.files[request.path] {
-            guard request.method == "GET" || request.method == "HEAD" else {
-                return .text(405, "Error: \(request.method) is not allowed on \(request.path)\n")
-            }
+            guard request.method == "GET" || request.method == "HEAD" else { return notAllowed(request) }
             return .text(200, file.text, contentType: file.type)
         }
         switch (request.method, request.path) {
@@ -104,10 +102,8 @@ public final class DeckService: @unchecked Sendable {
                 body: .stream(DeckEventStream(changes: changes)))
         case ("POST", "/api/swipe"):
             return swipeResponse(request.body)
-        case ("POST", "/api/restore"):
-            return restoreResponse(request.body)
-        case (_, "/api/deck"), (_, "/events"), (_, "/api/swipe"), (_, "/api/restore"):
-            return .text(405, "Error: \(request.method) is not allowed on \(request.path)\n")
+        case (_, "/api/deck"), (_, "/events"), (_, "/api/swipe"):
+            return notAllowed(request)
         default:
             return .text(404, "Error: no page at \(request.path); the deck is at /\n")
         }

@@ -5,11 +5,9 @@
 //   checked against the server's engine) · keys and buttons · undo · live updates · the test hooks.
 (() => {
 const { Engine, exitHint } = window.CardsEngine;
-const token = new URLSearchParams(location.search).get('token') || '';
-const query = token ? '?token=' + encodeURIComponent(token) : '';
 const $ = (id) => document.getElementById(id);
 // Hooks of the page's other scripts (state.js, editor.js, conflicts.js: loaded before this one).
-const hooks = window.cardsHooks || {};
+const hooks = window.cardsHooks;
 const each = (name, ...args) => (hooks[name] || []).forEach((hook) => hook(...args));
 const request = (url, options) => (hooks.fetch || fetch)(url, options);
 const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
@@ -19,7 +17,6 @@ const kept = new Set();
 const leaving = new Set();
 // Cards this page deleted: a deck read before the commit (an answer overtaken) must not bring them back.
 const deletedHere = new Set();
-const undoable = [];
 let view = 'stack';
 let drag = null;
 let renderWanted = false;
@@ -38,19 +35,12 @@ function store(key, value) {
   try { localStorage.setItem(key, value); } catch (error) { /* private mode: the choice lasts this page */ }
 }
 
-// ---- Talking to the server (same origin: a cookie, when there is one, goes along by itself). ----
-async function post(path, body) {
-  const response = await request(path + query, {
-    method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Cards-Token': token },
-    body: JSON.stringify(body), credentials: 'same-origin' });
-  let json = {};
-  try { json = await response.json(); } catch (error) { json = {}; }
-  if (!response.ok) throw new Error(json.error || ('the server answered HTTP ' + response.status));
-  return json;
-}
+// ---- Talking to the server: state.js's `call` (same origin: the token's cookie goes along by itself; a
+// refusal throws with the server's words, a server gone shows its banner). ----
+const post = (path, body) => hooks.call(path, body);
 async function load() {
   if (drag) { reloadWanted = true; return; }
-  const response = await request('api/deck' + query, { credentials: 'same-origin' });
+  const response = await request('api/deck');
   if (!response.ok) { say('Could not read the deck (the server answered HTTP ' + response.status + ').'); return; }
   deck = await response.json();
   each('loaded', deck, kept);
@@ -62,7 +52,7 @@ async function load() {
 // The platform glyphs: one sprite, its symbols put in the page so every card can `use` them.
 async function loadIcons() {
   try {
-    const response = await fetch('icons.svg' + query, { credentials: 'same-origin' });
+    const response = await fetch('icons.svg');
     if (!response.ok) return;
     const parsed = new DOMParser().parseFromString(await response.text(), 'image/svg+xml');
     const sprite = document.importNode(parsed.documentElement, true);
@@ -190,7 +180,6 @@ function render() {
   const focus = focusedPart();
   $('deck-name').textContent = deck.name || 'Cards';
   document.title = (deck.name || 'Cards') + ' — cards serve';
-  $('undo').disabled = undoable.length === 0;
   renderStack();
   renderRows();
   each('rendered', deck);
@@ -529,13 +518,10 @@ function settle(item, result, failure) {
   if (engineCommit === 'left') {
     deck.cards = deck.cards.filter((c) => c.id !== card.id);
     if (result.deleted) deletedHere.add(card.id);
-    if (result.deleted) {
-      undoable.push({ id: card.id, action: 'delete', card });
-      say('Deleted ' + nameOf(card), 'Undo deleting ' + nameOf(card));
-    } else if (result.gone) say(nameOf(card) + ' was already deleted elsewhere');
+    if (result.deleted) say('Deleted ' + nameOf(card), 'Undo deleting ' + nameOf(card));
+    else if (result.gone) say(nameOf(card) + ' was already deleted elsewhere');
   } else if (engineCommit === 'right') {
     kept.add(card.id);
-    undoable.push({ id: card.id, action: 'keep', card });
     say('Kept ' + nameOf(card), 'Undo keeping ' + nameOf(card));
   } else {
     kept.delete(card.id);
@@ -547,7 +533,6 @@ function settle(item, result, failure) {
   if (engineCommit) each('swiped', card, result);
   announce($('status-text').textContent);
   if (pageCommit !== engineCommit) render();
-  else $('undo').disabled = undoable.length === 0;
 }
 
 // ---- Buttons and keys: the same engine, without a gesture. ----
@@ -629,43 +614,17 @@ $('list-preset').value = choice.row;
 $('stack-preset').addEventListener('change', (event) => { choice.stack = event.target.value; store('cards.stackPreset', choice.stack); });
 $('list-preset').addEventListener('change', (event) => { choice.row = event.target.value; store('cards.listPreset', choice.row); });
 
-// ---- Undo takes back this page's last decision once those on their way have landed: a delete is
-// restored (the card returns to its place, from the left), a keep puts the card back on top (from the right).
+// ---- Undo is the deck's own (state.js: what this device did last, read from the deck, so it survives a
+// reload), once the decisions on their way have landed.
 async function undo() {
   if (drag) return;
   await whenSettled();
-  // The deck's own undo (state.js): what this device did last, read from the deck, so it survives a reload.
-  if (hooks.undo) { await hooks.undo(); return; }
-  const last = undoable.pop();
-  if (!last) { say('Nothing to undo'); return; }
-  if (last.action === 'delete') {
-    deletedHere.delete(last.id);
-    try { await post('api/restore', { id: last.id }); say('Restored ' + nameOf(last.card)); }
-    catch (error) { say('Could not restore ' + nameOf(last.card) + ': ' + error.message); }
-    await load();
-  } else {
-    kept.delete(last.id);
-    say('Back on top: ' + nameOf(last.card));
-    render();
-  }
-  announce($('status-text').textContent);
-  const from = last.action === 'delete' ? -1 : 1;
-  const target = view === 'stack' ? topTarget() : document.querySelector('.row[data-id="' + CSS.escape(last.id) + '"] .content');
-  if (target && (view !== 'stack' || target.dataset.id === last.id) && !reducedMotion.matches) {
-    target.classList.remove('rise');
-    target.style.transition = 'none';
-    target.style.transform = 'translate(' + (from * 2 * target.offsetWidth) + 'px,0)';
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      target.style.transition = 'transform 0.25s ease-out';
-      target.style.transform = 'translate(0px,0px)';
-    }));
-  }
+  await hooks.undo();
 }
 
 // ---- Live: the server says when main moved (another command, a sync). ----
-// state.js, when loaded, watches the stream and says when the server is gone.
-if (hooks.live) hooks.live(() => load());
-else new EventSource('events' + query).addEventListener('deck', () => load());
+// state.js watches the stream and says when the server is gone.
+hooks.live(() => load());
 
 // ---- For the browser tests and the benchmark. ----
 window.cardsPage = {

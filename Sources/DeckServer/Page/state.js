@@ -4,8 +4,6 @@
 // and when the server is gone the page says so and comes back by itself. app.js calls these hooks;
 // editor.js and conflicts.js add their own to the lists.
 (() => {
-const token = new URLSearchParams(location.search).get('token') || '';
-const query = token ? '?token=' + encodeURIComponent(token) : '';
 const hooks = window.cardsHooks = { decorate: [], loaded: [], rendered: [], swiped: [], matches: [] };
 const $ = (id) => document.getElementById(id);
 const page = () => window.cardsPage;
@@ -24,13 +22,13 @@ hooks.fetch = async (url, options) => {
   }
 };
 async function call(path, body) {
-  const response = await hooks.fetch(path + query, {
-    method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Cards-Token': token },
-    body: JSON.stringify(body), credentials: 'same-origin' });
+  const response = await hooks.fetch(path, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body) });
   let json = {};
-  try { json = await response.json(); } catch (error) { json = { error: 'HTTP ' + response.status }; }
+  try { json = await response.json(); } catch (error) { json = {}; }
   if (!response.ok) {
-    const failure = new Error(json.error || ('HTTP ' + response.status));
+    const failure = new Error(json.error || ('the server answered HTTP ' + response.status));
     failure.field = json.field || null;
     failure.status = response.status;
     throw failure;
@@ -125,7 +123,7 @@ function scheduleRetry() {
 }
 async function probe() {
   let status = 0;
-  try { status = (await fetch('api/deck' + query, { credentials: 'same-origin' })).status; } catch (error) { status = 0; }
+  try { status = (await fetch('api/deck')).status; } catch (error) { status = 0; }
   if (status === 401 || status === 403) {
     // A server started again with another secret: this page's address is no longer its own.
     $('offline-text').textContent = 'The deck\u2019s server is back, but with a new secret: open the address ' +
@@ -140,7 +138,7 @@ async function probe() {
 }
 function openEvents() {
   if (source) source.close();
-  source = new EventSource('events' + query);
+  source = new EventSource('events');
   source.addEventListener('deck', () => onDeck());
   source.addEventListener('error', () => {
     // The stream ended (the server stopped) or could not be opened: the page retries on its own timer,
