@@ -109,13 +109,11 @@ extension Commands {
         var deleted = false
         var settled: String?
         if !arguments.has("--dry-run"), let direction = outcome.decision.direction,
-            ConflictRecord.records(in: card).contains(where: \.isDeletion)
+            let settlement = try deck.settleBySwipe(card, left: direction == .left)
         {
             // A deleted-versus-edited card: the swipe settles it, one `resolve` commit (`cards resolve
             // --delete` / `--keep`), as on the page and in the interactive session.
-            let kept = try deck.resolve(card.id, field: "*", direction == .left ? .delete : .keep)
-            deleted = kept == nil
-            if kept != nil { try deck.recordKept(card.id, commit: try deck.headCommit()) }
+            deleted = settlement.deleted
             settled = direction == .left ? "deleted" : "kept"
         } else if let note = outcome.deletionNote, !arguments.has("--dry-run") {
             deleted = try deck.delete([card.id], gesture: note) != nil
@@ -249,14 +247,8 @@ struct StoreSwipeDeck: SwipeDeck {
         let all = try snapshot.allCards()
         skipped = all.problems
         if order.isEmpty {
-            let kept = deck.keptCards().map(\.id)
-            let keptSet = Set(kept)
-            let conflicted = all.cards.filter { !$0.conflicts.isEmpty && !Deck.isSeen($0, kept: keptSet) }
-            let unseen = all.cards.filter { $0.conflicts.isEmpty && !keptSet.contains($0.id) }
-            let keptOrder = Dictionary(kept.enumerated().map { ($1, $0) }, uniquingKeysWith: { $1 })
-            let seen = all.cards.filter { Deck.isSeen($0, kept: keptSet) }
-                .sorted { (keptOrder[$0.id] ?? 0) < (keptOrder[$1.id] ?? 0) }
-            for card in conflicted + unseen + seen { order[card.id] = order.count }
+            let stack = Deck.stackOrder(all.cards, kept: deck.keptCards())
+            for card in stack.stack + stack.seen { order[card.id] = order.count }
         }
         for card in all.cards where order[card.id] == nil { order[card.id] = order.count }
         cards = all.cards.sorted { (order[$0.id] ?? 0) < (order[$1.id] ?? 0) }.map(Self.info)
@@ -288,16 +280,12 @@ struct StoreSwipeDeck: SwipeDeck {
             indexURL: card.indexURL, color: card.color, notes: notes, choices: choices)
     }
 
-    /// Whether the card carries a deleted-versus-edited record.
-    func isContested(_ id: String) -> Bool {
-        guard let card = try? deck.snapshot().card(id: id) else { return false }
-        return ConflictRecord.records(in: card).contains(where: \.isDeletion)
-    }
+    /// The card `id` as the deck has it now (nil when it is gone).
+    func current(_ id: String) throws(StoreError) -> Card? { try deck.snapshot().card(id: id) }
 
     mutating func delete(id: String, reason: String) throws {
-        if isContested(id) {
-            _ = try deck.resolve(id, field: "*", .delete)
-            settledBy[id] = try deck.headCommit()
+        if let card = try current(id), let settlement = try deck.settleBySwipe(card, left: true) {
+            settledBy[id] = settlement.commit
             deletedIDs.append(id)
             try reload()
             return
@@ -316,11 +304,8 @@ struct StoreSwipeDeck: SwipeDeck {
     }
 
     mutating func keep(id: String) throws {
-        if isContested(id) {
-            _ = try deck.resolve(id, field: "*", .keep)
-            let commit = try deck.headCommit()
-            settledBy[id] = commit
-            try deck.recordKept(id, commit: commit)
+        if let card = try current(id), let settlement = try deck.settleBySwipe(card, left: false) {
+            settledBy[id] = settlement.commit
             try reload()
         } else {
             try deck.recordKept(id)

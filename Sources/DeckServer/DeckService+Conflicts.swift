@@ -93,13 +93,10 @@ extension DeckService {
     /// deletes it, a right one keeps the edited card, each one `resolve` commit (as `cards resolve --delete`
     /// / `--keep`); nil for any other card or decision (the swipe goes on as usual). Called with `monitor`
     /// held.
-    func settleBySwipe(_ id: String, _ outcome: SwipeOutcome) throws(StoreError) -> String? {
+    func settleBySwipe(_ card: Card, _ outcome: SwipeOutcome) throws(StoreError) -> String? {
         guard outcome.decision.name == "commit", let direction = outcome.decision.direction,
-            let card = try deck.snapshot().card(id: id),
-            ConflictRecord.records(in: card).contains(where: \.isDeletion)
+            try deck.settleBySwipe(card, left: direction == .left) != nil
         else { return nil }
-        let kept = try deck.resolve(id, field: "*", direction == .left ? .delete : .keep)
-        if let kept, kept.conflicts.isEmpty { try deck.recordKept(id, commit: try deck.headCommit()) }
         return direction == .left ? "delete" : "keep"
     }
 }

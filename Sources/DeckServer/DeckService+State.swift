@@ -30,26 +30,25 @@ extension DeckService {
     /// `keptCount`, `conflicts` (each conflicted card's records, as the page shows them) and `undo` (what
     /// the Undo button takes back, or null). Starts with a comma. Called with `monitor` held.
     func stateJSON(_ cards: [Card]) -> String {
-        let kept = Set(deck.keptCards().map(\.id))
+        let kept = deck.keptCards()
+        let order = Deck.stackOrder(cards, kept: kept)
+        let stack = order.stack.map { JSONText.string($0.id) }.joined(separator: ",")
         let conflicted = cards.filter { !$0.conflicts.isEmpty }
-        let first = conflicted.filter { !Deck.isSeen($0, kept: kept) }
-        let unseen = cards.filter { $0.conflicts.isEmpty && !kept.contains($0.id) }
-        let stack = (first + unseen).map { JSONText.string($0.id) }.joined(separator: ",")
-        let keptCount = cards.filter { Deck.isSeen($0, kept: kept) }.count
         let records = conflicted.map { "\(JSONText.string($0.id)):\(conflictsJSON($0))" }.joined(separator: ",")
-        return ",\"stack\":[\(stack)],\"keptCount\":\(keptCount),\"conflicts\":{\(records)},\"undo\":\(undoJSON(cards))"
+        return ",\"stack\":[\(stack)],\"keptCount\":\(order.seen.count),\"conflicts\":{\(records)},"
+            + "\"undo\":\(undoJSON(cards, kept: kept))"
     }
 
     /// What Undo would take back now, in words, or `null`. The walk through the history that finds this
     /// device's newest operation runs once per commit of `main`, not at every reload of every page.
-    func undoJSON(_ cards: [Card]) -> String {
+    func undoJSON(_ cards: [Card], kept: [KeptCard]) -> String {
         guard let head = try? deck.headCommit() else { return "null" }
         if undoCache.head != head {
             guard let found = try? deck.undoCandidate() else { return "null" }
             undoCache.head = head
             undoCache.operation = found
         }
-        let (keep, operation) = deck.latestUndoable(after: undoCache.operation)
+        let (keep, operation) = deck.latestUndoable(after: undoCache.operation, kept: kept)
         if let keep {
             let title = cards.first { $0.id == keep.id }?.title ?? keep.id
             return "{\"kind\":\"keep\",\"id\":\(JSONText.string(keep.id)),\"title\":\(JSONText.string(title)),"

@@ -119,12 +119,12 @@ extension DeckService {
             let (deleted, gone, seconds, resolved) = try monitor.locked {
                 () throws(StoreError) -> (Bool, Bool, Double, String?) in
                 // Rule 8: a card gone meanwhile (a sync deleted it) is not deleted again, whatever the drag.
-                guard try deck.snapshot().card(id: request.id) != nil else { return (false, true, 0, nil) }
+                guard let card = try deck.snapshot().card(id: request.id) else { return (false, true, 0, nil) }
                 // A dry run (the page checking its prediction) decides and changes nothing.
                 if request.dryRun { return (false, false, 0, nil) }
                 let start = monotonicSeconds()
                 // A deleted-versus-edited card: the swipe settles it (DeckService+Conflicts.swift).
-                if let settled = try settleBySwipe(request.id, outcome) {
+                if let settled = try settleBySwipe(card, outcome) {
                     return (settled == "delete", false, monotonicSeconds() - start, settled)
                 }
                 guard let note = outcome.deletionNote else {

@@ -1,4 +1,5 @@
 import CardModel
+import DeckMerge
 import GitCore
 
 /// A card this device kept with a right swipe: "seen, stays". Device-local, never committed: a keep
@@ -22,6 +23,14 @@ public struct KeptCard: Sendable, Hashable {
     }
 }
 
+/// What a swipe that settled a deleted-versus-edited record did (`Deck.settleBySwipe`).
+public struct SwipeSettlement: Sendable {
+    /// Whether the card was deleted (a left swipe), or kept as edited.
+    public var deleted: Bool
+    /// The `resolve` commit.
+    public var commit: ObjectID?
+}
+
 /// What `undoLatest` took back.
 public enum DeviceUndo: Sendable {
     /// A keep (the card is back in the stack, nothing committed).
@@ -36,7 +45,33 @@ extension Deck {
     /// conflict open stays out, as the user left it: the list still marks it, `cards conflicts` lists it.
     public static func isSeen(_ card: Card, kept: Set<String>) -> Bool {
         guard kept.contains(card.id) else { return false }
-        return !card.conflicts.contains { $0.objectValue?["field"]?.stringValue == "*" }
+        return !ConflictRecord.records(in: card).contains(where: \.isDeletion)
+    }
+
+    /// The order the stack shows `cards` in on this device (the page, `cards swipe`): cards carrying
+    /// conflict records first (unless seen), then the cards not kept, in deck order (`stack`); the seen
+    /// ones (`seen`) in the order they were kept.
+    public static func stackOrder(_ cards: [Card], kept: [KeptCard]) -> (stack: [Card], seen: [Card]) {
+        let keptIDs = Set(kept.map(\.id))
+        let conflicted = cards.filter { !$0.conflicts.isEmpty && !isSeen($0, kept: keptIDs) }
+        let unseen = cards.filter { $0.conflicts.isEmpty && !keptIDs.contains($0.id) }
+        let keptOrder = Dictionary(kept.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { $1 })
+        let seen = cards.filter { isSeen($0, kept: keptIDs) }
+            .sorted { (keptOrder[$0.id] ?? 0) < (keptOrder[$1.id] ?? 0) }
+        return (conflicted + unseen, seen)
+    }
+
+    /// A committed swipe on `card` when it carries a deleted-versus-edited record: a left one deletes it,
+    /// a right one keeps the edited card, one `resolve` commit each (`cards resolve --delete`/`--keep`);
+    /// a card kept with no conflict left is recorded as seen, with that commit (undoing the commit takes
+    /// the keep back). Nil, and nothing done, for a card without such a record: the swipe goes on as usual.
+    /// The page, `cards swipe` and its scripted form all settle through here.
+    public func settleBySwipe(_ card: Card, left: Bool) throws(StoreError) -> SwipeSettlement? {
+        guard ConflictRecord.records(in: card).contains(where: \.isDeletion) else { return nil }
+        let kept = try resolve(card.id, field: "*", left ? .delete : .keep)
+        let commit = try headCommit()
+        if let kept, kept.conflicts.isEmpty { try recordKept(card.id, commit: commit) }
+        return SwipeSettlement(deleted: kept == nil, commit: commit)
     }
 
     /// The file under the git directory (`.git/cards-kept`) where this device's keeps are kept, one line
@@ -114,8 +149,11 @@ extension Deck {
     }
 
     /// The same, given what `undoCandidate` said (a caller that keeps it for as long as `main` stays).
-    public func latestUndoable(after operation: LogEntry?) -> (keep: KeptCard?, operation: LogEntry?) {
-        guard let keep = keptCards().last, keep.commit == nil else { return (nil, operation) }
+    /// `kept`: the keeps when the caller has just read them (else read here).
+    public func latestUndoable(after operation: LogEntry?, kept: [KeptCard]? = nil) -> (
+        keep: KeptCard?, operation: LogEntry?
+    ) {
+        guard let keep = (kept ?? keptCards()).last, keep.commit == nil else { return (nil, operation) }
         guard let operation, let keptAt = ObjectID(hex: keep.head) else { return (keep, nil) }
         if operation.commit.id == keptAt { return (keep, operation) }
         // Kept after the operation: its commit is in the history the keep saw.
