@@ -74,4 +74,24 @@ public enum CardLook {
         }
         return square * root
     }
+
+    /// `text` safe in HTML text and in a double-quoted attribute: `& < > " '` as entities (the published
+    /// page and `cards serve`'s own pages).
+    public static func htmlEscaped(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 38 || $0 == 60 || $0 == 62 || $0 == 34 || $0 == 39 }) else {
+            return text
+        }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
 }

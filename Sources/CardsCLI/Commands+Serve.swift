@@ -140,17 +140,11 @@ extension Commands {
     /// deck's git folder (mode 0600, as the token's own file) that sends it on, as Jupyter does.
     static func openInBrowser(_ url: String, gitDirectory: String, _ context: Context) {
         let page = gitDirectory + "/cards-serve-open.html"
-        let text = """
-            <!doctype html>
-            <meta charset="utf-8">
-            <meta http-equiv="refresh" content="0; url=\(url)">
-            <title>Cards</title>
-            <p><a href="\(url)">Open the deck</a></p>
-
-            """
-        guard ServeAccess.writePrivately(Array(text.utf8), to: page) else {
-            context.output.error(
-                "warning: could not write \(page) (\(String(cString: strerror(errno)))); open the address by hand")
+        let text = PageAssets.redirectPage(to: url)
+        do {
+            try FileSystem.writeAtomically(Array(text.utf8), to: page, durable: false, mode: 0o600)
+        } catch {
+            context.output.error("warning: \(error.message); open the address by hand")
             return
         }
         var pid = pid_t()

@@ -17,8 +17,8 @@ extension Commands {
             ],
             positionals: 0...1,
             discussion: """
-                Printed with ANSI colours (black on white) on a terminal, as dark blocks on a light
-                background otherwise (NO_COLOR, a file). The deck's contact holds the owner's name and each
+                Printed with ANSI colours (black on white) on a terminal (with NO_COLOR, light blocks for
+                light text on a dark background), as dark blocks on a light background to a file or pipe. The deck's contact holds the owner's name and each
                 card's link; `cards export --format vcard` gives the whole vCard.
                 """)
     ) { context, arguments in
@@ -43,8 +43,8 @@ extension Commands {
         if let svg { try FileSystem.writeAtomically(Array(matrix.svg().utf8), to: svg, durable: false) }
         if let png { try FileSystem.writeAtomically(matrix.png(), to: png, durable: false) }
         if svg == nil && png == nil {
-            let colour = Output.isTerminal(1) && (getenv("NO_COLOR").map { $0.pointee == 0 } ?? true)
-            context.output.print(matrix.terminalText(style: colour ? .ansi : .darkOnLight), terminator: "")
+            let style = ServeAccess.qrStyle(terminal: Output.isTerminal(1))
+            context.output.print(matrix.terminalText(style: style), terminator: "")
         }
         return 0
     }

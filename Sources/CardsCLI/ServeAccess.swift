@@ -1,3 +1,4 @@
+import CardStore
 import DeckServer
 import Glibc
 import QRCode
@@ -15,25 +16,15 @@ enum ServeAccess {
         let path = tokenPath(gitDirectory)
         if !renew, let kept = readToken(path) { return kept }
         let token = newToken()
-        if !writePrivately(Array((token + "\n").utf8), to: path) {
+        do {
+            // Readable by its owner only, from its creation on.
+            try FileSystem.writeAtomically(Array((token + "\n").utf8), to: path, durable: false, mode: 0o600)
+        } catch {
             context.output.error(
-                "warning: cannot keep the token in \(path) (\(String(cString: strerror(errno)))); this run's "
-                    + "token ends with it, and a phone must scan the new code next time")
+                "warning: \(error.message); this run's token ends with it, and a phone must scan the new code "
+                    + "next time")
         }
         return token
-    }
-
-    /// Writes `bytes` to `path` readable by its owner only (0600 from its creation, then renamed into
-    /// place); false, with errno set, when it could not.
-    static func writePrivately(_ bytes: [UInt8], to path: String) -> Bool {
-        let temporary = path + ".tmp\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        var written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
-        written = close(fd) == 0 && written
-        written = written && rename(temporary, path) == 0
-        if !written { unlink(temporary) }
-        return written
     }
 
     /// The token kept at `path`, if it is one (48 hex digits) and only its owner can read it.
@@ -62,16 +53,20 @@ enum ServeAccess {
         }.joined()
     }
 
-    /// The QR code of `url` for a terminal: ANSI black on white; with `NO_COLOR` set, light blocks for
-    /// a terminal's light text on its dark background; to a file or a pipe, dark blocks for a light page
-    /// (print, an editor). Or a line saying why there is none.
+    /// The QR code of `url` for a terminal (`qrStyle`), or a line saying why there is none.
     static func qrText(_ url: String, terminal: Bool) -> String {
         do {
-            let matrix = try QRCode.encode(url)
-            let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } == true
-            return matrix.terminalText(style: !terminal ? .darkOnLight : noColor ? .lightOnDark : .ansi)
+            return try QRCode.encode(url).terminalText(style: qrStyle(terminal: terminal))
         } catch {
             return "(no QR code: \(error))\n"
         }
+    }
+
+    /// How a QR code is drawn where it is printed (`cards serve`, `cards qr`): on a terminal, ANSI black on
+    /// white, or with `NO_COLOR` set light blocks for a terminal's light text on its dark background; to a
+    /// file or a pipe, dark blocks for a light page (print, an editor).
+    static func qrStyle(terminal: Bool) -> QRTerminalStyle {
+        guard terminal else { return .darkOnLight }
+        return getenv("NO_COLOR").map { $0.pointee != 0 } == true ? .lightOnDark : .ansi
     }
 }

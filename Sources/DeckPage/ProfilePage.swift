@@ -119,24 +119,8 @@ public enum ProfilePage {
         return nil
     }
 
-    /// `text` safe in HTML text and in a double-quoted attribute.
-    public static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 38 || $0 == 60 || $0 == 62 || $0 == 34 || $0 == 39 }) else {
-            return text
-        }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// `text` safe in HTML text and in a double-quoted attribute (CardLook's, which `cards serve` uses too).
+    public static func escaped(_ text: String) -> String { CardLook.htmlEscaped(text) }
 
     /// The look of `cards serve`'s cards (Sources/DeckServer/Page/app.css): each card in its own colour edge
     /// to edge with its text in the ink of its inline style, its glyph in a tile ringed in that ink; the

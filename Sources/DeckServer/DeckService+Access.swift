@@ -1,3 +1,4 @@
+import CardLook
 import CardModel
 import CardStore
 import QRCode
@@ -20,19 +21,7 @@ extension DeckService {
             // other site's request carries. Not by a 303: when another site's link started the navigation
             // (a chat in a browser), the redirect's request is still that site's, and the browser withholds
             // a SameSite=Strict cookie from it. This page's own refresh is a navigation of our site.
-            let target = request.path
-            let page = """
-                <!doctype html>
-                <html lang="en">
-                <head>
-                <meta charset="utf-8">
-                <meta http-equiv="refresh" content="0; url=\(target)">
-                <title>Cards</title>
-                </head>
-                <body><p><a href="\(target)">Open the deck</a></p></body>
-                </html>
-
-                """
+            let page = PageAssets.redirectPage(to: request.path)
             return HTTPResponse(
                 status: 200,
                 headers: [
@@ -108,12 +97,12 @@ extension DeckService {
     func phonePage() -> String {
         var body: String
         if shareURLs.isEmpty {
-            body = "<p>\(Self.escaped(Self.loopbackOnly(checks.address))).</p>"
+            body = "<p>\(CardLook.htmlEscaped(Self.loopbackOnly(checks.address))).</p>"
         } else {
             body =
                 "<img src=\"qr.svg\" width=\"320\" height=\"320\" alt=\"QR code of the deck's address\">"
                 + "<p>Scan it with the phone's camera, on the same network as this machine. Or type:</p><ul>"
-            for url in shareURLs { body += "<li><code>\(Self.escaped(url))</code></li>" }
+            for url in shareURLs { body += "<li><code>\(CardLook.htmlEscaped(url))</code></li>" }
             body +=
                 "</ul><p>The address holds the deck's secret: anyone with it can change the deck. Show it to "
                 + "your own phone only.</p>"
@@ -153,20 +142,4 @@ extension DeckService {
         }
 
         """
-
-    /// `text` with HTML's special characters escaped.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
 }

@@ -7,7 +7,7 @@ import CardLook
 /// The HTML holds no card text: the script fills the page with `textContent` only, and the
 /// Content-Security-Policy (DeckService) forbids inline scripts, so even text that became markup could
 /// run nothing.
-enum PageAssets {
+public enum PageAssets {
     /// `/`: the shell of the page.
     static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
 
@@ -55,4 +55,23 @@ enum PageAssets {
         "/conflicts.js": (conflictsScript, "text/javascript; charset=utf-8"),
         "/features.css": (featureStyle, "text/css; charset=utf-8"),
     ]
+
+    /// A page that sends the browser on to `url` at once (a refresh, and a link for a browser that does
+    /// not follow one): the token's trade for the cookie, and `cards serve --open`'s private page. `url`
+    /// is this server's own address, escaped all the same.
+    public static func redirectPage(to url: String) -> String {
+        let target = CardLook.htmlEscaped(url)
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta http-equiv="refresh" content="0; url=\(target)">
+            <title>Cards</title>
+            </head>
+            <body><p><a href="\(target)">Open the deck</a></p></body>
+            </html>
+
+            """
+    }
 }

@@ -46,18 +46,23 @@ public enum FileSystem {
         "\(folder)/.\(basename(of: path)).\(getpid()).tmp"
     }
 
-    /// Writes a file atomically: a temp file beside it, fsync when durable, then rename over it.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool) throws(StoreError) {
-        try writeAtomically(bytes, to: path, flush: durable ? .strict : .none)
+    /// Writes a file atomically: a temp file beside it, fsync when durable, then rename over it. `mode`:
+    /// its permissions from its creation on (less the umask), 0o600 for a secret only its owner may read.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool, mode: mode_t = 0o666)
+        throws(StoreError)
+    {
+        try writeAtomically(bytes, to: path, flush: durable ? .strict : .none, mode: mode)
     }
 
     /// Writes a file atomically; `flush` says how its data reaches the disk before the rename: fsynced
     /// (`.strict`), or only written out (`.ordered`: the caller's last fsync commits the rename), or not.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, flush: FlushMode) throws(StoreError) {
+    static func writeAtomically(_ bytes: [UInt8], to path: String, flush: FlushMode, mode: mode_t = 0o666)
+        throws(StoreError)
+    {
         let directory = parent(of: path)
         try makeDirectories(directory)
         let temp = temporaryPath(for: path, in: directory)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw StoreError(.io, "cannot write \(temp): \(errorText())") }
         var failure = FileSync.writeAll(fd, bytes)
         if failure == 0 { failure = FileSync.flush(fd, flush) }
