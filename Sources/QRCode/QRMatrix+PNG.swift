@@ -6,24 +6,13 @@ extension QRMatrix {
         let scale = max(1, scale)
         let margin = max(0, quietZone)
         let side = (width + 2 * margin) * scale
-        var raw: [UInt8] = []
-        raw.reserveCapacity((side + 1) * side)
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(side * side)
         for y in 0..<side {
-            raw.append(0)  // filter type None
             let row = y / scale - margin
-            for x in 0..<side {
-                raw.append(isDark(row: row, column: x / scale - margin) ? 0 : 255)
-            }
+            for x in 0..<side { pixels.append(isDark(row: row, column: x / scale - margin) ? 0 : 255) }
         }
-        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        var header: [UInt8] = []
-        header.appendBigEndian(UInt32(side))
-        header.appendBigEndian(UInt32(side))
-        header += [8, 0, 0, 0, 0]  // 8-bit greyscale, deflate, adaptive filters, no interlace
-        file.appendChunk("IHDR", header)
-        file.appendChunk("IDAT", PNGDeflate.stored(raw))
-        file.appendChunk("IEND", [])
-        return file
+        return PNGFile.grey(width: side, height: side, pixels: pixels)
     }
 }
 
@@ -40,7 +29,7 @@ enum PNGDeflate {
             out += data[start..<start + count]
             start += count
         } while start < data.count
-        out.appendBigEndian(adler32(data))
+        out += PNGFile.bigEndian(adler32(data))
         return out
     }
 
@@ -64,20 +53,5 @@ enum PNGDeflate {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF
-    }
-}
-
-extension [UInt8] {
-    fileprivate mutating func appendBigEndian(_ value: UInt32) {
-        append(contentsOf: [
-            UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF),
-        ])
-    }
-
-    fileprivate mutating func appendChunk(_ type: String, _ data: [UInt8]) {
-        appendBigEndian(UInt32(data.count))
-        let typed = Array(type.utf8) + data
-        append(contentsOf: typed)
-        appendBigEndian(PNGDeflate.crc32(typed))
     }
 }
