@@ -221,6 +221,7 @@ def main():
               {"styled": styled, "location": where, "cookie": ours, "history": history})
         phone_shot = os.path.join(shots, "serve-phone-lan.png")
         browser.screenshot(phone_shot)
+        browser.evaluate("window.cardsPage.ready = false")  # a reload that did not happen then fails
         browser.call("Page.reload")
         time.sleep(0.3)
         check("a reload without the token loads the styled page by the cookie", page_ready(browser)
@@ -407,6 +408,7 @@ def main():
                     open_sockets.remove(connection)
         seconds = round(time.time() - began, 1)
         recovered = raw_status("127.0.0.1", port, token)
+        browser.evaluate("window.cardsPage && (window.cardsPage.ready = false)")
         browser.call("Page.reload")
         time.sleep(0.3)
         reloaded = page_ready(browser, 20)

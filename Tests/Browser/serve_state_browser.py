@@ -226,9 +226,7 @@ def browser_part(options):
         victim_bytes = card_file(scenario, victim)
         engine = swipe_top(browser, -250)
         deleted = engine.get("deleted") and card_file(scenario, victim) is None
-        browser.call("Page.reload")
-        time.sleep(0.3)
-        browser.wait_for("window.cardsPage && window.cardsPage.ready === true", 20)
+        serve_browser.reload(browser)  # the page's ready mark cleared first: a reload that did not happen fails
         idle(browser)
         label = browser.evaluate("document.getElementById('undo').getAttribute('aria-label')")
         before = heads(scenario)
@@ -246,9 +244,7 @@ def browser_part(options):
         kept = top_id(browser)
         before = heads(scenario)
         swipe_top(browser, 250)
-        browser.call("Page.reload")
-        time.sleep(0.3)
-        browser.wait_for("window.cardsPage && window.cardsPage.ready === true", 20)
+        serve_browser.reload(browser)  # the page's ready mark cleared first: a reload that did not happen fails
         idle(browser)
         gone = top_id(browser) != kept and kept not in browser.evaluate(
             "[...document.querySelectorAll('#stack .card')].map(c => c.dataset.id)")
