@@ -26,8 +26,23 @@ extension DeckSnapshot {
         } catch {
             throw StoreError(
                 .invalidInput,
-                "\(Deck.metadataPath): the deck's owner is not valid (\(error)); set it again with "
-                    + "`cards owner --name …`, or fix the file and `cards commit`")
+                "\(Deck.metadataPath): the deck's owner is not valid (\(error)); \(Deck.ownerRemedy(error))")
+        }
+    }
+}
+
+extension Deck {
+    /// What mends an owner on `main` that breaks `error`'s rule, in the command line's words: the flag
+    /// that replaces or removes the member at fault (`cards owner` keeps the members it is not given, so
+    /// naming the owner again would meet the same fault), else the file to fix and commit.
+    static func ownerRemedy(_ error: CardValidationError) -> String {
+        switch error.field {
+        case "owner.name": "`cards owner --name NAME` gives another name"
+        case "owner.note": "`cards owner --note \"\"` removes the note, or --note gives another"
+        case "owner.pronouns": "`cards owner --pronouns \"\"` removes them, or --pronouns gives others"
+        default:
+            "fix it in \(Deck.metadataPath) (owner.uid is a lowercase UUID; owner an object with a name) and "
+                + "`cards commit`"
         }
     }
 }

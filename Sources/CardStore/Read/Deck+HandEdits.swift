@@ -215,7 +215,9 @@ extension Deck {
         do {
             _ = try DeckOwner.from(deckDescription: value)
         } catch {
-            return "the deck's owner is not valid (\(error)); fix it, or set it with `cards owner --name …`"
+            // A hand edit of deck.json: `cards owner` would refuse while it is uncommitted.
+            return "the deck's owner is not valid (\(error)); fix it in the file, or take main's back with "
+                + "`git checkout -- \(Deck.metadataPath)`"
         }
         return nil
     }
