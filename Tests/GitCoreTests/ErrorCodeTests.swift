@@ -8,7 +8,7 @@ struct ErrorCodeTests {
     static let named: [GitError.Code] = [
         .notFound, .exists, .referenceChanged, .locked, .nonFastForward, .pushRefused, .remoteFailed, .timedOut,
         .authentication, .certificate, .owner, .user, .tooLarge, .interrupted, .invalidArgument, .invalidConfig,
-        .damaged, .refused, .processFailed, .unexpected,
+        .damaged, .refused, .processFailed, .unexpected, .targetRemoved, .noSuchBranch,
     ]
 
     @Test("each named code is distinct and says its name")

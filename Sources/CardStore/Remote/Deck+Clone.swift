@@ -64,7 +64,7 @@ extension Deck {
         } catch {
             cleanUp()
             if settings.isInterrupted?() == true { throw interrupted() }
-            if error.code == .notFound && error.function == Deck.remoteHasNoMain {
+            if error.code == .noSuchBranch {
                 throw StoreError(
                     .notADeck,
                     "\(remote.displayURL) has no branch main, nor one its HEAD names: it is empty or not a deck; "
@@ -183,10 +183,6 @@ extension Deck {
         return try repository.referenceTarget(tracking)
     }
 
-    /// The `function` of the error a clone throws when the remote has neither main nor a branch its
-    /// HEAD names: told apart by it, not by the message's words.
-    static let remoteHasNoMain = "fetch main or HEAD's branch"
-
     static func interrupted() -> StoreError {
         StoreError(.interrupted, "interrupted; nothing was cloned")
     }
@@ -225,7 +221,7 @@ extension Deck {
             tip = try fetchForClone(repository, branch, settings: settings)
         }
         guard let tip else {
-            throw GitError(code: .notFound, message: "the remote has no branch main", function: Deck.remoteHasNoMain)
+            throw GitError(code: .noSuchBranch, message: "the remote has no branch main", function: "fetch")
         }
         try repository.setReference(branch, to: tip, logMessage: "clone: from \(url)")
         let name = String(branch.dropFirst("refs/heads/".count))

@@ -64,6 +64,11 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
         public static let processFailed = Code("processFailed")
         /// libgit2 returned no object where it promises one: a failure of its own, not of the input.
         public static let unexpected = Code("unexpected")
+        /// A ref was not moved because its new target was removed meanwhile (by git's maintenance, say):
+        /// writing the object again and retrying is the remedy.
+        public static let targetRemoved = Code("targetRemoved")
+        /// The remote has none of the branches asked for (an empty repository, or not a deck).
+        public static let noSuchBranch = Code("noSuchBranch")
 
         /// A system call failed (writing, creating or flushing a file, starting a process): `errorNumber`
         /// is its `errno` (`ENOSPC`, `EACCES`, `EROFS`…), for a caller that tells a full disk from a

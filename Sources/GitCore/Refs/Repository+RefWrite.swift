@@ -15,7 +15,7 @@ extension Repository {
     /// folder of a reflog it appends to, which changes nothing in it.
     ///
     /// `check`: under the lock, before anything is written, the target is checked to be readable
-    /// (`TargetCheck`); `.notFound` when it is gone.
+    /// (`TargetCheck`); `.targetRemoved` when it is gone.
     package func updateReferenceWrittenOut(
         _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String, committer: Signature,
         flushEach: Bool = false, check readable: TargetCheck = .none

@@ -16,7 +16,7 @@ extension Repository {
 
     /// Moves a reference only if it still points where we expect (nil: it must not exist yet).
     /// Throws `.referenceChanged` when another writer moved it, `.locked` while its lock is held;
-    /// `.notFound` when `check` finds the target no longer readable (`TargetCheck`), moving nothing.
+    /// `.targetRemoved` when `check` finds the target no longer readable (`TargetCheck`), moving nothing.
     package func updateReference(
         _ name: String, to target: ObjectID, expected: ObjectID?, logMessage: String,
         check readable: TargetCheck = .none

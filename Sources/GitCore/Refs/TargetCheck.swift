@@ -14,7 +14,7 @@ package enum TargetCheck {
 }
 
 extension Repository {
-    /// Throws `.notFound`, naming `name` and the target, when `check` finds the target gone.
+    /// Throws `.targetRemoved`, naming `name` and the target, when `check` finds the target gone.
     package func checkReadable(_ target: ObjectID, _ check: TargetCheck, for name: String) throws(GitError) {
         let present: Bool
         switch check {
@@ -24,20 +24,15 @@ extension Repository {
         }
         guard !present else { return }
         throw GitError(
-            code: .notFound,
+            code: .targetRemoved,
             message: "the new commit \(target.short) is no longer in the repository (another program, such as "
                 + "`git gc` or `git repack`, removed it before \(name) could point at it); \(name) was not moved",
-            function: TargetCheck.function)
+            function: "checkReadable")
     }
 }
 
 extension GitError {
     /// Whether this is `checkReadable`'s refusal: the new target was removed (by git's maintenance)
     /// before the ref could name it. Writing it again and retrying is the remedy.
-    package var isTargetRemoved: Bool { code == .notFound && function == TargetCheck.function }
-}
-
-extension TargetCheck {
-    /// The `function` of `checkReadable`'s error, which `GitError.isTargetRemoved` recognises.
-    static let function = "checkReadable"
+    package var isTargetRemoved: Bool { code == .targetRemoved }
 }
