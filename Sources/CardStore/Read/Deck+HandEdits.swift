@@ -283,16 +283,16 @@ extension Deck {
     /// the index keeps following if the last write's record said so.
     func refreshIndex(_ stale: [IndexUpdate], following commit: ObjectID?) {
         guard !stale.isEmpty, let workingDirectory else { return }
-        let followed = isIndexAsRecorded ? indexRecord() : nil
+        // The record read once: whether the index is the one it names, and what it follows.
+        let record = indexRecord()
+        let followed = record != nil && indexChecksum() == record?.checksum ? record : nil
         let outcome = try? IndexPatch.apply(
             stale, paths: Deck.cardPaths, indexPath: "\(gitDirectory)/index", flush: durable ? .strict : .none,
             workingDirectory: workingDirectory)
         guard outcome == .written, let followed, followed.commit == commit, let checksum = indexChecksum() else {
             return
         }
-        let tail = followed.base.map { " \($0.hex)" } ?? ""
-        try? FileSystem.writeAtomically(
-            Array("\(checksum) \(followed.commit.hex)\(tail)\n".utf8), to: indexRecordPath, durable: false)
+        writeIndexRecord(checksum: checksum, commit: followed.commit, base: followed.base)
     }
 
     /// Fails when committing `edits` would delete more than half of `main`'s cards and more than 10 (the

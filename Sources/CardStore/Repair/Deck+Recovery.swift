@@ -242,7 +242,13 @@ extension Deck {
                 base = ObjectID(hex: String(line.dropFirst(Deck.pendingBasePrefix.count)))
             }
         }
-        let tail = base.map { $0 == commit ? "" : " \($0.hex)" } ?? ""
+        writeIndexRecord(checksum: checksum, commit: commit, base: base == commit ? nil : base)
+    }
+
+    /// Writes the record `indexRecord` reads: the index's checksum, the commit it follows, and its base when
+    /// the working tree may be behind back to another commit. Not flushed (see `recordIndexFollows`).
+    func writeIndexRecord(checksum: String, commit: ObjectID, base: ObjectID?) {
+        let tail = base.map { " \($0.hex)" } ?? ""
         try? FileSystem.writeAtomically(
             Array("\(checksum) \(commit.hex)\(tail)\n".utf8), to: indexRecordPath, durable: false)
     }
