@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Synchronization
 
 /// The working tree's changes under one folder and at a few top-level files, found as `git status`
 /// finds them: the index's entries read where they lie in the mapped file, each tracked file's `lstat`
@@ -400,38 +401,19 @@ package enum IndexStatusScan {
         else { return false }
         // Written in the index's own second (to its nanosecond or after): its content may have changed
         // since without the stat data showing it.
-        return (seconds, nanoseconds) < indexTime
+        return !IndexPatch.isRacilyClean(seconds: seconds, nanoseconds: nanoseconds, indexTime: indexTime)
     }
 
     /// The two halves' findings, or a failure of either.
-    final class Outcome: @unchecked Sendable {
-        private var lock = pthread_mutex_t()
-        private var found: [[Int]?]
-        private var failed = false
+    final class Outcome: Sendable {
+        private let state: Mutex<(found: [[Int]], failed: Bool)>
 
-        init(halves: Int) {
-            found = Array(repeating: [], count: halves)
-            pthread_mutex_init(&lock, nil)
-        }
+        init(halves: Int) { state = Mutex((Array(repeating: [], count: halves), false)) }
 
-        deinit { pthread_mutex_destroy(&lock) }
+        func set(_ half: Int, _ changed: [Int]) { state.withLock { $0.found[half] = changed } }
 
-        func set(_ half: Int, _ changed: [Int]) {
-            pthread_mutex_lock(&lock)
-            found[half] = changed
-            pthread_mutex_unlock(&lock)
-        }
+        func fail() { state.withLock { $0.failed = true } }
 
-        func fail() {
-            pthread_mutex_lock(&lock)
-            failed = true
-            pthread_mutex_unlock(&lock)
-        }
-
-        var result: [Int]? {
-            pthread_mutex_lock(&lock)
-            defer { pthread_mutex_unlock(&lock) }
-            return failed ? nil : found.flatMap { $0 ?? [] }
-        }
+        var result: [Int]? { state.withLock { $0.failed ? nil : $0.found.flatMap { $0 } } }
     }
 }
