@@ -183,9 +183,23 @@ extension Card {
         }
     }
 
+    /// The host of an `http`/`https` URL as written (no user, no port; an IPv6 literal without its
+    /// brackets), or nil for another scheme or a URL with no `//`. Empty when the URL names none.
+    public static func webHost(of url: String) -> Substring? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon].lowercased()
+        let rest = url[url.index(after: colon)...]
+        guard scheme == "http" || scheme == "https", rest.hasPrefix("//") else { return nil }
+        let authority = rest.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        if hostAndPort.hasPrefix("[") { return hostAndPort.prefix { $0 != "]" }.dropFirst() }  // IPv6 literal
+        return hostAndPort.prefix { $0 != ":" }
+    }
+
     /// Absolute `http`, `https` (with a host) or `mailto` (with an address)
-    /// URL, no spaces, at most 2048 characters.
-    static func checkURL(_ url: String) throws(CardValidationError) {
+    /// URL, no spaces, at most 2048 characters: the rule a card's `indexURL` keeps, for a caller that checks
+    /// a link of its own (the published page's address).
+    public static func checkURL(_ url: String) throws(CardValidationError) {
         let length = url.unicodeScalars.count
         guard length <= 2048 else {
             throw CardValidationError(field: "indexURL", rule: "is \(length) characters long, at most 2048 allowed")
@@ -199,15 +213,7 @@ extension Card {
         let rest = url[url.index(after: colon)...]
         switch scheme {
         case "http", "https":
-            guard rest.hasPrefix("//") else { throw notAbsolute }
-            let authority = rest.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-            let host: Substring
-            if hostAndPort.hasPrefix("[") {
-                host = hostAndPort.prefix { $0 != "]" }.dropFirst()  // IPv6 literal
-            } else {
-                host = hostAndPort.prefix { $0 != ":" }
-            }
+            guard let host = webHost(of: url) else { throw notAbsolute }
             guard !host.isEmpty else {
                 throw CardValidationError(field: "indexURL", rule: "\(quoted(url)) has no host name")
             }

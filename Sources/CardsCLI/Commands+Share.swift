@@ -29,7 +29,8 @@ extension Commands {
         } else {
             let snapshot = try deck.snapshot()
             let (cards, _) = try snapshot.allCards()
-            text = CardQR.contact(owner: try snapshot.owner(), deckName: try snapshot.name() ?? "Cards", cards: cards)
+            let (name, owner) = try snapshot.nameAndOwner()
+            text = CardQR.contact(owner: owner, deckName: name, cards: cards)
         }
         let matrix: QRMatrix
         do {
@@ -74,15 +75,19 @@ extension Commands {
         let deck = try context.openDeck()
         let url = arguments.value("--url")
         if let url {
-            guard (try? Card(id: CardID.random(), title: "x", indexURL: url, rank: "a0").validate()) != nil,
-                !url.lowercased().hasPrefix("mailto:")
-            else {
+            // A card link's rule, said in its own words; a mailto: address is no page's.
+            do throws(CardValidationError) {
+                try Card.checkURL(url)
+            } catch {
+                throw UsageError(message: "--url: \(error.rule)")
+            }
+            guard Card.webHost(of: url) != nil else {
                 throw UsageError(message: "--url \(Card.quoted(url)) is not an absolute http or https URL")
             }
         }
         // A branch the page cannot go on is refused before anything is written.
         if let branch = arguments.value("--branch") { try deck.checkPagesBranch(branch) }
-        let files = try profileFiles(deck, pageURL: url)
+        let (files, owner) = try profileFiles(deck, pageURL: url)
         let folder = arguments.positionals[0]
         try FileSystem.makeDirectories(folder)
         for (name, bytes) in files {
@@ -90,7 +95,7 @@ extension Commands {
         }
         let names = files.map(\.path)
         context.output.print("Wrote \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "") to \(folder).")
-        if (try? deck.snapshot().owner()) == nil {
+        if owner == nil {
             context.output.error(
                 "note: the deck has no owner, so the page is headed by the deck's name; `cards owner --name "
                     + "\"Your Name\"` puts yours there")
@@ -109,10 +114,11 @@ extension Commands {
     /// The published files: the page, the vCard it links to and the licence of the glyphs it inlines, made from `main` as it is, in one read of
     /// the cards: each card's page row and vCard line made together on the thread that decoded it, a NUL
     /// between them (no card text may hold one).
-    static func profileFiles(_ deck: Deck, pageURL: String?) throws -> [(path: String, bytes: [UInt8])] {
+    static func profileFiles(_ deck: Deck, pageURL: String?) throws -> (
+        files: [(path: String, bytes: [UInt8])], owner: DeckOwner?
+    ) {
         let snapshot = try deck.snapshot()
-        let owner = try snapshot.owner()
-        let name = try snapshot.name() ?? "Cards"
+        let (name, owner) = try snapshot.nameAndOwner()
         let (both, problems) = try snapshot.allCards(encoding: {
             ProfilePage.row($0) + [0] + VCardWriter.encoded($0, version: .v3)
         })
@@ -139,9 +145,10 @@ extension Commands {
             vcard.append(encoded: Array(bytes[min(split + 1, bytes.endIndex)...]))
         }
         let page = ProfilePage.document(owner: owner, deckName: name, rows: rows, pageURL: pageURL, qrSVG: qr)
-        return [
+        let files = [
             (ProfilePage.pageFile, page), (ProfilePage.vcardFile, vcard.finish()),
             (ProfilePage.iconsLicenseFile, ProfilePage.iconsLicense),
         ]
+        return (files, owner)
     }
 }

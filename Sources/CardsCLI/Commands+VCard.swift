@@ -26,8 +26,7 @@ extension Commands {
     static func deckVCard(_ snapshot: DeckSnapshot, version: VCardVersion) throws -> (
         bytes: [UInt8], problems: [CardProblem]
     ) {
-        let owner = try snapshot.owner()
-        let name = (try snapshot.name()) ?? "Cards"
+        let (name, owner) = try snapshot.nameAndOwner()
         let (lines, problems) = try snapshot.allCards(encoding: { VCardWriter.encoded($0, version: version) })
         var writer = VCardWriter(
             version: version, owner: owner, deckName: name, fallbackUID: VCardWriter.stableUID(for: name))
@@ -64,7 +63,12 @@ extension Commands {
         let deck = try context.openDeck()
         // A link the deck already has, from a vCard that names no card id (a contact from a phone, the same
         // file imported twice): already there, not a second card, and the deck's own title and colour kept.
-        let known = Set(try deck.snapshot().allCards().cards.map(\.indexURL))
+        // Read only when a vCard names no card id, and through the listing's path (no card decoded whole).
+        var known: Set<String> = []
+        if found.cards.contains(where: { $0["id"] == nil }) {
+            let links = try deck.snapshot().allListings(encoding: { Array($0.indexURL.utf8) }).encoded
+            known = Set(links.map { String(decoding: $0, as: UTF8.self) })
+        }
         let fresh = found.cards.filter { fields in
             fields["id"] != nil || !known.contains(fields["indexURL"]?.stringValue ?? "")
         }

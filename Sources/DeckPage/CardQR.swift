@@ -1,16 +1,10 @@
 import CardModel
-import QRCode
 import VCard
 
 /// What a QR code shares: a card's link, or the deck's contact as a vCard small enough for one code.
 public enum CardQR {
     /// The text of a card's code: its URL.
     public static func text(for card: Card) -> String { card.indexURL }
-
-    /// A card's code as an SVG image (`cards serve` can show it on request), `size` pixels on a side.
-    public static func svg(for card: Card, size: Int = 256) throws(QRCodeError) -> String {
-        try QRCode.encode(text(for: card)).svg(size: size)
-    }
 
     /// The deck's contact for a QR code: vCard 3.0 (what phone cameras read), the name and each card's
     /// link only (no parameters), so that a deck of a few dozen links fits in one code.
@@ -22,11 +16,12 @@ public enum CardQR {
         VCardText.appendFolded("N:;\(VCardText.escaped(name));;;", to: &bytes)
         VCardText.appendFolded("FN:\(VCardText.escaped(name))", to: &bytes)
         for card in cards {
-            let url = card.indexURL
-            if url.hasPrefix("mailto:"), !url.contains("?") {
-                VCardText.appendFolded("EMAIL;TYPE=INTERNET:\(VCardText.escaped(String(url.dropFirst(7))))", to: &bytes)
+            // A plain address as EMAIL, by the export's own rule; any other link (a mailto: with a query or
+            // an escape) as URL.
+            if let address = VCardWriter.plainAddress(card.indexURL) {
+                VCardText.appendFolded("EMAIL;TYPE=INTERNET:\(VCardText.escaped(address))", to: &bytes)
             } else {
-                VCardText.appendFolded("URL:\(url)", to: &bytes)
+                VCardText.appendFolded("URL:\(card.indexURL)", to: &bytes)
             }
         }
         VCardText.appendFolded("END:VCARD", to: &bytes)

@@ -1,3 +1,5 @@
+import CardModel
+
 /// A platform a card's link can be on, recognised from a vCard's service type or a URL's host.
 public struct Platform: Hashable, Sendable {
     /// The display name (`platformName`), also written as the vCard's service type.
@@ -58,13 +60,10 @@ public struct Platform: Hashable, Sendable {
         return nil
     }
 
-    /// The host of an `http`/`https` URL (lowercase, no port, no user), or nil.
+    /// The host of an `http`/`https` URL (lowercase, no port, no user, an IPv6 literal without its
+    /// brackets), or nil: `Card.webHost`, which a card's link is checked by.
     public static func host(of url: String) -> String? {
-        let lowered = url.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
-        let authority = lowered.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        let host = hostAndPort.prefix { $0 != ":" }
-        return host.isEmpty ? nil : String(host)
+        guard let host = Card.webHost(of: url.lowercased()), !host.isEmpty else { return nil }
+        return String(host)
     }
 }

@@ -107,7 +107,7 @@ public struct VCardWriter {
 
     /// The address of a `mailto:` URL that is nothing but one plain address (no `?`, no `%`, no comma):
     /// written as EMAIL, which holds an address, not a URL; nil for any other URL.
-    static func plainAddress(_ url: String) -> String? {
+    public static func plainAddress(_ url: String) -> String? {
         guard url.hasPrefix("mailto:") else { return nil }
         let address = url.dropFirst("mailto:".count)
         guard !address.isEmpty, address.contains("@"),

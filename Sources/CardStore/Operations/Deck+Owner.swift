@@ -20,7 +20,18 @@ extension DeckSnapshot {
     /// The deck's owner as `deck.json` gives it at this commit, or nil when it names none (an older
     /// deck). Throws when the owner is there but breaks a rule, naming the file and the rule.
     public func owner() throws(StoreError) -> DeckOwner? {
-        guard let value = try deckDescription() else { return nil }
+        try owner(in: try deckDescription())
+    }
+
+    /// Whom the deck's vCard and page name, from one read of `deck.json`: the deck's name ("Cards" when it
+    /// names none) and its owner (nil when it has none). Throws as `owner()` does.
+    public func nameAndOwner() throws(StoreError) -> (deckName: String, owner: DeckOwner?) {
+        let value = try deckDescription()
+        return (value?["name"]?.stringValue ?? "Cards", try owner(in: value))
+    }
+
+    private func owner(in value: JSONValue?) throws(StoreError) -> DeckOwner? {
+        guard let value else { return nil }
         do {
             return try DeckOwner.from(deckDescription: value)
         } catch {
