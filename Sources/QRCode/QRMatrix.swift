@@ -71,7 +71,7 @@ extension QRMatrix {
 
     /// The code as a standalone SVG image: one path of unit squares in a `viewBox` that includes the
     /// quiet zone, `size` pixels on a side. Byte-identical for the same matrix and arguments.
-    public func svg(size: Int = 256, quietZone: Int = 4, dark: String = "#000", light: String = "#fff") -> String {
+    public func svg(size: Int = 256, quietZone: Int = 4) -> String {
         let side = width + 2 * max(0, quietZone)
         var path = ""
         for row in 0..<width {
@@ -90,7 +90,7 @@ extension QRMatrix {
         }
         return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(size)\" height=\"\(size)\" "
             + "viewBox=\"0 0 \(side) \(side)\" shape-rendering=\"crispEdges\">"
-            + "<rect width=\"\(side)\" height=\"\(side)\" fill=\"\(light)\"/>"
-            + "<path fill=\"\(dark)\" d=\"\(path)\"/></svg>\n"
+            + "<rect width=\"\(side)\" height=\"\(side)\" fill=\"#fff\"/>"
+            + "<path fill=\"#000\" d=\"\(path)\"/></svg>\n"
     }
 }

@@ -76,7 +76,7 @@ public enum VCardReader {
                     }
                     current = VCardContact(version: "", properties: [], line: line)
                 case "END":
-                    guard var contact = current, property.value.uppercased() == "VCARD" else {
+                    guard let contact = current, property.value.uppercased() == "VCARD" else {
                         throw VCardError(line: line, message: "END:\(property.value) without its BEGIN:VCARD")
                     }
                     guard contact.version == "3.0" || contact.version == "4.0" else {
@@ -84,7 +84,6 @@ public enum VCardReader {
                         throw VCardError(
                             line: contact.line, message: "a vCard with \(said); vCard 3.0 and 4.0 are read")
                     }
-                    contact.properties.reserveCapacity(0)
                     contacts.append(contact)
                     current = nil
                 default:

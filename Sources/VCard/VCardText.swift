@@ -69,9 +69,10 @@ public enum VCardText {
     }
 
     /// A parameter value as written: bare when it holds only characters that need no quotes, else in
-    /// double quotes; with `caret` a double quote, newline and caret as `^'`, `^n`, `^^` (RFC 6868),
-    /// without it (for readers that know no carets) a double quote as `'` and a newline as a space.
-    public static func parameterValue(_ value: String, caret: Bool) -> String {
+    /// double quotes, a double quote, newline and caret as `^'`, `^n`, `^^` (RFC 6868's carets, in 3.0 too:
+    /// it has no other way to write them, only our own X-CARDS- parameters can hold them, and our reader
+    /// undoes them).
+    public static func parameterValue(_ value: String) -> String {
         let bare = value.unicodeScalars.allSatisfy {
             ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-"
                 || $0 == "_" || $0 == "." || $0 == "#" || $0 == "/" || $0 == "@" || $0 == "+"
@@ -80,9 +81,9 @@ public enum VCardText {
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
-            case "\"": out += caret ? "^'" : "'"
-            case "\n": out += caret ? "^n" : " "
-            case "^" where caret: out += "^^"
+            case "\"": out += "^'"
+            case "\n": out += "^n"
+            case "^": out += "^^"
             case "\r": continue
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F { continue }

@@ -61,13 +61,10 @@ public struct VCardWriter {
     /// X-SOCIALPROFILE (3.0), any other as URL.
     public mutating func add(_ card: Card) {
         let url = card.indexURL
-        // RFC 6868's carets in 3.0 too (it has no other way to write a double quote or a newline in a
-        // parameter): only our own X-CARDS- parameters can hold them, and our reader undoes them.
-        let caret = true
         var parameters = ""
         func parameter(_ name: String, _ value: String) {
             guard !value.isEmpty else { return }
-            parameters += ";\(name)=\(VCardText.parameterValue(value, caret: caret))"
+            parameters += ";\(name)=\(VCardText.parameterValue(value))"
         }
         let name: String
         var value = url

@@ -675,7 +675,7 @@ CONTRAST_SCRIPT = """(() => {
     li.dataset.armed = 'left';
     lab.append(li);
     for (const el of li.querySelectorAll('.title, .platform, .link, .stamp.delete')) measure(el, color + ' card ' + el.className);
-    li.dataset.heading = 'right'; li.dataset.armed = 'right';
+    li.dataset.armed = 'right';
     measure(li.querySelector('.stamp.keep'), color + ' KEEP stamp');
     li.remove();
     const row = document.createElement('li');

@@ -62,7 +62,7 @@ import Testing
         let geo = try #require(contact.properties.first)
         #expect(geo.parameter("X-ADDRESS") == "Pittsburgh Pirates\n115 Federal St\nPittsburgh, PA 15212")
         #expect(geo.value == "geo:40.446816,-80.00566")
-        let written = VCardText.parameterValue("say \"hi\"^\nthere", caret: true)
+        let written = VCardText.parameterValue("say \"hi\"^\nthere")
         #expect(written == "\"say ^'hi^'^^^nthere\"")
         #expect(VCardText.parameterValueRead(written[...]) == "say \"hi\"^\nthere")
     }

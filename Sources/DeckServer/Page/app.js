@@ -377,7 +377,6 @@ function draw(current) {
   holder.dataset.armed = armed;
   if (kind === 'row') holder.style.setProperty('--progress', String(engine.progress));
   else {
-    holder.dataset.heading = engine.x > 0 ? 'right' : 'left';
     const stamp = holder.querySelector(engine.x > 0 ? '.stamp.keep' : '.stamp.delete');
     holder.querySelectorAll('.stamp').forEach((s) => { s.style.opacity = ''; });
     if (stamp && !armed) stamp.style.opacity = String(engine.progress * 0.7);
