@@ -249,9 +249,49 @@ struct PackFile {
     ///
     /// `keeping`: a `pack-<checksum>.keep` is made before the pack is named and handed back (`PackKeep`),
     /// for the caller to release once the ref that reaches the pack's objects is written: until then
-    /// they are unreachable, and `git repack -a -d` running meanwhile would delete them.
+    /// they are unreachable, and `git repack -a -d` running meanwhile would delete them. A name that was
+    /// there before the `.keep` is not taken: the pack gets one of its own (`appendSalt`).
     @discardableResult
     mutating func install(
+        in packFolder: String, durable: Bool = true, holding heldLock: PackFolderLock? = nil, keeping: Bool = false
+    ) throws(GitError) -> (name: String, keep: PackKeep?) {
+        var salts = 0
+        while true {
+            let installed = try installOnce(in: packFolder, durable: durable, holding: heldLock, keeping: keeping)
+            guard let keep = installed.keep, !keep.keptSinceBeforeNaming else { return installed }
+            // The pack's name was there before our `.keep` (the same objects packed by an attempt that
+            // gave up, or by another writer): a `git repack` may have listed that file as not kept and
+            // deletes it when it finishes, after our ref is written (MaintenanceRaceTests lost commits
+            // so). A blob of its own gives this pack a name nobody can have listed.
+            keep.release()
+            salts += 1
+            guard salts <= 3 else {
+                throw GitError(
+                    code: .damaged,
+                    message: "cannot give a new pack a name of its own in \(packFolder): a pack of that name is "
+                        + "there each time; run `git fsck` there",
+                    function: "pack")
+            }
+            appendSalt(salts)
+        }
+    }
+
+    /// Appends a blob nobody else writes (this process, the time, `serial`): it changes the pack's
+    /// checksum, and so its name. Reached by no ref, `git gc` drops it in time as any unreachable object.
+    private mutating func appendSalt(_ serial: Int) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let text =
+            "cards: these objects were already in a pack of the same name, which git may have been removing; "
+            + "this blob gives their new pack a name of its own (see PackKeep)\n"
+            + "\(getpid()) \(now.tv_sec).\(now.tv_nsec) \(serial)\n"
+        let bytes = Array(text.utf8)
+        guard let id = try? ObjectID.hash(of: bytes, type: GIT_OBJECT_BLOB) else { return }
+        bytes.withUnsafeBytes { append(id: id.raw, type: GIT_OBJECT_BLOB, data: $0) }
+    }
+
+    /// `install` once, under the name the pack's bytes give it now.
+    private mutating func installOnce(
         in packFolder: String, durable: Bool = true, holding heldLock: PackFolderLock? = nil, keeping: Bool = false
     ) throws(GitError) -> (name: String, keep: PackKeep?) {
         let count = UInt32(entries.count)

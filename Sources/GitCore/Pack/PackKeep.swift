@@ -19,10 +19,16 @@ package final class PackKeep {
     package let base: String
     /// Whether this process made the file, and so removes it (a `.keep` already there is another's).
     private var owned: Bool
+    /// Whether this `.keep` was made here before the pack was named: only then did no `git repack`
+    /// ever see the pack without it. A pack of that name already there (the same objects packed
+    /// before), or a `.keep` already there (another's, which it removes when it likes), may have been
+    /// listed by a repack as not kept, and that repack deletes it whatever `.keep` it has since.
+    package let keptSinceBeforeNaming: Bool
 
     private init(base: String, owned: Bool) {
         self.base = base
         self.owned = owned
+        keptSinceBeforeNaming = owned && access(base + ".pack", F_OK) != 0
     }
 
     deinit { release() }

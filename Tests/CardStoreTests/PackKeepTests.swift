@@ -1,0 +1,78 @@
+import CGit2
+@testable import CardStore
+import Foundation
+@testable import GitCore
+import TestSupport
+import Testing
+
+/// A pack of ours is named only under a `.keep` made before its name existed: a pack of the same
+/// objects already there (an attempt that gave up, or another writer's) may be on a running `git
+/// repack`'s list of packs to delete, whatever `.keep` it has since (MaintenanceRaceTests lost commits so).
+@Suite("Pack keep: a pack is kept from before its name exists")
+struct PackKeepTests {
+    /// A pack of one blob, `content`.
+    func pack(of content: String) throws -> PackFile {
+        let bytes = Array(content.utf8)
+        let id = try ObjectID.hash(of: bytes, type: GIT_OBJECT_BLOB)
+        var pack = PackFile(expectedBytes: bytes.count, objects: 1)
+        bytes.withUnsafeBytes { pack.append(id: id.raw, type: GIT_OBJECT_BLOB, data: $0) }
+        return pack
+    }
+
+    @Test(
+        "the same objects packed again, after the first pack's keep was let go or under another's keep: a pack of a new name, kept from the start; the first left as it was"
+    )
+    func samePackAgain() throws {
+        let scratch = try ScratchFolder()
+        let path = scratch.path("deck.git")
+        _ = try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
+        let folder = path + "/objects/pack"
+        var first = try pack(of: "one card\n")
+        let installed = try first.install(in: folder, keeping: true)
+        let keep = try #require(installed.keep)
+        #expect(keep.keptSinceBeforeNaming)
+        #expect(FileManager.default.fileExists(atPath: installed.name + ".keep"))
+        // An attempt that gave up: its pack stays, unkept, as a repack may list it.
+        keep.release()
+        #expect(!FileManager.default.fileExists(atPath: installed.name + ".keep"))
+
+        var again = try pack(of: "one card\n")
+        let second = try again.install(in: folder, keeping: true)
+        let secondKeep = try #require(second.keep)
+        #expect(second.name != installed.name, "the pack was named over the one a repack may be deleting")
+        #expect(secondKeep.keptSinceBeforeNaming)
+        #expect(FileManager.default.fileExists(atPath: second.name + ".keep"))
+        #expect(FileManager.default.fileExists(atPath: installed.name + ".pack"))
+        #expect(!FileManager.default.fileExists(atPath: installed.name + ".keep"))
+        // git reads the new pack whole: the card's blob and the blob that gave it its name.
+        let verified = try scratch.git(["verify-pack", "-v", second.name + ".idx"], in: path)
+        #expect(verified.contains("non delta: 2 objects"), "\(verified)")
+        secondKeep.release()
+
+        // The user's own `.keep` on a pack of the same objects: left alone, and ours named apart.
+        let theirs = second.name + ".keep"
+        try Data("kept by hand\n".utf8).write(to: URL(fileURLWithPath: theirs))
+        var third = try pack(of: "one card\n")
+        let thirdInstalled = try third.install(in: folder, keeping: true)
+        #expect(thirdInstalled.name != second.name && thirdInstalled.name != installed.name)
+        #expect(thirdInstalled.keep?.keptSinceBeforeNaming == true)
+        thirdInstalled.keep?.release()
+        #expect((try? String(contentsOfFile: theirs, encoding: .utf8)) == "kept by hand\n")
+        let fsck = try scratch.git(["fsck", "--full"], in: path)
+        #expect(!fsck.contains("error"), "\(fsck)")
+    }
+
+    @Test(
+        "a pack git removed while libgit2 read it: told as that, not as damage; a pack still there that fails is damage"
+    )
+    func vanishedPackMessage() throws {
+        let scratch = try ScratchFolder()
+        let gone = scratch.path("pack-0123.pack")
+        let error = GitError(code: .unexpected, message: "invalid packfile '\(gone)'", function: "git_odb_read")
+        let told = StoreError.git(error, while: "comparing histories").message
+        #expect(told.contains(gone) && told.contains("try again") && !told.contains("damaged:"), "\(told)")
+        try Data("PACK".utf8).write(to: URL(fileURLWithPath: gone))
+        let damaged = StoreError.git(error, while: "comparing histories").message
+        #expect(damaged.contains("object files are damaged"), "\(damaged)")
+    }
+}
