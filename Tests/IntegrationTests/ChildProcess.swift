@@ -32,12 +32,17 @@ final class ChildProcess {
     private let errPath: String
     private var reaped = false
 
+    /// Whether the child leads a process group of its own (`waitForGroup`).
+    let leadsGroup: Bool
+
     /// Starts `program` with `arguments` in `directory`, with exactly `environment`; standard input is
-    /// /dev/null, output goes to files under `scratchDirectory`.
+    /// /dev/null, output goes to files under `scratchDirectory`. `ownGroup`: in a process group of its
+    /// own, so that what it starts can be waited for after it is killed (`waitForGroup`).
     init(
         _ program: String, _ arguments: [String], directory: String, environment: [String: String],
-        scratchDirectory: String
+        scratchDirectory: String, ownGroup: Bool = false
     ) throws {
+        leadsGroup = ownGroup
         let serial = Scratch.nextSerial()
         outPath = "\(scratchDirectory)/.child-out-\(serial)"
         errPath = "\(scratchDirectory)/.child-err-\(serial)"
@@ -58,6 +63,12 @@ final class ChildProcess {
         }
         var attributes = ChildProcess.shellLikeSignals()
         defer { posix_spawnattr_destroy(&attributes) }
+        if ownGroup {
+            var flags: Int16 = 0
+            posix_spawnattr_getflags(&attributes, &flags)
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETPGROUP))
+        }
         var child: pid_t = 0
         started = ChildProcess.now()
         let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, envp)
@@ -120,6 +131,26 @@ final class ChildProcess {
             seconds: ended - started)
     }
 
+    /// After `wait`: waits until nothing of the child's process group is left (a killed `cards sync`'s
+    /// `git push` goes on and moves the remote), killing what is left after `timeout` seconds. Returns
+    /// whether anything outlived the child.
+    @discardableResult
+    func waitForGroup(timeout: Double = 30) -> Bool {
+        guard leadsGroup else { return false }
+        let deadline = ChildProcess.now() + timeout
+        var outlived = false
+        while kill(-pid, 0) == 0 || errno == EPERM {
+            outlived = true
+            if ChildProcess.now() >= deadline {
+                kill(-pid, SIGKILL)
+                usleep(100_000)
+                break
+            }
+            usleep(10_000)
+        }
+        return outlived
+    }
+
     static func now() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
@@ -149,12 +180,13 @@ extension ChildProcess {
 extension Scratch {
     /// Starts the built `cards` binary without waiting for it.
     func startCards(
-        _ arguments: [String], in directory: String, extraEnvironment: [String: String] = [:]
+        _ arguments: [String], in directory: String, extraEnvironment: [String: String] = [:], ownGroup: Bool = false
     ) throws -> ChildProcess {
         var env = environment
         for (key, value) in extraEnvironment { env[key] = value }
         return try ChildProcess(
-            Binaries.cards, arguments, directory: directory, environment: env, scratchDirectory: root)
+            Binaries.cards, arguments, directory: directory, environment: env, scratchDirectory: root,
+            ownGroup: ownGroup)
     }
 }
 

@@ -23,6 +23,7 @@ struct CrashSafetyTests {
         var nextCommandWithoutRepair = 0
         var changesLost = 0
         var byOperation: [String: Int] = [:]
+        var outlivedByGit = 0
     }
 
     @Test("SIGKILL during add, delete, import and merge loses nothing and leaves nothing half-written")
@@ -147,12 +148,15 @@ struct CrashSafetyTests {
             remoteBefore = try scratch.revParse(remote, "main")
             let before = try scratch.revParse(deck, "main")
             let estimate = estimates[operation] ?? 0.03
-            let child = try scratch.startCards(arguments, in: deck, extraEnvironment: durable)
+            let child = try scratch.startCards(arguments, in: deck, extraEnvironment: durable, ownGroup: true)
             // Most of a short command's life is start-up: aim the kill over its whole run, a little past it.
             let delay = estimate * Double(random.next() % 1100) / 1000
             usleep(UInt32(delay * 1_000_000))
             child.signal(SIGKILL)
             let result = child.wait()
+            // A killed sync's `git push` goes on alone, as after any `kill -9` of a program that runs git:
+            // the remote is looked at once it has finished, not while it may still move.
+            if child.waitForGroup() { figures.outlivedByGit += 1 }
             if result.wasKilled {
                 figures.kills += 1
                 figures.byOperation[operation.rawValue, default: 0] += 1
@@ -265,6 +269,7 @@ struct CrashSafetyTests {
                 "killedAfterPublish": figures.killedAfterPublish, "leftovers": figures.leftovers,
                 "repairs": figures.repairs, "nextCommandWithoutRepair": figures.nextCommandWithoutRepair,
                 "changesLost": figures.changesLost, "killsByOperation": figures.byOperation,
+                "outlivedByGit": figures.outlivedByGit,
                 "cardsAtEnd": model.count,
             ])
     }
