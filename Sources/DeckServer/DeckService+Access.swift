@@ -62,10 +62,15 @@ extension DeckService {
         }
     }
 
-    /// Why there is no address for a phone.
+    /// Why there is no address for a phone: the server listens on this machine only, or it listens on
+    /// the network but the machine had no network address when it started.
     static func loopbackOnly(_ address: String) -> String {
-        "this server listens on \(address), this machine only: to open the deck on a phone, stop it (Ctrl-C) "
-            + "and start `cards serve --listen 0.0.0.0`"
+        guard RequestGuard.isLoopback(address) else {
+            return "this machine had no network address when `cards serve` started: connect it to the phone's "
+                + "network (Wi-Fi or cable), then stop the server (Ctrl-C) and start it again"
+        }
+        return "this server listens on \(address), this machine only: to open the deck on a phone, stop it "
+            + "(Ctrl-C) and start `cards serve --listen 0.0.0.0`"
     }
 
     /// `text` as a QR code in SVG.

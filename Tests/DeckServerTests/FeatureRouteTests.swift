@@ -85,3 +85,15 @@ struct FeatureRouteTests {
         #expect(try deck.snapshot().allCards().cards.allSatisfy { $0.title != "Bo" })
     }
 }
+
+/// What the phone page says when it has no address to show.
+@Suite("Phone page without an address")
+struct PhoneAddressMessageTests {
+    @Test("on loopback: listen on the network; on the network without an address: connect, then start again")
+    func whyNoAddress() {
+        let loopback = DeckService.loopbackOnly("127.0.0.1")
+        #expect(loopback.contains("--listen 0.0.0.0") && loopback.contains("this machine only"))
+        let network = DeckService.loopbackOnly("0.0.0.0")
+        #expect(network.contains("no network address") && !network.contains("this machine only"))
+    }
+}
