@@ -36,13 +36,16 @@ struct PackKeepTests {
         keep.release()
         #expect(!FileManager.default.fileExists(atPath: installed.name + ".keep"))
 
+        let firstFile = try FileManager.default.attributesOfItem(atPath: installed.name + ".pack")[.systemFileNumber]
         var again = try pack(of: "one card\n")
         let second = try again.install(in: folder, keeping: true)
         let secondKeep = try #require(second.keep)
         #expect(second.name != installed.name, "the pack was named over the one a repack may be deleting")
         #expect(secondKeep.keptSinceBeforeNaming)
         #expect(FileManager.default.fileExists(atPath: second.name + ".keep"))
-        #expect(FileManager.default.fileExists(atPath: installed.name + ".pack"))
+        // The first pack is not written over: a repack that listed it deletes a file nobody names again.
+        let firstNow = try FileManager.default.attributesOfItem(atPath: installed.name + ".pack")[.systemFileNumber]
+        #expect(firstNow as? Int == firstFile as? Int && firstFile != nil)
         #expect(!FileManager.default.fileExists(atPath: installed.name + ".keep"))
         // git reads the new pack whole: the card's blob and the blob that gave it its name.
         let verified = try scratch.git(["verify-pack", "-v", second.name + ".idx"], in: path)

@@ -290,7 +290,8 @@ struct PackFile {
         bytes.withUnsafeBytes { append(id: id.raw, type: GIT_OBJECT_BLOB, data: $0) }
     }
 
-    /// `install` once, under the name the pack's bytes give it now.
+    /// `install` once, under the name the pack's bytes give it now; when a `.keep` cannot be made before
+    /// that name exists, nothing is named and the `.keep` comes back for `install` to try another name.
     private mutating func installOnce(
         in packFolder: String, durable: Bool = true, holding heldLock: PackFolderLock? = nil, keeping: Bool = false
     ) throws(GitError) -> (name: String, keep: PackKeep?) {
@@ -333,6 +334,12 @@ struct PackFile {
         do throws(GitError) {
             // Before the pack is named: a repack that lists it then sees it kept.
             keep = keeping ? try PackKeep.create(base: name) : nil
+            if let keep, !keep.keptSinceBeforeNaming {
+                // Not named over a pack a repack may be deleting: `install` gives this one a name of its own.
+                unlink(temporaryPack)
+                unlink(temporaryIndex)
+                return (name, keep)
+            }
             if let heldLock { lock = heldLock } else { lock = try PackFolderLock.acquire(packFolder: packFolder) }
         } catch {
             unlink(temporaryPack)
