@@ -157,8 +157,12 @@ extension Commands {
             return 1
         } else {
             let decision = outcome.decision
-            let detail = [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
-                .joined(separator: " ")
+            // `--left`/`--right` say it all; a drag's decision is told in the gesture spec's words.
+            let detail =
+                decision.reasonName == "programmatic"
+                ? decision.direction.map { "swiped \($0)" } ?? ""
+                : [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
+                    .joined(separator: " ")
             if deleted {
                 context.output.print("Deleted card \(card.id) \"\(card.title)\" (\(detail)).")
             } else if outcome.deletes {
