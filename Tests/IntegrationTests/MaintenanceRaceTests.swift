@@ -206,18 +206,41 @@ struct MaintenanceRaceTests {
             ], scratch, deck, remote: remote)
     }
 
-    /// The 100 writes and syncs beside git running `commands` in a loop in the deck and the remote, then
-    /// nothing acknowledged lost; the loop stopped whatever happens.
-    func writeBeside(_ commands: [String], _ scratch: Scratch, _ deck: String, remote: String) throws {
-        let loop = try MaintenanceLoop(scratch, commands: commands, in: [deck, remote])
+    /// A `pre-commit` hook reads the commit's tree before the commit exists: those objects, written
+    /// loose, were packed by the loose-objects task into a pack that `git repack -a -d` then deleted
+    /// before `main` moved (every run lost a commit's tree). They now go into a kept pack of their own.
+    @Test(
+        "a deck with a pre-commit hook: git maintenance's loose-objects task and git repack -a -d in a loop beside 100 writes"
+    )
+    func hookDeckLooseObjectsLoop() throws {
+        let scratch = try Scratch()
+        let (deck, remote) = try deckWithRemote(scratch)
+        let hook = deck + "/.git/hooks/pre-commit"
+        try FileManager.default.createDirectory(atPath: deck + "/.git/hooks", withIntermediateDirectories: true)
+        // What a real hook does: read the index's tree (git write-tree), which needs its objects.
+        try "#!/bin/sh\ngit write-tree >/dev/null\n".write(toFile: hook, atomically: true, encoding: .utf8)
+        chmod(hook, 0o755)
+        // The two at the same time, as `git maintenance` (scheduled) and a `git gc` by hand would be.
+        try writeBeside(
+            ["repack -a -d -q"], alongside: ["maintenance run --task=loose-objects"], scratch, deck, remote: remote)
+    }
+
+    /// The 100 writes and syncs beside git running `commands` in a loop in the deck and the remote (each
+    /// of `alongside` in a loop of its own in the deck, at the same time), then nothing acknowledged
+    /// lost; the loops stopped whatever happens.
+    func writeBeside(
+        _ commands: [String], alongside: [String] = [], _ scratch: Scratch, _ deck: String, remote: String
+    ) throws {
+        var loops = [try MaintenanceLoop(scratch, commands: commands, in: [deck, remote])]
+        for command in alongside { loops.append(try MaintenanceLoop(scratch, commands: [command], in: [deck])) }
         let known: Acknowledged
         do {
             known = try write(scratch, deck, remote: remote)
         } catch {
-            _ = loop.stop()
+            for loop in loops { _ = loop.stop() }
             throw error
         }
-        let rounds = loop.stop()
+        let rounds = loops.map { $0.stop() }.min() ?? 0
         try expectNothingLost(scratch, deck, remote: remote, known, rounds: rounds)
     }
 }

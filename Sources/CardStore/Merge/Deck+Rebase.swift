@@ -93,8 +93,8 @@ extension Deck {
             defer { attempt.end() }
             let (_, tree) = try attempt.writeObjects()
             let made = try attempt.writeCommit(tree: tree)
-            try attempt.flushObjects(commit: made)
-            if let keep = attempt.handOverKeep() { keeps.append(keep) }
+            try attempt.flushObjects(commit: made, tree: tree)
+            keeps += attempt.handOverKeeps()
             tip = made
         }
         if dryRun { return report }

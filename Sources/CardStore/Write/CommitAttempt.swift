@@ -40,9 +40,10 @@ final class CommitAttempt {
 
     /// The pack the change's objects go into (nil: loose objects through libgit2), from `writeObjects`.
     private var packer: PackWriter?
-    /// The pack's `.keep`, from `flushObjects` until `main` has moved (or the attempt ends): git's
-    /// repack leaves a kept pack alone while its objects are reached by no ref yet (`PackKeep`).
-    private var keep: PackKeep?
+    /// The packs' `.keep`s, from `flushObjects` until `main` has moved (or the attempt ends): git's
+    /// repack leaves a kept pack alone while its objects are reached by no ref yet (`PackKeep`). One
+    /// pack, or two with hooks that read the tree before the commit exists (the commit's is last).
+    private var keeps: [PackKeep] = []
     /// libgit2's per-object fsync, turned off while many loose objects are written (`ObjectsFlush`).
     private var objectsFlush: ObjectsFlush?
     /// Git's index lock, held from `takeIndexLock` until `main` has moved.
@@ -99,8 +100,8 @@ final class CommitAttempt {
         // are fsynced by libgit2 in every mode: it renames each object into place itself, so an
         // object written out only after that rename could survive a crash empty under its final
         // name, and libgit2 would then take it as stored and never write it again.
-        // A hook that reads the commit's tree finds it only among loose objects before the commit is written.
-        let packer = hooks.readsObjects ? nil : try deck.packWriter(for: change)
+        // A hook that reads the commit's tree finds it in a pack of its own (`flushObjects(commit: nil, …)`).
+        let packer = try deck.packWriter(for: change)
         self.packer = packer
         objectsFlush = ObjectsFlush(durable: deck.durable, files: packer == nil ? change.files.count : 0)
         var updates: [TreeUpdate] = []
@@ -160,12 +161,15 @@ final class CommitAttempt {
     }
 
     /// Makes every object `main` is to point at durable: the pack finished and named (its commit
-    /// `commit`), or the loose objects flushed together; then libgit2's object fsync is back on.
-    func flushObjects(commit: ObjectID?) throws(StoreError) {
-        if let packer, let commit {
-            keep = try withStoreError("writing the pack") { () throws(GitError) in
-                try packer.finish(commit: commit, durable: deck.durable)
+    /// `commit`; with no commit yet, the blobs and trees under `tree`, for hooks to read), or the loose
+    /// objects flushed together; then libgit2's object fsync is back on.
+    func flushObjects(commit: ObjectID?, tree: ObjectID) throws(StoreError) {
+        if let packer {
+            let keep = try withStoreError("writing the pack") { () throws(GitError) in
+                if let commit { return try packer.finish(commit: commit, durable: deck.durable) }
+                return try packer.finish(tree: tree, durable: deck.durable)
             }
+            if let keep { keeps.append(keep) }
         }
         try objectsFlush?.flush(deck.gitDirectory)
         objectsFlush?.restore()
@@ -176,7 +180,10 @@ final class CommitAttempt {
     /// changed.
     func writeCommitAfterHooks(tree: ObjectID) throws(StoreError) -> ObjectID {
         do {
-            return try writeCommit(tree: tree)
+            let commit = try writeCommit(tree: tree)
+            // The commit's own pack (the tree's went in before the hooks ran).
+            try flushObjects(commit: commit, tree: tree)
+            return commit
         } catch {
             throw deck.putBack(
                 paths, to: snapshot.tree, indexLock: indexLock, handEdits: recordingHandEdits, skips: skips,
@@ -221,7 +228,7 @@ final class CommitAttempt {
             let logMessage = Deck.ownCommitLogPrefix + change.message.subject
             // The commit's pack still in place (kept, so no repack removes it before main moves), or,
             // without a pack of its own, the commit looked up: main never names a commit that is gone.
-            let check = keep.map(TargetCheck.pack) ?? .lookUp
+            let check = keeps.last.map(TargetCheck.pack) ?? .lookUp
             // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
             // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
             var done = false
@@ -272,8 +279,8 @@ final class CommitAttempt {
     /// After `main` moved to `commit`: records the index it left, lets git's index lock go, makes the
     /// commit durable, clears the pending flag and tidies up. Returns what the operation made.
     func finish(_ commit: ObjectID) throws(StoreError) -> CommitOutcome {
-        // main reaches the pack now: it is git's like any other.
-        keep?.release()
+        // main reaches the packs now: they are git's like any other.
+        for keep in keeps { keep.release() }
         // The index this commit left, recorded while nobody else can have changed it.
         if !deck.isBare { deck.recordIndexFollows(commit) }
         indexLock?.release()
@@ -289,9 +296,9 @@ final class CommitAttempt {
 
     /// Hands the pack's `.keep` to the caller, who lets it go once a ref reaches the commit: a rebase's
     /// replayed commits are published together, after the last one is written.
-    func handOverKeep() -> PackKeep? {
-        defer { keep = nil }
-        return keep
+    func handOverKeeps() -> [PackKeep] {
+        defer { keeps = [] }
+        return keeps
     }
 
     /// Lets go of what the attempt holds, however it ends (a retry takes it again): git's index lock,
@@ -299,7 +306,7 @@ final class CommitAttempt {
     func end() {
         // Given up on every way out of this attempt; a retry takes it again.
         indexLock?.release()
-        keep?.release()
+        for keep in keeps { keep.release() }
         objectsFlush?.restore()
     }
 }

@@ -42,13 +42,13 @@ extension Deck {
             if attempt.hooks.readsObjects {
                 // A pre-commit or commit-msg hook sees the working tree with the change, as git's does: the
                 // files and index are brought along first, the commit written once the hooks agree.
-                try attempt.flushObjects(commit: nil)
+                try attempt.flushObjects(commit: nil, tree: tree)
                 try attempt.takeIndexLock(marking: updates)
                 try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
                 commit = try attempt.writeCommitAfterHooks(tree: tree)
             } else {
                 commit = try attempt.writeCommit(tree: tree)
-                try attempt.flushObjects(commit: commit)
+                try attempt.flushObjects(commit: commit, tree: tree)
                 try attempt.takeIndexLock(marking: updates)
                 try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
             }

@@ -18,8 +18,8 @@ extension Deck {
         /// `post-commit`, for a commit that is not a merge (git's merge runs `post-merge` instead).
         var afterCommit: Bool
 
-        /// Whether a hook must read the commit's objects before it is written: they are then written
-        /// loose (a pack is installed only with its commit), where git finds them.
+        /// Whether a hook must read the commit's objects before it is written: they then go into a pack
+        /// of their own before the hooks run, and the commit into a second (`CommitAttempt.flushObjects`).
         var readsObjects: Bool { before != nil || message }
     }
 

@@ -122,7 +122,7 @@ package final class PackWriter {
     /// that reaches the commit is written. Nil when nothing new was to be packed.
     @discardableResult
     package func finish(commit: ObjectID, durable: Bool = true) throws(GitError) -> PackKeep? {
-        defer { _ = git_mempack_reset(backend) }
+        defer { empty() }
         var ids = blobs
         // A commit written through the odb that found it on disk already is not in memory: then it and
         // everything under it is stored. (`writeCommit` always stores it in memory: a commit made
@@ -132,13 +132,34 @@ package final class PackWriter {
             ids.append(commitID)
             try collectNewTrees(of: commit, into: &ids)
         }
+        return try pack(ids, durable: durable)
+    }
+
+    /// Packs the blobs and the new trees under `tree` written so far, before their commit exists: a
+    /// `pre-commit` or `commit-msg` hook reads them (git finds objects in a pack as well as loose). Kept
+    /// as `finish(commit:)`'s pack is; the writer is then empty, and the commit, written next, goes into
+    /// a pack of its own. Written loose (as they were), `git maintenance run --task=loose-objects` packed
+    /// them into a pack that a `git repack -a -d` running beside it deleted before `main` moved: in a
+    /// loop of the two beside writes to a deck with a `pre-commit` hook, every run lost a commit's tree.
+    @discardableResult
+    package func finish(tree: ObjectID, durable: Bool = true) throws(GitError) -> PackKeep? {
+        defer { empty() }
+        var ids = blobs
+        try collectNewTrees(under: tree, into: &ids)
+        return try pack(ids, durable: durable)
+    }
+
+    /// Forgets every object written so far (packed, or given up).
+    private func empty() {
+        _ = git_mempack_reset(backend)
+        blobs.removeAll()
+        splicedTrees.removeAll()
+        commitTrees.removeAll()
+    }
+
+    /// Packs `ids` (objects in memory or spliced trees) as one kept pack.
+    private func pack(_ ids: [git_oid], durable: Bool) throws(GitError) -> PackKeep? {
         let unique = PackFile.sortedUnique(ids)
-        ids = []
-        defer {
-            blobs.removeAll()
-            splicedTrees.removeAll()
-            commitTrees.removeAll()
-        }
         // Everything was stored already (the same merge made again): no empty pack.
         if unique.isEmpty { return nil }
         let checksums = treeChecksums()
@@ -160,19 +181,28 @@ package final class PackWriter {
     /// The trees under `commit` that were written in memory: a tree already on disk, and everything
     /// under it, is not new.
     private func collectNewTrees(of commit: ObjectID, into ids: inout [git_oid]) throws(GitError) {
-        // A spliced root: every new tree under it was written through `write(tree:)` (a splice that
-        // fell back to libgit2 does not reach the root, so its trees are found by the walk below).
-        if let root = commitTrees[commit], splicedTrees[root] != nil {
-            ids += splicedTrees.keys.map(\.raw)
-            return
-        }
+        if let root = commitTrees[commit] { return try collectNewTrees(under: root, into: &ids) }
         let repository = try repository
         var raw = commit.raw
         var object: OpaquePointer?
         try check(git_commit_lookup(&object, repository.pointer, &raw), "git_commit_lookup")
         defer { git_commit_free(object) }
         guard let root = git_commit_tree_id(object)?.pointee else { return }
-        var pending = [root]
+        try collectNewTrees(under: ObjectID(root), into: &ids)
+    }
+
+    /// The trees under the root tree `root` that were written in memory.
+    private func collectNewTrees(under root: ObjectID, into ids: inout [git_oid]) throws(GitError) {
+        // A spliced root: every new tree under it was written through `write(tree:)` (a splice that
+        // fell back to libgit2 does not reach the root, so its trees are found by the walk below).
+        if splicedTrees[root] != nil {
+            ids += splicedTrees.keys.map(\.raw)
+            return
+        }
+        // Only a tree libgit2 built is in memory, and only through the second handle.
+        guard handle != nil else { return }
+        let repository = try repository
+        var pending = [root.raw]
         while var tree = pending.popLast() {
             guard let exists = backend.pointee.exists, exists(backend, &tree) != 0 else { continue }
             ids.append(tree)
