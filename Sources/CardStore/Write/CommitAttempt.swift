@@ -294,7 +294,7 @@ final class CommitAttempt {
         return CommitOutcome(commit: commit, parent: snapshot.commit)
     }
 
-    /// Hands the pack's `.keep` to the caller, who lets it go once a ref reaches the commit: a rebase's
+    /// Hands the packs' `.keep`s to the caller, who lets them go once a ref reaches the commit: a rebase's
     /// replayed commits are published together, after the last one is written.
     func handOverKeeps() -> [PackKeep] {
         defer { keeps = [] }
