@@ -78,4 +78,27 @@ struct PackKeepTests {
         let damaged = StoreError.git(error, while: "comparing histories").message
         #expect(damaged.contains("object files are damaged"), "\(damaged)")
     }
+
+    @Test("reloadObjectDatabase: the handle reads what it read before, and packs written and repacked since")
+    func reloadedObjectDatabase() throws {
+        let scratch = try ScratchFolder()
+        let path = scratch.path("deck.git")
+        _ = try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
+        let folder = path + "/objects/pack"
+        var first = try pack(of: "before\n")
+        _ = try first.install(in: folder)
+        let before = try ObjectID.hash(of: Array("before\n".utf8), type: GIT_OBJECT_BLOB)
+        let repository = try Repository.open(at: path)
+        #expect(try repository.readObject(before) == Array("before\n".utf8))
+        var second = try pack(of: "after\n")
+        _ = try second.install(in: folder)
+        let after = try ObjectID.hash(of: Array("after\n".utf8), type: GIT_OBJECT_BLOB)
+        _ = try scratch.git(["update-ref", "refs/tags/before", before.hex], in: path)
+        _ = try scratch.git(["update-ref", "refs/tags/after", after.hex], in: path)
+        // Every pack the handle listed is gone: only the repack's new one holds the two blobs.
+        _ = try scratch.git(["repack", "-a", "-d", "-q"], in: path)
+        try repository.reloadObjectDatabase()
+        #expect(try repository.readObject(after) == Array("after\n".utf8))
+        #expect(try repository.readObject(before) == Array("before\n".utf8))
+    }
 }

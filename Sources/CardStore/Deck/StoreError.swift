@@ -95,7 +95,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         // Out of file descriptors, libgit2 cannot open a pack and says the object is missing: the limit is
         // to blame, not the deck.
         if let limit = openFileLimitReached() { return limit }
-        if let gone = vanishedPack(error.message) {
+        if let gone = error.vanishedPack {
             return "; \(gone) was removed while this command read it (git gc, git repack or git maintenance "
                 + "ran beside it): the deck is not damaged; try again"
         }
@@ -121,19 +121,6 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 }
 
 extension StoreError {
-    /// The pack libgit2 names in "invalid packfile '<path>'" when that file is no longer there: libgit2
-    /// read its index, and a repack deleted the pack before libgit2 opened it (libgit2 1.5 never
-    /// forgets a pack it listed, so it does not look again as git does). Nil for any other message.
-    static func vanishedPack(_ message: String) -> String? {
-        let prefix = "invalid packfile '"
-        guard let start = message.firstRange(of: prefix)?.upperBound,
-            let end = message[start...].firstIndex(of: "'")
-        else { return nil }
-        let path = String(message[start..<end])
-        guard path.hasSuffix(".pack"), access(path, F_OK) != 0, errno == ENOENT else { return nil }
-        return path
-    }
-
     /// When this process cannot open one more file (`ulimit -n`): what to say instead of blaming the deck.
     static func openFileLimitReached() -> String? {
         let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)

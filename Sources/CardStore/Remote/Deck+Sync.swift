@@ -116,11 +116,20 @@ extension Deck {
         var report = SyncReport(remote: remote, dryRun: options.dryRun)
         report.branchName = branchName
         let noted = try commitHandEditsBeforeSync(options, remote: remote, into: &report)
-        do {
-            return try syncRounds(options, remote, &report)
-        } catch {
-            guard let noted else { throw error }
-            throw handEditsAfterFailure(error, noted, report)
+        var reloads = 0
+        while true {
+            do {
+                return try syncRounds(options, remote, &report)
+            } catch {
+                // A pack git's repack removed while it was read, before this sync moved main or pushed:
+                // read again from the packs as they are now (`reloadedAfterVanishedPack`).
+                if reloads < 3 && !report.pushed && !report.movedMain && reloadedAfterVanishedPack(error) {
+                    reloads += 1
+                    continue
+                }
+                guard let noted else { throw error }
+                throw handEditsAfterFailure(error, noted, report)
+            }
         }
     }
 

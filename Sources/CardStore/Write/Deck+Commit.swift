@@ -25,38 +25,75 @@ extension Deck {
         var identity: CommitIdentity?
         let deadline = DeckLock.now() + lockTimeout
         var attempts = 0
+        var reloads = 0
         while true {
             attempts += 1
-            let snapshot = try snapshot()
-            guard let change = try build(snapshot) else { return nil }
-            let signed: CommitIdentity
-            if let identity { signed = identity } else { signed = try commitIdentity() }
-            identity = signed
-            let attempt = CommitAttempt(
-                deck: self, number: attempts, snapshot: snapshot, change: change, identity: signed,
-                extraParents: extraParents, recordingHandEdits: recordingHandEdits, deadline: deadline)
+            // Reading and writing objects, before anything outside the object database changes: a pack
+            // git removed meanwhile (`reloadedAfterVanishedPack`) is a reason to start again.
+            var started: CommitAttempt?
+            let attempt: CommitAttempt
+            let updates: [TreeUpdate]
+            let tree: ObjectID
+            var written: ObjectID?
+            do throws(StoreError) {
+                let snapshot = try snapshot()
+                guard let change = try build(snapshot) else { return nil }
+                let signed: CommitIdentity
+                if let identity { signed = identity } else { signed = try commitIdentity() }
+                identity = signed
+                attempt = CommitAttempt(
+                    deck: self, number: attempts, snapshot: snapshot, change: change, identity: signed,
+                    extraParents: extraParents, recordingHandEdits: recordingHandEdits, deadline: deadline)
+                started = attempt
+                try attempt.checkBeforeWriting()
+                (updates, tree) = try attempt.writeObjects()
+                if attempt.hooks.readsObjects {
+                    // A pre-commit or commit-msg hook reads the tree: it goes into a pack of its own first.
+                    try attempt.flushObjects(commit: nil, tree: tree)
+                } else {
+                    written = try attempt.writeCommit(tree: tree)
+                    try attempt.flushObjects(commit: written, tree: tree)
+                }
+            } catch {
+                started?.end()
+                if reloads < 3 && reloadedAfterVanishedPack(error) {
+                    reloads += 1
+                    attempts -= 1
+                    continue
+                }
+                throw error
+            }
             defer { attempt.end() }
-            try attempt.checkBeforeWriting()
-            let (updates, tree) = try attempt.writeObjects()
             let commit: ObjectID
-            if attempt.hooks.readsObjects {
+            if let written {
+                commit = written
+                try attempt.takeIndexLock(marking: updates)
+                try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
+            } else {
                 // A pre-commit or commit-msg hook sees the working tree with the change, as git's does: the
                 // files and index are brought along first, the commit written once the hooks agree.
-                try attempt.flushObjects(commit: nil, tree: tree)
                 try attempt.takeIndexLock(marking: updates)
                 try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
                 commit = try attempt.writeCommitAfterHooks(tree: tree)
-            } else {
-                commit = try attempt.writeCommit(tree: tree)
-                try attempt.flushObjects(commit: commit, tree: tree)
-                try attempt.takeIndexLock(marking: updates)
-                try attempt.bringWorkingTreeAlong(updates: updates, tree: tree)
             }
             if try attempt.publish(commit) == .retry { continue }
             let outcome = try attempt.finish(commit)
             // New paths held out of a sparse checkout: git's patterns place them, under the deck lock.
             reapplySparsePatterns(attempt.skips, following: commit)
             return outcome
+        }
+    }
+
+    /// Whether `error` came from a pack that git's repack removed while this command read it (libgit2
+    /// had listed it: `GitError.vanishedPack`), and the handle's object database was then reloaded, so
+    /// that reading again finds the objects where they are now. git looks again by itself.
+    func reloadedAfterVanishedPack(_ error: StoreError) -> Bool {
+        guard error.cause?.vanishedPack != nil else { return false }
+        do {
+            try repository.reloadObjectDatabase()
+            return true
+        } catch {
+            return false
         }
     }
 
