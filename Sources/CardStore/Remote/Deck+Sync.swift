@@ -125,6 +125,8 @@ extension Deck {
                 // read again from the packs as they are now (`reloadedAfterVanishedPack`).
                 if reloads < 3 && !report.pushed && !report.movedMain && reloadedAfterVanishedPack(error) {
                     reloads += 1
+                    // The round that failed is done again, not counted twice against `attempts`.
+                    report.rounds = max(0, report.rounds - 1)
                     continue
                 }
                 guard let noted else { throw error }

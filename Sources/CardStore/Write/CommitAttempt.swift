@@ -224,11 +224,20 @@ final class CommitAttempt {
     /// working tree and index go back as `main` has them first; then `.retry` when another writer moved
     /// `main` or holds its lock (after a pause, while attempts and time are left), else the error.
     func publish(_ commit: ObjectID) throws(StoreError) -> Publication {
-        do {
+        do throws(GitError) {
             let logMessage = Deck.ownCommitLogPrefix + change.message.subject
             // The commit's pack still in place (kept, so no repack removes it before main moves), or,
             // without a pack of its own, the commit looked up: main never names a commit that is gone.
             let check = keeps.last.map(TargetCheck.pack) ?? .lookUp
+            // With hooks, the tree's own pack too (named before they ran, however long they took).
+            if let gone = keeps.dropLast().first(where: { !$0.isPresent }) {
+                throw GitError(
+                    code: .targetRemoved,
+                    message: "the new commit's pack \(gone.base).pack is no longer in the repository (another "
+                        + "program, such as `git gc` or `git repack`, removed it before \(deck.branch) could point at "
+                        + "it); \(deck.branch) was not moved",
+                    function: "checkReadable")
+            }
             // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
             // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
             var done = false
