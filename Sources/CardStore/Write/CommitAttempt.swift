@@ -226,18 +226,10 @@ final class CommitAttempt {
     func publish(_ commit: ObjectID) throws(StoreError) -> Publication {
         do throws(GitError) {
             let logMessage = Deck.ownCommitLogPrefix + change.message.subject
-            // The commit's pack still in place (kept, so no repack removes it before main moves), or,
+            // The commit's packs still in place (kept, so no repack removes them before main moves), or,
             // without a pack of its own, the commit looked up: main never names a commit that is gone.
-            let check = keeps.last.map(TargetCheck.pack) ?? .lookUp
             // With hooks, the tree's own pack too (named before they ran, however long they took).
-            if let gone = keeps.dropLast().first(where: { !$0.isPresent }) {
-                throw GitError(
-                    code: .targetRemoved,
-                    message: "the new commit's pack \(gone.base).pack is no longer in the repository (another "
-                        + "program, such as `git gc` or `git repack`, removed it before \(deck.branch) could point at "
-                        + "it); \(deck.branch) was not moved",
-                    function: "checkReadable")
-            }
+            let check: TargetCheck = keeps.isEmpty ? .lookUp : keeps.count == 1 ? .pack(keeps[0]) : .packs(keeps)
             // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
             // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
             var done = false

@@ -23,9 +23,10 @@ final class ObjectsFlush {
         if self.durable { Libgit2.releaseFsync() }
     }
 
-    /// Makes the objects written so far durable, and turns libgit2's fsync back on.
+    /// Makes the objects written so far durable, and turns libgit2's fsync back on: once (objects
+    /// written after it, such as a commit after its hooks, get libgit2's own fsync).
     func flush(_ gitDirectory: String) throws(StoreError) {
-        guard durable else { return }
+        guard durable, !restored else { return }
         restore()
         let failure = FileSync.syncFileSystem(holding: gitDirectory)
         if failure != 0 {

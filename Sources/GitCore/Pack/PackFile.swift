@@ -272,13 +272,13 @@ struct PackFile {
                         + "there each time; run `git fsck` there",
                     function: "pack")
             }
-            appendSalt(salts)
+            try appendSalt(salts)
         }
     }
 
     /// Appends a blob nobody else writes (this process, the time, `serial`): it changes the pack's
     /// checksum, and so its name. Reached by no ref, `git gc` drops it in time as any unreachable object.
-    private mutating func appendSalt(_ serial: Int) {
+    private mutating func appendSalt(_ serial: Int) throws(GitError) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let text =
@@ -286,7 +286,7 @@ struct PackFile {
             + "this blob gives their new pack a name of its own (see PackKeep)\n"
             + "\(getpid()) \(now.tv_sec).\(now.tv_nsec) \(serial)\n"
         let bytes = Array(text.utf8)
-        guard let id = try? ObjectID.hash(of: bytes, type: GIT_OBJECT_BLOB) else { return }
+        let id = try ObjectID.hash(of: bytes, type: GIT_OBJECT_BLOB)
         bytes.withUnsafeBytes { append(id: id.raw, type: GIT_OBJECT_BLOB, data: $0) }
     }
 

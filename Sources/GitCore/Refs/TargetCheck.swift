@@ -9,6 +9,9 @@ package enum TargetCheck {
     /// The target's objects are in this pack, kept (`PackKeep`) until the ref is written: its files are
     /// looked for (two `access` calls, no read of the object database).
     case pack(PackKeep)
+    /// The target's objects are in these packs, each kept until the ref is written (a commit whose hooks
+    /// read its tree first: the tree's pack, then the commit's).
+    case packs([PackKeep])
     /// The target is looked up in the object database (libgit2 rescans the packs on a miss).
     case lookUp
 }
@@ -20,6 +23,7 @@ extension Repository {
         switch check {
         case .none: return
         case .pack(let keep): present = keep.isPresent || hasObject(target)
+        case .packs(let keeps): present = keeps.allSatisfy(\.isPresent) || hasObject(target)
         case .lookUp: present = hasObject(target)
         }
         guard !present else { return }
