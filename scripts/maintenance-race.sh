@@ -10,7 +10,7 @@
 # --hook gives the deck a pre-commit hook (`git write-tree`) and runs the loose-objects task and
 # `git repack -a -d` side by side instead, as the hook case of MaintenanceRaceTests does.
 set -u
-cards=${1:?usage: scripts/maintenance-race.sh CARDS [RUNS] [--hook]}
+cards=$(realpath -e "${1:?usage: scripts/maintenance-race.sh CARDS [RUNS] [--hook]}") || exit 2
 runs=${2:-20}
 hook=${3:-}
 one_run() {
@@ -21,9 +21,10 @@ one_run() {
     git config --global user.name "Race Test"
     git config --global user.email race@example.invalid
     cd "$root" || return 1
-    "$cards" init deck >/dev/null || return 1
+    "$cards" init deck >/dev/null || { echo "failed: $root (cards init)"; return 1; }
     git init -q --bare remote.git
-    (cd deck && "$cards" remote add origin "$root/remote.git" >/dev/null && "$cards" sync >/dev/null 2>&1) || return 1
+    (cd deck && "$cards" remote add origin "$root/remote.git" >/dev/null && "$cards" sync >/dev/null 2>&1) ||
+        { echo "failed: $root (the first sync)"; return 1; }
     local loops=()
     if [ "$hook" = --hook ]; then
         printf '#!/bin/sh\ngit write-tree >/dev/null\n' >deck/.git/hooks/pre-commit

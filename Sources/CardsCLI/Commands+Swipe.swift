@@ -329,9 +329,9 @@ struct StoreSwipeDeck: SwipeDeck {
         guard let card = try deck.snapshot().card(id: id),
             let field = ConflictRecord.records(in: card).first(where: { !$0.isDeletion })?.field
         else { return }
-        _ = try deck.resolve(id, field: field, .pick(number))
         // The session's `u` takes the pick back through `unkeep`, which undoes this commit.
-        settledBy[id] = try deck.headCommit()
+        let made = try deck.resolveCommitting(id, field: field, .pick(number)).commit
+        settledBy[id] = made == nil ? try deck.headCommit() : made
         try reload()
     }
 

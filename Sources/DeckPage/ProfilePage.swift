@@ -95,8 +95,8 @@ public enum ProfilePage {
         let mark = Array(iconMark.utf8)
         var names: Set<String> = []
         for row in rows {
-            guard let start = firstIndex(of: mark, in: row) else { continue }
-            let name = row[(start + mark.count)...].prefix { $0 != UInt8(ascii: "\"") }
+            guard let end = row.firstRange(of: mark)?.upperBound else { continue }
+            let name = row[end...].prefix { $0 != UInt8(ascii: "\"") }
             names.insert(String(decoding: name, as: UTF8.self))
         }
         return names.sorted()
@@ -109,14 +109,6 @@ public enum ProfilePage {
         return "<svg xmlns=\"http://www.w3.org/2000/svg\" style=\"display:none\">\n"
             + "<!-- Fork Awesome 1.2.0 glyphs, SIL Open Font License 1.1: see \(iconsLicenseFile) beside this page. -->\n"
             + symbols.joined(separator: "\n") + "\n</svg>\n"
-    }
-
-    private static func firstIndex(of mark: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= mark.count else { return nil }
-        for start in 0...(bytes.count - mark.count) where bytes[start] == mark[0] {
-            if bytes[start..<(start + mark.count)].elementsEqual(mark) { return start }
-        }
-        return nil
     }
 
     /// `text` safe in HTML text and in a double-quoted attribute (CardLook's, which `cards serve` uses too).

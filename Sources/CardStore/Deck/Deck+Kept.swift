@@ -68,8 +68,9 @@ extension Deck {
     /// The page, `cards swipe` and its scripted form all settle through here.
     public func settleBySwipe(_ card: Card, left: Bool) throws(StoreError) -> SwipeSettlement? {
         guard ConflictRecord.records(in: card).contains(where: \.isDeletion) else { return nil }
-        let kept = try resolve(card.id, field: "*", left ? .delete : .keep)
-        let commit = try headCommit()
+        let (kept, made) = try resolveCommitting(card.id, field: "*", left ? .delete : .keep)
+        var commit = made
+        if commit == nil { commit = try headCommit() }
         if let kept, kept.conflicts.isEmpty { try recordKept(card.id, commit: commit) }
         return SwipeSettlement(deleted: kept == nil, commit: commit)
     }

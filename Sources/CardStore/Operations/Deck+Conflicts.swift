@@ -14,8 +14,16 @@ extension Deck {
     public func resolve(_ reference: String, field: String, _ resolution: ConflictResolution) throws(StoreError)
         -> Card?
     {
+        try resolveCommitting(reference, field: field, resolution).card
+    }
+
+    /// `resolve`, also returning the commit it made: what a later undo of this settling takes back (read
+    /// from `main` afterwards, it could be another writer's commit made meanwhile).
+    public func resolveCommitting(_ reference: String, field: String, _ resolution: ConflictResolution)
+        throws(StoreError) -> (card: Card?, commit: ObjectID?)
+    {
         var resolved: Card?
-        try commitChange { (snapshot) throws(StoreError) in
+        let outcome = try commitChange { (snapshot) throws(StoreError) in
             let card = try snapshot.card(matching: reference)
             let result: Card?
             do {
@@ -36,6 +44,6 @@ extension Deck {
                     subject: "Resolve conflict on card \(CommitMessage.quoted(result?.title ?? card.title)): \(what)",
                     trailers: [("Card-Id", card.id), ("Op", "resolve")]))
         }
-        return resolved
+        return (resolved, outcome?.commit)
     }
 }

@@ -217,7 +217,7 @@ extension Deck {
         } catch {
             // A hand edit of deck.json: `cards owner` would refuse while it is uncommitted.
             return "the deck's owner is not valid (\(error)); fix it in the file, or take main's back with "
-                + "`git checkout -- \(Deck.metadataPath)`"
+                + "`git checkout main -- \(Deck.metadataPath)`"
         }
         return nil
     }
