@@ -40,7 +40,16 @@ struct BehindMainRepairTests {
         let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(added.status == 0 && id.count == 36, "\(added.stderr)")
         try Self.fastForwardByGit(scratch, deck)
+        // git status writes the index only when its refresh changed an entry (or one was racily
+        // clean, which depends on timing): a card file's new mtime makes it rewrite it every time.
+        let indexBefore = try Data(contentsOf: URL(fileURLWithPath: deck + "/.git/index"))
+        let touched = try #require(try scratch.cardIDs(deck).filter { $0 != id }.max())
+        var past = [timespec(tv_sec: time(nil) - 60, tv_nsec: 0), timespec(tv_sec: time(nil) - 60, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, deck + "/" + Self.cardPath(touched), &past, 0) == 0)
         try scratch.gitChecked(["status", "--short"], in: deck)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: deck + "/.git/index")) != indexBefore,
+            "git status did not rewrite the index: the test's premise does not hold")
         #expect(try scratch.git(["status", "--porcelain"], in: deck).stdout.contains("D  \(Self.cardPath(id))"))
         // A real hand edit beside it: content no commit has.
         let edited = try #require(try scratch.cardIDs(deck).filter { $0 != id && !$0.hasPrefix("6513") }.min())
