@@ -16,6 +16,21 @@ struct BehindMainRepairTests {
         try scratch.gitChecked(["update-ref", "refs/heads/main", "refs/remotes/origin/main"], in: deck)
     }
 
+    /// Runs `git status` in `deck` so that it rewrites the index. git writes the index only when its
+    /// refresh changed an entry (or one was racily clean, which depends on timing: under load there may
+    /// be none, and the index stays the one `cards` wrote); a card file other than `sparing`'s given an
+    /// older mtime makes it rewrite every time.
+    static func rewriteIndexByGitStatus(_ scratch: Scratch, _ deck: String, sparing: String) throws {
+        let index = URL(fileURLWithPath: deck + "/.git/index")
+        let before = try Data(contentsOf: index)
+        let touched = try #require(try scratch.cardIDs(deck).filter { $0 != sparing }.max())
+        let past = timespec(tv_sec: time(nil) - 60, tv_nsec: 0)
+        var times = [past, past]
+        #expect(utimensat(AT_FDCWD, deck + "/" + cardPath(touched), &times, 0) == 0)
+        try scratch.gitChecked(["status", "--short"], in: deck)
+        #expect(try Data(contentsOf: index) != before, "git status did not rewrite the index: the test's premise")
+    }
+
     /// The card ids that have a file in `deck`'s working tree.
     static func workingCardIDs(_ deck: String) -> Set<String> {
         var ids: Set<String> = []
@@ -40,16 +55,7 @@ struct BehindMainRepairTests {
         let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(added.status == 0 && id.count == 36, "\(added.stderr)")
         try Self.fastForwardByGit(scratch, deck)
-        // git status writes the index only when its refresh changed an entry (or one was racily
-        // clean, which depends on timing): a card file's new mtime makes it rewrite it every time.
-        let indexBefore = try Data(contentsOf: URL(fileURLWithPath: deck + "/.git/index"))
-        let touched = try #require(try scratch.cardIDs(deck).filter { $0 != id }.max())
-        var past = [timespec(tv_sec: time(nil) - 60, tv_nsec: 0), timespec(tv_sec: time(nil) - 60, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, deck + "/" + Self.cardPath(touched), &past, 0) == 0)
-        try scratch.gitChecked(["status", "--short"], in: deck)
-        #expect(
-            try Data(contentsOf: URL(fileURLWithPath: deck + "/.git/index")) != indexBefore,
-            "git status did not rewrite the index: the test's premise does not hold")
+        try Self.rewriteIndexByGitStatus(scratch, deck, sparing: id)
         #expect(try scratch.git(["status", "--porcelain"], in: deck).stdout.contains("D  \(Self.cardPath(id))"))
         // A real hand edit beside it: content no commit has.
         let edited = try #require(try scratch.cardIDs(deck).filter { $0 != id && !$0.hasPrefix("6513") }.min())
@@ -145,7 +151,7 @@ struct BehindMainRepairTests {
         let added = try scratch.cards(["--deck", remote, "add", "--title", "X", "--url", "https://x.example"])
         let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try Self.fastForwardByGit(scratch, deck)
-        try scratch.gitChecked(["status", "--short"], in: deck)
+        try Self.rewriteIndexByGitStatus(scratch, deck, sparing: id)
         let repair = try scratch.cards(["fsck", "--repair"], in: deck)
         #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
         #expect(repair.stdout.contains("made the split index"), "\(repair.stdout)")
