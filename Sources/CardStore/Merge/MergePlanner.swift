@@ -124,6 +124,8 @@ struct MergePlanner {
     /// on two threads: `Deck.readVersionsAhead`).
     mutating func readCardsAhead() {
         var wanted: [(key: Deck.VersionKey, listing: Bool)] = []
+        wanted.reserveCapacity(3 * disagreeing.count)
+        cardEntries.reserveCapacity(disagreeing.count)
         for (_, entries, card) in disagreeing {
             guard let id = card else { continue }
             cardEntries[id] = entries
