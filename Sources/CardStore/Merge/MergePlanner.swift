@@ -121,7 +121,7 @@ struct MergePlanner {
     }
 
     /// Reads and decodes every version of the changed cards that `decide` asks for, ahead (the decoding
-    /// on two threads: `Deck.readVersionsAhead`).
+    /// on two threads: `Deck.readVersionsAhead`); a card one side changed is read as listings first.
     mutating func readCardsAhead() {
         var wanted: [(key: Deck.VersionKey, listing: Bool)] = []
         wanted.reserveCapacity(3 * disagreeing.count)
