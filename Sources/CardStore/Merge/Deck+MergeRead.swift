@@ -21,39 +21,58 @@ extension Deck {
     /// pack's index. What the packs do not hand back (loose, a delta) is then read here through one
     /// odb handle (`BlobReader`); a blob that does not read at all (missing, too big, not a blob) is
     /// left out, for `readVersion` to read and explain as before. Also hands back each blob's bytes,
-    /// for the merge to take a side's file as it is.
-    func readVersionsAhead(_ keys: [VersionKey], packs: PackReader)
-        -> (versions: [VersionKey: Version], bytes: [ObjectID: [UInt8]])
+    /// for the merge to take a side's file as it is. A version wanted as a `listing` that reads as
+    /// `CardListing` reads one (canonical and valid) is not decoded: its title is handed back instead.
+    func readVersionsAhead(_ wanted: [(key: VersionKey, listing: Bool)], packs: PackReader)
+        -> (versions: [VersionKey: Version], bytes: [ObjectID: [UInt8]], titles: [VersionKey: String])
     {
-        guard !keys.isEmpty else { return ([:], [:]) }
-        // Each key once, by blob id then card id (indices sorted: the keys' strings are not copied).
-        let order = keys.indices.sorted { left, right in
-            keys[left].blob != keys[right].blob ? keys[left].blob < keys[right].blob : keys[left].id < keys[right].id
+        guard !wanted.isEmpty else { return ([:], [:], [:]) }
+        // Each key once, by blob id then card id (indices sorted: the keys' strings are not copied); a
+        // listing only when every asker takes one.
+        let order = wanted.indices.sorted { left, right in
+            let (one, other) = (wanted[left].key, wanted[right].key)
+            return one.blob != other.blob ? one.blob < other.blob : one.id < other.id
         }
         var unique: [VersionKey] = []
-        unique.reserveCapacity(keys.count)
-        for index in order where unique.last.map({ $0 != keys[index] }) ?? true { unique.append(keys[index]) }
+        var listing: [Bool] = []
+        unique.reserveCapacity(wanted.count)
+        listing.reserveCapacity(wanted.count)
+        for index in order {
+            if unique.last == wanted[index].key {
+                listing[listing.count - 1] = listing[listing.count - 1] && wanted[index].listing
+            } else {
+                unique.append(wanted[index].key)
+                listing.append(wanted[index].listing)
+            }
+        }
         let halves = unique.count >= Deck.parallelVersions && Repository.processors > 1 ? 2 : 1
         let readers = halves == 2 ? [packs, packs.sibling()] : [packs]
         var blobs = [[UInt8]?](repeating: nil, count: unique.count)
         var decoded = [Version?](repeating: nil, count: unique.count)
+        var titles = [String?](repeating: nil, count: unique.count)
         blobs.withUnsafeMutableBufferPointer { blobSlots in
             decoded.withUnsafeMutableBufferPointer { versionSlots in
-                // Each half writes only its own range of the buffers and uses only its own reader; the
-                // first reader counts its blobs in the deck's repository, which no other thread touches
-                // meanwhile (this one waits in `concurrentPerform` until both halves are done).
-                let shared = UncheckedSendable((blobSlots, versionSlots, readers, unique))
-                DispatchQueue.concurrentPerform(iterations: halves) { half in
-                    let (blobSlots, versionSlots, readers, keys) = shared.value
-                    let middle = keys.count / halves
-                    let range = half == 0 ? 0..<middle : middle..<keys.count
-                    let reader = readers[half]
-                    for index in range {
-                        guard let bytes = reader.readBlob(keys[index].blob, limit: Card.maximumFileSize) else {
-                            continue
+                titles.withUnsafeMutableBufferPointer { titleSlots in
+                    // Each half writes only its own range of the buffers and uses only its own reader; the
+                    // first reader counts its blobs in the deck's repository, which no other thread touches
+                    // meanwhile (this one waits in `concurrentPerform` until both halves are done).
+                    let shared = UncheckedSendable((blobSlots, versionSlots, titleSlots, readers, unique, listing))
+                    DispatchQueue.concurrentPerform(iterations: halves) { half in
+                        let (blobSlots, versionSlots, titleSlots, readers, keys, listing) = shared.value
+                        let middle = keys.count / halves
+                        let range = half == 0 ? 0..<middle : middle..<keys.count
+                        let reader = readers[half]
+                        for index in range {
+                            guard let bytes = reader.readBlob(keys[index].blob, limit: Card.maximumFileSize) else {
+                                continue
+                            }
+                            blobSlots[index] = bytes
+                            if listing[index], let listed = CardListing(canonical: bytes, expectedID: keys[index].id) {
+                                titleSlots[index] = listed.title
+                            } else {
+                                versionSlots[index] = Deck.version(bytes, id: keys[index].id)
+                            }
                         }
-                        blobSlots[index] = bytes
-                        versionSlots[index] = Deck.version(bytes, id: keys[index].id)
                     }
                 }
             }
@@ -64,16 +83,23 @@ extension Deck {
             if reader == nil { reader = try? BlobReader(repository) }
             guard let bytes = reader?.read(unique[index].blob, limit: Card.maximumFileSize) else { continue }
             blobs[index] = bytes
-            decoded[index] = Deck.version(bytes, id: unique[index].id)
+            if listing[index], let listed = CardListing(canonical: bytes, expectedID: unique[index].id) {
+                titles[index] = listed.title
+            } else {
+                decoded[index] = Deck.version(bytes, id: unique[index].id)
+            }
         }
         var result: [VersionKey: Version] = [:]
         result.reserveCapacity(unique.count)
         var bytes: [ObjectID: [UInt8]] = [:]
         bytes.reserveCapacity(unique.count)
+        var listedTitles: [VersionKey: String] = [:]
+        listedTitles.reserveCapacity(unique.count)
         for (index, key) in unique.enumerated() {
             if let version = decoded[index] { result[key] = version }
+            if let title = titles[index] { listedTitles[key] = title }
             if let blob = blobs[index] { bytes[key.blob] = blob }
         }
-        return (result, bytes)
+        return (result, bytes, listedTitles)
     }
 }

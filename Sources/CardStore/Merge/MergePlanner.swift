@@ -48,8 +48,13 @@ struct MergePlanner {
     private(set) var disagreeing: [Disagreement] = []
     /// Each changed card's entries, by card id (card paths are ASCII, one path an id).
     private var cardEntries: [String: Deck.MergeEntries] = [:]
-    /// Every card version `decide` reads, read and decoded ahead (`readCardsAhead`).
+    /// Every card version `decide` reads, read and decoded ahead (`readCardsAhead`), but for those `listed`.
     private var ahead: [Deck.VersionKey: Deck.Version] = [:]
+    /// The titles of the versions of cards one side changed that read as `CardListing` reads them
+    /// (canonical, valid), read ahead and not decoded: such a card is decided from them (`decideFromTitles`).
+    private var listed: [Deck.VersionKey: String] = [:]
+    /// The decisions made from titles, for cards one side changed: `DeckMerger` never sees these cards.
+    private var decidedFromTitles: [CardDecision] = []
     /// The bytes of the blobs read ahead, by blob id: a side's file taken as it is.
     private var aheadBytes: [ObjectID: [UInt8]] = [:]
     /// The three versions of each card to merge field by field, by card id.
@@ -116,19 +121,61 @@ struct MergePlanner {
     }
 
     /// Reads and decodes every version of the changed cards that `decide` asks for, ahead (the decoding
-    /// on two threads: `Deck.readVersionsAhead`).
+    /// on two threads: `Deck.readVersionsAhead`); a card one side changed is read as listings first.
     mutating func readCardsAhead() {
-        var wanted: [Deck.VersionKey] = []
+        var wanted: [(key: Deck.VersionKey, listing: Bool)] = []
+        wanted.reserveCapacity(3 * disagreeing.count)
+        cardEntries.reserveCapacity(disagreeing.count)
         for (_, entries, card) in disagreeing {
             guard let id = card else { continue }
             cardEntries[id] = entries
+            // A card one side changed is decided from its versions' titles when both read as listings.
+            let listing = MergePlanner.isOneSided(entries)
             for entry in [entries.base, entries.ours, entries.theirs] {
-                if let entry { wanted.append(Deck.VersionKey(blob: entry.id, id: id)) }
+                if let entry { wanted.append((Deck.VersionKey(blob: entry.id, id: id), listing)) }
             }
         }
         let read = deck.readVersionsAhead(wanted, packs: trees.reader(for: deck.repository))
         ahead = read.versions
         aheadBytes = read.bytes
+        listed = read.titles
+    }
+
+    /// Whether one side has the base's very entry and the other does not: only that side changed the card.
+    static func isOneSided(_ entries: Deck.MergeEntries) -> Bool {
+        (entries.ours == entries.base) != (entries.theirs == entries.base)
+    }
+
+    /// A card one side changed, whose versions both read as listings (valid, canonical: two that differ
+    /// are different cards): decided from their titles, in `DeckMerger.mergeCard`'s words, the changed
+    /// side's file taken as it is. False (nothing done) for any other card.
+    private mutating func decideFromTitles(_ path: String, _ entries: Deck.MergeEntries, id: String) -> Bool {
+        guard MergePlanner.isOneSided(entries) else { return false }
+        let oursChanged = entries.theirs == entries.base
+        let changed = oursChanged ? entries.ours : entries.theirs
+        // A changed mode alone is the same card (`DeckMerger` says unchanged).
+        guard changed?.id != entries.base?.id else { return false }
+        func title(_ entry: TreeEntry?) -> String?? {
+            guard let entry else { return .some(nil) }
+            return listed[Deck.VersionKey(blob: entry.id, id: id)].map { .some($0) }
+        }
+        guard let baseTitle = title(entries.base), let changedTitle = title(changed) else { return false }
+        // Their version's file as it was read (a listed version's bytes are always kept).
+        let theirsBytes = oursChanged ? nil : entries.theirs.flatMap { aheadBytes[$0.id] }
+        if !oursChanged && entries.theirs != nil && theirsBytes == nil { return false }
+        let change: DeckMerger.OneSidedChange
+        switch (baseTitle, changedTitle) {
+        case (nil, nil): return false
+        case (nil, _?): change = .added
+        case (_?, nil): change = .deleted
+        case (_?, _?): change = .edited
+        }
+        decidedFromTitles.append(
+            DeckMerger.oneSidedDecision(
+                id: id, change, byOurs: oursChanged, changedTitle: changedTitle ?? "", baseTitle: baseTitle ?? ""))
+        // Ours is the merge's starting point: only their change is a file to write.
+        if !oursChanged { files.append((path, theirsBytes, entries.theirs?.id, TreeUpdate.fileMode)) }
+        return true
     }
 
     /// Settles one path the sides disagree on: refused, left out and named, a card's versions to merge,
@@ -153,16 +200,14 @@ struct MergePlanner {
     /// A card both sides' versions of which are read: its versions merged field by field, or, when a
     /// version is invalid, a side's last valid version merged instead or one side's file kept.
     private mutating func decideCard(_ path: String, _ entries: Deck.MergeEntries, id: String) throws(StoreError) {
+        if decideFromTitles(path, entries, id: id) { return }
         // A side that did not change the card has the base's blob: read it once.
-        let original = try deck.readVersion(entries.base, path: path, id: id, ahead: ahead)
-        let mine =
-            entries.ours == entries.base
-            ? original : try deck.readVersion(entries.ours, path: path, id: id, ahead: ahead)
+        let original = try readVersion(entries.base, path: path, id: id)
+        let mine = entries.ours == entries.base ? original : try readVersion(entries.ours, path: path, id: id)
         let other =
             entries.theirs == entries.base
             ? original
-            : entries.theirs == entries.ours
-                ? mine : try deck.readVersion(entries.theirs, path: path, id: id, ahead: ahead)
+            : entries.theirs == entries.ours ? mine : try readVersion(entries.theirs, path: path, id: id)
         let theirsChanged = entries.theirs?.id != entries.base?.id
         let oursChanged = entries.ours?.id != entries.base?.id
         // Both changed the card, one side's file is broken: that side's last valid version since the
@@ -207,6 +252,17 @@ struct MergePlanner {
         cardVersions.oursIsBase = entries.base != nil && entries.ours == entries.base
         cardVersions.theirsIsBase = entries.base != nil && entries.theirs == entries.base
         versions[id] = cardVersions
+    }
+
+    /// A card version: decoded ahead, or read ahead as a listing and decoded now (its card not decided
+    /// from titles after all), or read now.
+    private func readVersion(_ entry: TreeEntry?, path: String, id: String) throws(StoreError) -> Deck.Version {
+        if let entry, entry.kind == .blob, ahead[Deck.VersionKey(blob: entry.id, id: id)] == nil,
+            let bytes = aheadBytes[entry.id]
+        {
+            return Deck.version(bytes, id: id)
+        }
+        return try deck.readVersion(entry, path: path, id: id, ahead: ahead)
     }
 
     /// A file that is no card: one side's version picked, or both merged line by line, or a conflict
@@ -296,7 +352,11 @@ struct MergePlanner {
     mutating func mergeCards() throws(StoreError) -> DeckMergeResult {
         if !conflictedFiles.isEmpty { throw Deck.fileConflictError(conflictedFiles, theirsName: theirsName) }
         let result = DeckMerger.merge(versions, ours: oursSide, theirs: theirsSide, policy: policy)
-        report.decisions = result.decisions
+        // In id order, as `DeckMerger` orders its own (ids are unique: a card is decided one way or the other).
+        report.decisions =
+            decidedFromTitles.isEmpty
+            ? result.decisions
+            : (result.decisions + decidedFromTitles).sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
         for decision in result.decisions where decision.kind == .tookOurs || decision.kind == .tookTheirs {
             sideTaken[decision.id] = decision.kind
         }
@@ -373,7 +433,7 @@ struct MergePlanner {
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         // Split at the first colon by bytes (a merge of 2,000 cards has 2,000 of these lines; searching
         // them by `Character` was most of building the message).
-        var trailers: [(String, String)] = result.trailers.compactMap { line in
+        var trailers: [(String, String)] = report.decisions.flatMap(\.trailers).compactMap { line in
             guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
             let value = line.utf8[line.utf8.index(after: colon)...].drop { $0 == UInt8(ascii: " ") }
             return (String(line[..<colon]), String(decoding: value, as: UTF8.self))
@@ -383,7 +443,7 @@ struct MergePlanner {
             trailers.append(("Card-Invalid", "\(version.path) of \(version.commit.hex) set aside for the valid change"))
         }
         trailers.append(("Op", "merge"))
-        let changed = result.decisions.filter { $0.kind != .unchanged }.count + report.changedWithoutDecision
+        let changed = report.decisions.filter { $0.kind != .unchanged }.count + report.changedWithoutDecision
         let conflicts = result.newConflicts.count
         report.conflicts = conflicts
         var body = "\(changed) card\(changed == 1 ? "" : "s") changed on either side"
@@ -407,9 +467,10 @@ struct MergePlanner {
             disagreeing = []
             cardEntries = [:]
             ahead = [:]
+            listed = [:]
             versions = [:]
             sideTaken = [:]
         }
-        return Leftovers((changes, disagreeing, cardEntries, ahead, versions, result.cards, sideTaken))
+        return Leftovers((changes, disagreeing, cardEntries, ahead, listed, versions, result.cards, sideTaken))
     }
 }
