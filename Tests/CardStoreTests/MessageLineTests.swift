@@ -25,7 +25,7 @@ struct MessageLineTests {
 /// a plain byte-level statement of the rule on random paths over an alphabet rich in what it looks for
 /// (dots, slashes, "git" in any case, combining marks, a non-ASCII capital I with a dot). Seeded; the
 /// seed and path are in every failure message.
-@Suite("Safe working paths: parts split on the byte, checked as the rule says")
+@Suite("Safe working paths: parts split on the byte, checked as the rule says", .scratchFolder)
 struct SafePathTests {
     /// The rule, stated plainly: not empty, not absolute; no part empty, ".", ".." or ".git" in any
     /// ASCII case, parts being what lies between "/" bytes.
@@ -67,7 +67,7 @@ struct SafePathTests {
             #expect(Deck.isSafeWorkingPath(path), "\(path.debugDescription) refused")
         }
         // The folder before such a slash is still checked for a link out of the deck.
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: false)
         let outside = scratch.path("outside")
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)

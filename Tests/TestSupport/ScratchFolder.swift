@@ -9,9 +9,13 @@ public final class ScratchFolder: @unchecked Sendable {
     /// The folder.
     public let root: String
 
+    /// The HOME of the programs this test starts: an empty folder beside `root` (never the user's
+    /// ~/.gitconfig), removed with it. Beside, not inside: a test may list everything in `root`.
+    public let home: String
+
     /// The variables a program this test starts is given on top of the process's (`GitRunner` passes
-    /// them; never `setenv`): HOME and XDG_CONFIG_HOME in this folder (`home`, empty: never the user's
-    /// ~/.gitconfig), no system git configuration, the author, no fsync.
+    /// them; never `setenv`): HOME and XDG_CONFIG_HOME (`home`), no system git configuration, the
+    /// author, no fsync.
     public let environment: [String: String]
 
     /// The folder of the test running now, bound by `ScratchFolderTrait` for the test's whole run.
@@ -25,22 +29,24 @@ public final class ScratchFolder: @unchecked Sendable {
         }
     }
 
-    /// Makes a new scratch folder holding an empty `home`.
+    /// Makes a new, empty scratch folder and its `home`.
     public init() throws {
         ScratchFolder.prepareProcessEnvironment()
         root = TemporaryFolder.path + "/cards-store-\(UUID().uuidString.prefix(8))"
-        let home = root + "/home"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        home = root + ".home"
         environment = ScratchFolder.settings.merging(["HOME": home, "XDG_CONFIG_HOME": home]) { _, new in new }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     }
 
     deinit {
         remove()
     }
 
-    /// Removes the folder and everything in it (again when released: nothing is left either way).
+    /// Removes the folder, everything in it and `home` (again when released: nothing is left either way).
     func remove() {
         try? FileManager.default.removeItem(atPath: root)
+        try? FileManager.default.removeItem(atPath: home)
     }
 
     /// `name` inside the folder.
