@@ -147,19 +147,24 @@ let package = Package(
         .testTarget(name: "VCardTests", dependencies: ["VCard", "CardModel", "TestSupport"]),
         .testTarget(name: "SwipeEngineTests", dependencies: ["SwipeEngine", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SwipeEngine", "TestSupport"]),
-        // GitCore's own tests (packs, the index, trees, SHA-1, replies, the lazy loaders): no deck in them.
+        // GitCore's own tests (packs, the index, trees, SHA-1, replies, local transfer, the lazy loaders): no
+        // CardStore in them (a deck's repository made by git or by GitCore's own calls).
         .testTarget(
             name: "GitCoreTests", dependencies: ["GitCore", "CGit2", "CFastCRC", "TestSupport"] + lazyTargets,
             swiftSettings: staticDefine),
         .testTarget(
             name: "CardStoreTests",
-            dependencies: ["CardStore", "GitCore", "CGit2", "CardModel", "DeckMerge", "SwipeEngine", "TestSupport"]),
+            dependencies: [
+                "CardStore", "GitCore", "CardModel", "DeckMerge", "SwipeEngine", "SeededRandom", "TestSupport",
+            ]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         // The command line in-process: usage, help and exit statuses (no process, no deck).
         .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI"]),
         .testTarget(
             name: "DeckServerTests",
-            dependencies: ["DeckServer", "CardStore", "CardModel", "CardLook", "SwipeEngine", "TestSupport"]),
+            dependencies: [
+                "DeckServer", "CardStore", "CardModel", "CardLook", "SwipeEngine", "SeededRandom", "TestSupport",
+            ]),
         // The built `cards` against real repositories and servers; CardStore and GitCore in-process too, for
         // what a Swift app embedding the library does (LibraryCredentialsTests).
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "CardStore", "GitCore", "TestSupport"]),

@@ -4,7 +4,7 @@ import Testing
 @testable import CardStore
 import TestSupport
 
-@Suite("Many working-tree files written in two halves")
+@Suite("Many working-tree files written in two halves", .scratchFolder)
 struct BulkWriteTests {
     /// `count` files spread over card-like folders under `root`, each holding its own name.
     static func files(_ count: Int, under root: String) -> [(full: String, bytes: [UInt8])] {
@@ -21,7 +21,7 @@ struct BulkWriteTests {
 
     @Test("3,000 files: each written with its own bytes, no temporary file left")
     func written() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let files = Self.files(3_000, under: scratch.root)
         try Deck.writeFilesInBulk(files, durable: false)
         for file in files {

@@ -8,7 +8,7 @@ import TestSupport
 
 /// The deck lock's holder record is written over the last one in place, one length for every pid, so
 /// that what a waiting process reads is always the present holder's pid alone.
-@Suite("Deck lock: the holder's record written over in place")
+@Suite("Deck lock: the holder's record written over in place", .scratchFolder)
 struct DeckLockTests {
     @Test("every record has one length and holds its pid's digits alone")
     func recordShape() {
@@ -22,7 +22,7 @@ struct DeckLockTests {
 
     @Test("a lock file left longer (or shorter) than a record holds exactly this holder's record")
     func leftoversCovered() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         for leftover in ["pid 1234567890123456789012345678901234567890\n", "pid 9\n", ""] {
             let path = scratch.path("cards-\(leftover.count).lock")
             #expect(FileManager.default.createFile(atPath: path, contents: Data(leftover.utf8)))
@@ -35,11 +35,11 @@ struct DeckLockTests {
 }
 
 /// A bare deck's write flag names its writer only: there are no files or index to bring along.
-@Suite("Write flag: what it names on a bare deck and with a working tree")
+@Suite("Write flag: what it names on a bare deck and with a working tree", .scratchFolder)
 struct WriteFlagTests {
     @Test("a bare deck's flag holds the pid alone; a working tree's, each path with its blob")
     func flagLines() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let blob = ObjectID.blobHash(of: Array("{}".utf8))
         let files: [(path: String, blob: ObjectID?)] = [("cards/ab/x.json", blob), ("cards/cd/y.json", nil)]
         for bare in [true, false] {

@@ -5,36 +5,11 @@ import GitCore
 import TestSupport
 import Testing
 
-@Suite("Fast write path: patched index, packed imports, SHA-1")
+@Suite("Fast write path: patched index, packed imports", .scratchFolder)
 struct FastWritePathTests {
-    @Test("the native and portable SHA-1 agree, on empty, odd and multi-block inputs")
-    func sha1Agrees() {
-        var generator = SplitMix64(seed: 7)
-        for length in [0, 1, 55, 56, 63, 64, 65, 1000, 100_003] {
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let fast = bytes.withUnsafeBytes { SHA1.digest($0) }
-            let portable = bytes.withUnsafeBytes { SHA1.portableDigest($0) }
-            #expect(fast == portable, "length \(length)")
-        }
-        let abc = Array("abc".utf8).withUnsafeBytes { SHA1.portableDigest($0) }
-        #expect(ObjectID(bytes: abc).hex == "a9993e364706816aba3e25717850c26c9cd0d89d")
-    }
-
-    @Test("an object id's hex: two lowercase digits a byte, in order, and read back to the same id")
-    func hexDigits() {
-        var generator = SplitMix64(seed: 11)
-        for round in 0..<500 {
-            let bytes = (0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let id = ObjectID(bytes: round == 0 ? [UInt8](repeating: 0xFF, count: 20) : bytes)
-            let expected = id.bytes.map { String(format: "%02x", $0) }.joined()
-            #expect(id.hex == expected, "round \(round)")
-            #expect(ObjectID(hex: id.hex) == id, "round \(round)")
-        }
-    }
-
     @Test("after imports (packed), adds, edits and deletes the index matches git: status clean, fsck clean")
     func indexStaysTrue() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
         let cards = makeCards(600)
         try deck.importCards(cards, source: "test")
@@ -69,7 +44,7 @@ struct FastWritePathTests {
         "a same-size hand edit in the second of the index's entry and of the index itself still shows in git status after a later write"
     )
     func sameSecondHandEditStaysVisible() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let directory = scratch.path("deck")
         let deck = try Deck.create(at: directory, name: "Test", bare: false)
         let cards = makeCards(3)
@@ -110,7 +85,7 @@ struct FastWritePathTests {
 
     @Test("a card folder in an old mode spelling (100664): the splice gives way, libgit2 builds the tree, all packed")
     func oddModeFolderFallsBack() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let directory = scratch.path("deck")
         let deck = try Deck.create(at: directory, name: "Test", bare: true)
         let cards = makeCards(40)
@@ -158,7 +133,7 @@ struct FastWritePathTests {
 
     @Test("an index the patch does not handle (a stray file under cards/) falls back to libgit2")
     func fallsBack() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
         try FileManager.default.createDirectory(atPath: scratch.path("deck/cards"), withIntermediateDirectories: true)
         try "note\n".write(toFile: scratch.path("deck/cards/README"), atomically: false, encoding: .utf8)
@@ -170,12 +145,13 @@ struct FastWritePathTests {
     }
 }
 
-@Suite("Reading every card of a big deck: from the packs, and through libgit2 where they cannot be read")
+@Suite(
+    "Reading every card of a big deck: from the packs, and through libgit2 where they cannot be read", .scratchFolder)
 struct AllCardsReadTests {
     @Test(
         "a deck of 2,400 cards repacked with deltas, and cards added since: every card read, each as libgit2 reads it")
     func everyCardRead() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("deck")
         let deck = try Deck.create(at: path, name: "Big", bare: true)
         try deck.importCards(makeCards(2_400), source: "test")

@@ -3,11 +3,11 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("FileSystem.canonical: one spelling per place")
+@Suite("FileSystem.canonical: one spelling per place", .scratchFolder)
 struct FileSystemPathTests {
     @Test("dots, slashes and symbolic links, for folders that exist and that do not yet")
     func spellings() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let real = scratch.path("real")
         try FileManager.default.createDirectory(atPath: real + "/inside", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: scratch.path("link"), withDestinationPath: real)

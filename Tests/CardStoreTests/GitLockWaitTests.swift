@@ -48,7 +48,7 @@ extension LockWaitNoticeTests {
         "a stale git lock (index.lock, the branch's refs/heads/main.lock): the add fails within 2 s, naming the file and saying to remove it or run fsck --repair",
         arguments: ["index.lock", "refs/heads/main.lock"])
     func staleGitLock(_ name: String) throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: false)
         let before = try deck.snapshot().commit
         let lock = "\(deck.gitDirectory)/\(name)"
@@ -73,7 +73,7 @@ extension LockWaitNoticeTests {
         "index.lock and main.lock held open by a live process for 2.5 s: named with its pid after about 1 s, then the add goes in",
         arguments: ["index.lock", "refs/heads/main.lock"])
     func heldLock(_ name: String) throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: false)
         let lock = "\(deck.gitDirectory)/\(name)"
         let said = Said()

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The index keeps true file data for the cards: an import's entries are not left smudged (size 0,
 /// read and hashed again by every status).
-@Suite("Index file data: not smudged for nothing")
+@Suite("Index file data: not smudged for nothing", .scratchFolder)
 struct IndexRefreshTests {
     /// Each entry of `git ls-files --debug` in `deck`: path, mtime (seconds, nanoseconds), size.
     static func entries(_ scratch: ScratchFolder, _ deck: String) throws -> [(
@@ -49,7 +49,7 @@ struct IndexRefreshTests {
 
     @Test("after an import and an edit, no card older than the index is smudged")
     func importNotSmudged() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let (path, deck, cards) = try Self.importedDeck(scratch, count: 300)
         try deck.edit(cards[7].id, CardEdit(title: "Edited"))
         let index = try Self.indexTime(path)
@@ -61,7 +61,7 @@ struct IndexRefreshTests {
 
     @Test("status never writes the index (another command may have written it during the scan)")
     func statusDoesNotWrite() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let (path, deck, cards) = try Self.importedDeck(scratch, count: 40)
         // Touched card files (same content, a new time): a refreshing status would write the index.
         let stamp = timespec(tv_sec: Int(Date().timeIntervalSince1970) - 100, tv_nsec: 123_456_789)

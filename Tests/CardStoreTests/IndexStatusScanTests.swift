@@ -8,7 +8,7 @@ import TestSupport
 
 /// The hand-edit scan from the index's stat data (`IndexStatusScan`) finds every path libgit2's status
 /// finds, and gives way to it where it does not read the working tree itself.
-@Suite("Hand-edit scan from the index")
+@Suite("Hand-edit scan from the index", .scratchFolder)
 struct IndexStatusScanTests {
     /// The scan's paths for `deck` against main, nil when it gives way to libgit2.
     static func scan(_ deck: Deck) throws -> Set<String>? {
@@ -88,7 +88,7 @@ struct IndexStatusScanTests {
 
     @Test("an untracked file, a conflict or a folder the index does not know: the scan gives way to libgit2")
     func givesWay() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let root = scratch.path("deck")
         let deck = try Deck.create(at: root, name: "Scan", bare: false)
         let cards = makeCards(20)
@@ -118,7 +118,7 @@ struct IndexStatusScanTests {
 
     @Test("a deck copied with cp -a: the first commit of hand edits records the new stat data, as git's refresh")
     func copiedDeckRefreshed() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let root = scratch.path("deck")
         let deck = try Deck.create(at: root, name: "Scan", bare: false)
         try deck.importCards(makeCards(50), source: "test")

@@ -6,11 +6,11 @@ import Testing
 
 /// This device's keeps (`.git/cards-kept`) beside its undo: the undo takes back whichever came last, a
 /// keep (nothing committed) or an operation (an `Undo:` commit).
-@Suite("Kept cards and the device's undo")
+@Suite("Kept cards and the device's undo", .scratchFolder)
 struct KeptCardsTests {
     @Test("a keep after a delete is undone first; a delete after a keep is undone first")
     func undoOrder() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "test", bare: false)
         let a = try deck.add(title: "A", indexURL: "https://example.org/a")
         let b = try deck.add(title: "B", indexURL: "https://example.org/b")
@@ -41,7 +41,7 @@ struct KeptCardsTests {
 
     @Test("a damaged keeps file reads as no keeps, and is written whole again")
     func damagedFile() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "test", bare: false)
         let a = try deck.add(title: "A", indexURL: "https://example.org/a")
         try Data([0xFF, 0x09, 0x0A, 0x00] + Array("not\tan id\n\t\t\n".utf8)).write(

@@ -7,11 +7,11 @@ import Testing
 @testable import CardStore
 import TestSupport
 
-@Suite("The library as an app uses it")
+@Suite("The library as an app uses it", .scratchFolder)
 struct LibraryUseTests {
     @Test("fetch(remote:) and merge(reference:) bring another device's cards in; an unknown reference is named")
     func fetchAndMergeByName() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let remote = scratch.path("remote.git")
         _ = try Deck.create(at: remote, name: "Shared", bare: true)
         let laptop = try Deck.clone(from: remote, to: scratch.path("laptop"), settings: .fromEnvironment())
@@ -29,7 +29,7 @@ struct LibraryUseTests {
 
     @Test("a card that breaks a rule: .invalidCard with the field at fault, so a form can mark it")
     func invalidCardNamesTheField() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: true)
         let colour = #expect(throws: StoreError.self) {
             try deck.add(title: "Ada", indexURL: "https://ada.example", color: "chartreuse-ish")
@@ -41,7 +41,7 @@ struct LibraryUseTests {
 
     @Test("docs/LIBRARY.md's samples, as written there (paths in a scratch folder)")
     func documentedSamples() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("my-deck"), name: "Mine", bare: false)
         let card = try deck.add(title: "Ada on Codeberg", indexURL: "https://codeberg.org/ada", color: "teal")
         try deck.edit(card.id, CardEdit(color: "purple"))
@@ -79,7 +79,7 @@ struct LibraryUseTests {
     @Test(
         "a merge whose conflict record takes a card past a limit (here its size) keeps the card as merged and names it")
     func mergedCardPastALimitIsNamed() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let remote = scratch.path("remote.git")
         _ = try Deck.create(at: remote, name: "Shared", bare: true)
         let laptop = try Deck.clone(from: remote, to: scratch.path("laptop"), settings: .fromEnvironment())
@@ -105,7 +105,7 @@ struct LibraryUseTests {
 
     @Test("a deck kept open across writes: fsck and hand edits read the index as it is now, not as first read")
     func longLivedDeckReadsTheCurrentIndex() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "Open", bare: false)
         let kept = try deck.add(title: "Kept", indexURL: "https://kept.example")
         for round in 0..<3 {
@@ -124,7 +124,7 @@ struct LibraryUseTests {
 
     @Test("a deck created without a name is named after its folder, less a .git ending")
     func defaultNameIsTheFolders() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         #expect(try Deck.create(at: scratch.path("work.git"), name: nil, bare: true).snapshot().name() == "work")
         #expect(try Deck.create(at: scratch.path("home"), name: nil, bare: false).snapshot().name() == "home")
         #expect(try Deck.create(at: scratch.path(".git.d/.git"), name: nil, bare: true).snapshot().name() == ".git")
@@ -134,7 +134,7 @@ struct LibraryUseTests {
         "a clone clears what killed clones left beside it: of its own name at once, of other names once ten minutes old"
     )
     func abandonedClonesCleared() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let remote = scratch.path("remote.git")
         _ = try Deck.create(at: remote, name: "Shared", bare: true)
         // Left by processes that no longer run (no pid is this large).

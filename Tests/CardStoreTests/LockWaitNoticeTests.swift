@@ -8,7 +8,8 @@ import TestSupport
 /// Serialized, with the git lock waits (GitLockWaitTests.swift): every test that sets the process-wide
 /// `Deck.lockWaitNotice` is here, so none sees another's notices.
 @Suite(
-    "Lock wait notice: a wait for another process's deck lock, or git's, is told once, naming the holder", .serialized)
+    "Lock wait notice: a wait for another process's deck lock, or git's, is told once, naming the holder", .serialized,
+    .scratchFolder)
 struct LockWaitNoticeTests {
     /// What the notice was given, from whichever thread.
     final class Said: @unchecked Sendable {
@@ -28,7 +29,7 @@ struct LockWaitNoticeTests {
 
     @Test("an add behind a process holding the deck lock for 2.5 s: told once, naming that process, then added")
     func toldOnce() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: true)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
@@ -58,7 +59,7 @@ struct LockWaitNoticeTests {
 extension LockWaitNoticeTests {
     @Test("a lock timeout of infinity or NaN is kept to what every message can say")
     func boundedTimeout() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: true)
         deck.lockTimeout = .infinity
         #expect(deck.lockTimeout == Deck.longestLockTimeout)

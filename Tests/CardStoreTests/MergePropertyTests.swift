@@ -8,7 +8,7 @@ import Testing
 
 /// Random histories on real repositories: three devices edit a shared deck and merge each other in
 /// random orders. Seeded; the seed is in every failure message (`MERGE_STORE_SEEDS=N` for more).
-@Suite("Store merge properties")
+@Suite("Store merge properties", .scratchFolder)
 struct MergePropertyTests {
     static let seeds = TestSeeds.list("MERGE_STORE_SEEDS", count: 24, from: 1_000)
 
@@ -16,7 +16,7 @@ struct MergePropertyTests {
         "symmetric merges give identical trees; no card lost; every file valid; syncing until quiet converges",
         arguments: seeds)
     func randomHistories(seed: UInt64) throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         var random = SplitMix64(seed: seed)
         let names = ["a.git", "b.git", "c.git"]
         let first = try Deck.create(at: scratch.path(names[0]), name: "P", bare: true)

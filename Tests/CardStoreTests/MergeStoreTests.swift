@@ -6,7 +6,7 @@ import GitCore
 import Testing
 import TestSupport
 
-@Suite("Store-level merge")
+@Suite("Store-level merge", .scratchFolder)
 struct MergeStoreTests {
     /// Two bare decks that share a history: `a` made by init, `b` a clone by path (git CLI).
     func twoDevices(_ scratch: ScratchFolder, cards: [Card]) throws -> (Deck, Deck) {
@@ -27,7 +27,7 @@ struct MergeStoreTests {
 
     @Test("merging A into B and B into A gives the same tree, with both edits and a conflict record")
     func symmetricMerge() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let cards = makeCards(20)
         let (a, b) = try twoDevices(scratch, cards: cards)
         try a.edit(cards[0].id, CardEdit(title: "A title"))
@@ -71,7 +71,7 @@ struct MergeStoreTests {
 
     @Test("policy delete deletes a card edited on the other side; its edit stays in history")
     func policyDelete() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let cards = makeCards(5)
         let (a, b) = try twoDevices(scratch, cards: cards)
         try a.delete([cards[0].id])
@@ -86,7 +86,7 @@ struct MergeStoreTests {
 
     @Test("dry run decides the same and writes nothing; up to date and fast-forward")
     func dryRunAndFastForward() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let cards = makeCards(5)
         let (a, b) = try twoDevices(scratch, cards: cards)
         try b.edit(cards[1].id, CardEdit(title: "From B"))
@@ -113,7 +113,7 @@ struct MergeStoreTests {
 
     @Test("a merge of two 10,000-card decks that each changed 100 cards reads about 200 cards, not 10,000")
     func mergeCostGrowsWithChanges() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let cards = makeCards(10_000)
         let (a, b) = try twoDevices(scratch, cards: cards)
         for index in 0..<100 {
@@ -137,7 +137,7 @@ struct MergeStoreTests {
 
     @Test("criss-cross histories merge correctly")
     func crissCross() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let cards = makeCards(6)
         let (a, b) = try twoDevices(scratch, cards: cards)
         try a.edit(cards[0].id, CardEdit(title: "A1"))
@@ -165,7 +165,7 @@ struct MergeStoreTests {
 
     @Test("unrelated histories: refused as git refuses them; asked for, merged against an empty base, every card kept")
     func unrelated() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let a = try Deck.create(at: scratch.path("a.git"), name: "A", bare: true)
         try a.importCards(makeCards(3, prefix: "A", seed: 1), source: "a")
         let b = try Deck.create(at: scratch.path("b.git"), name: "B", bare: true)

@@ -4,7 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Commit messages and reflog lines keep each value on its line, whatever line breaks it holds.
+/// Commit messages keep each value on its line, whatever line breaks it holds (reflog lines:
+/// GitCoreTests' `ReflogLineTests`).
 @Suite("Message lines: a value's line breaks never start a new line")
 struct MessageLineTests {
     @Test(
@@ -17,21 +18,6 @@ struct MessageLineTests {
         #expect(lines[2].hasPrefix("Card-Title: a") || lines[2] == "Card-Title: plain")
         #expect(lines[3] == "Op: edit")
     }
-
-    @Test("a reflog message with CR, LF and CRLF stays one reflog line")
-    func reflogOnOneLine() throws {
-        let id = ObjectID(bytes: [UInt8](repeating: 7, count: 20))
-        let committer = Signature(name: "N", email: "n@example.invalid", time: 0, offsetMinutes: 0)
-        let line = try Repository.reflogLine(old: nil, new: id, committer: committer, message: "cards: x\r\ny\rz\nw")
-        #expect(line.filter { $0 == UInt8(ascii: "\n") }.count == 1 && line.last == UInt8(ascii: "\n"))
-        #expect(!line.contains(UInt8(ascii: "\r")))
-        #expect(String(decoding: line, as: UTF8.self).hasSuffix("\tcards: x  y z w\n"))
-        // Who and when as the commit's committer line has them (libgit2 trims a signature's ends).
-        let padded = Signature(name: " Ada. ", email: " ada@example.invalid ", time: 5, offsetMinutes: -90)
-        let padLine = try Repository.reflogLine(old: id, new: id, committer: padded, message: "m")
-        let text = String(decoding: padLine, as: UTF8.self)
-        #expect(text == "\(id.hex) \(id.hex) Ada <ada@example.invalid> 5 -0130\tm\n", "\(text)")
-    }
 }
 
 /// The path check works on bytes: "/" ends a part even when a combining mark follows it (as one
@@ -39,7 +25,7 @@ struct MessageLineTests {
 /// a plain byte-level statement of the rule on random paths over an alphabet rich in what it looks for
 /// (dots, slashes, "git" in any case, combining marks, a non-ASCII capital I with a dot). Seeded; the
 /// seed and path are in every failure message.
-@Suite("Safe working paths: parts split on the byte, checked as the rule says")
+@Suite("Safe working paths: parts split on the byte, checked as the rule says", .scratchFolder)
 struct SafePathTests {
     /// The rule, stated plainly: not empty, not absolute; no part empty, ".", ".." or ".git" in any
     /// ASCII case, parts being what lies between "/" bytes.
@@ -81,7 +67,7 @@ struct SafePathTests {
             #expect(Deck.isSafeWorkingPath(path), "\(path.debugDescription) refused")
         }
         // The folder before such a slash is still checked for a link out of the deck.
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "L", bare: false)
         let outside = scratch.path("outside")
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)

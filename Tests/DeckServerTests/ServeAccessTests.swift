@@ -7,7 +7,7 @@ import Testing
 
 /// Getting in: the token from the cookie, header or query; the names this machine answers to; the
 /// addresses printed; the home-screen icon; and per-address connection limits against a flood.
-@Suite("Serve access")
+@Suite("Serve access", .scratchFolder)
 struct ServeAccessTests {
     static let names = MachineAddresses(ipv4: ["192.168.1.5"], ipv6: [], hostName: "mylaptop").hostNames
     static let network = RequestGuard(address: "0.0.0.0", port: 8025, token: "s3cret", names: names)
@@ -101,7 +101,7 @@ struct ServeAccessTests {
 
     @Test("the first load trades a right query token for the cookie, never a wrong one; the routes of the way in")
     func exchange() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let deck = try Deck.create(at: scratch.path("deck"), name: "Test", bare: false)
         let id = try deck.add(title: "Ada", indexURL: "https://example.org/ada").id
         let checks = RequestGuard(address: "0.0.0.0", port: 8025, token: "s3cret", names: [])

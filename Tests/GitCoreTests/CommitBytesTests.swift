@@ -8,7 +8,7 @@ import Testing
 /// `git_commit_create_buffer` on random signatures (spaces, punctuation and control characters at the
 /// ends, angle brackets, NULs, other scripts), time zones, times and messages: the same bytes, or both
 /// refusing. Seeded; the seed is in every failure message.
-@Suite("Commit bytes: as libgit2 makes them")
+@Suite("Commit bytes: as libgit2 makes them", .scratchFolder)
 struct CommitBytesTests {
     static let seeds: [UInt64] = (0..<UInt64(8)).map { 11_000 + $0 }
 
@@ -72,7 +72,7 @@ struct CommitBytesTests {
     @Test("random signatures, zones, times and messages: libgit2's bytes, or both refuse", arguments: seeds)
     func matchesLibgit2(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let directory = scratch.path("repo.git")
         try scratch.git(["init", "-q", "--bare", directory], in: scratch.root)
         let repository = try Repository.open(at: directory)

@@ -7,7 +7,7 @@ import Testing
 
 /// The streamed index patch against two oracles: the old one-array builder (`LegacyIndexPatch`),
 /// which the output must equal byte for byte, and git's own reading of the result.
-@Suite("Fast write path: the streamed index patch equals the old builder and satisfies git")
+@Suite("Fast write path: the streamed index patch equals the old builder and satisfies git", .scratchFolder)
 struct FastWritePathIndexTests {
     /// A one-card (or few-card) operation on the fixture's index.
     enum Scenario: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -219,7 +219,7 @@ struct FastWritePathIndexTests {
 
     @Test("a cached tree nested past any real path declines instead of exhausting the stack")
     func deepCachedTree() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("index")
         let update = IndexUpdate(path: GitIndexFixture.cardPath(id: "0123abcd-0000-4000-8000-000000000000"), file: nil)
         for (depth, writes) in [(200, true), (IndexPatch.cachedTreeDepthLimit + 1, false), (200_000, false)] {
@@ -242,7 +242,7 @@ struct FastWritePathIndexTests {
 
     @Test("writeAll with more buffers than one writev takes, empty ones among them, writes them all in order")
     func writevBatches() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("pieces")
         var generator = SplitMix64(seed: 3)
         let pieces = (0..<(FileSync.vectorLimit * 2 + 37)).map { index in

@@ -87,17 +87,12 @@ final class GitIndexFixture {
 
     /// A card path `cards/xx/<id>.json`.
     static func cardPath(id: String) -> String {
-        "cards/\(id.prefix(2))/\(id).json"
+        CardFiles.path(id: id)
     }
 
     /// A random lower-case UUID-shaped card id.
     func randomID() -> String {
-        var hex = ""
-        for index in 0..<32 {
-            if [8, 12, 16, 20].contains(index) { hex += "-" }
-            hex += String(generator.next() % 16, radix: 16)
-        }
-        return hex
+        CardFiles.randomID(using: &generator)
     }
 
     /// Writes a working-tree file (folders made), with a modification time of `seconds` when given.

@@ -57,7 +57,7 @@ struct PackConsolidationTests {
 
 /// Combining packs on disk: objects copied as they lie (deltas read whole), every object kept with
 /// its content, and a damaged entry stopping the combination with every old pack still there.
-@Suite("Pack consolidation on disk")
+@Suite("Pack consolidation on disk", .scratchFolder)
 struct PackConsolidationDiskTests {
     /// The path of a bare repository with a pack per commit, written by git (deltas among similar files).
     static func manyPacks(_ scratch: ScratchFolder, commits: Int) throws -> String {
@@ -96,7 +96,7 @@ struct PackConsolidationDiskTests {
 
     @Test("combined packs hold every object with the same content, git fsck finds nothing wrong")
     func combinedKeepsEverything() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let bare = try Self.manyPacks(scratch, commits: 12)
         let before = try Self.packCount(bare)
         let listing = ["cat-file", "--batch-all-objects", "--batch-check"]
@@ -113,7 +113,7 @@ struct PackConsolidationDiskTests {
 
     @Test("an index whose list of ids was damaged: that pack left as it is, the others combined without it")
     func damagedIndexLeftOut() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let bare = try Self.manyPacks(scratch, commits: 8)
         let folder = bare + "/objects/pack"
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
@@ -140,7 +140,7 @@ struct PackConsolidationDiskTests {
 
     @Test("an entry whose bytes fail its CRC: nothing combined, every old pack still there")
     func damagedEntryStops() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let bare = try Self.manyPacks(scratch, commits: 8)
         let folder = bare + "/objects/pack"
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".pack") }
@@ -178,7 +178,7 @@ extension PackConsolidationDiskTests {
         "git repacking: a live or fresh .tmp- pack and gc.pid count; a killed repack's old one, a 12-hour-old gc.pid do not"
     )
     func leftoversDoNotStopConsolidation() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let bare = scratch.path("repo.git")
         try scratch.git(["init", "-q", "--bare", bare], in: scratch.root)
         let repository = try Repository.open(at: bare)

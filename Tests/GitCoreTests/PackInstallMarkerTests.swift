@@ -6,7 +6,7 @@ import Testing
 /// The marker of packs being installed (`cards-pack-pending`) is written over in place, never cut to
 /// nothing first (ext4 then writes it out on close, and the next cut waits for that): what it names
 /// must still be exactly the last record, and a cleared marker must name nothing.
-@Suite("Pack install marker: written over in place, naming only the last record")
+@Suite("Pack install marker: written over in place, naming only the last record", .scratchFolder)
 struct PackInstallMarkerTests {
     /// A pack folder inside a scratch git folder (`<root>/git/objects/pack`), with packs named
     /// `pack-<c×40>` for each character, left without an index.
@@ -31,7 +31,7 @@ struct PackInstallMarkerTests {
 
     @Test("a record, a clear and a shorter record: only the last record's packs are named, and the file is never cut")
     func recordClearRecord() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let folder = try Self.packFolder(scratch, orphans: ["a", "b", "c"])
         let marker = PackInstallMarker(packFolder: folder)
         #expect(!marker.isMarked())
@@ -59,7 +59,7 @@ struct PackInstallMarkerTests {
 
     @Test("a marker grown past what is blanked in place (never ours) is cut, and names only the new record")
     func oversizedMarkerIsCut() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let folder = try Self.packFolder(scratch, orphans: ["d", "e"])
         let marker = PackInstallMarker(packFolder: folder)
         let junk = Array(repeating: Self.base(folder, "e") + "\n", count: PackInstallMarker.blankedLength / 40).joined()
@@ -74,7 +74,7 @@ struct PackInstallMarkerTests {
 
     @Test("at the length blanked in place a cleared marker names nothing; one byte longer it is cut at the next clear")
     func blankedLengthBoundary() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let folder = try Self.packFolder(scratch, orphans: [])
         let marker = PackInstallMarker(packFolder: folder)
         for length in [PackInstallMarker.blankedLength, PackInstallMarker.blankedLength + 1] {

@@ -6,11 +6,11 @@ import Testing
 @testable import GitCore
 
 /// A failed system call is a `GitError` whose code carries its errno, beside the message in words.
-@Suite("System failures carry their errno")
+@Suite("System failures carry their errno", .scratchFolder)
 struct SystemErrorTests {
     @Test("git's index lock in a folder that does not exist: .system(ENOENT), the path in the message")
     func indexLockInMissingFolder() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let index = scratch.path("no-such-folder/index")
         #expect {
             try IndexLock(indexPath: index)
@@ -23,7 +23,7 @@ struct SystemErrorTests {
 
     @Test("a temporary file in a 'folder' that is a file: .system(ENOTDIR)")
     func temporaryFileUnderAFile() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let file = scratch.path("plain-file")
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         #expect {

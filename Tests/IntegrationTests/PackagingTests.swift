@@ -221,10 +221,15 @@ struct PackagingTests {
             default: [shellPath, "--no-config"]
             }
         let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        // The shell's temporary and runtime files in the scratch folder: fish makes `fish.<user>` (its
+        // universal variables' notifier) in the temp folder, and none of it is removed when the shell ends.
+        let temporary = scratch.path("tmp")
+        try FileManager.default.createDirectory(
+            atPath: temporary, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let started = tmux(
             [
                 "new-session", "-d", "-x", "200", "-y", "50", "-s", "t", "env", "PATH=\(path)", "HOME=\(scratch.home)",
-                "TERM=xterm",
+                "TERM=xterm", "TMPDIR=\(temporary)", "XDG_RUNTIME_DIR=\(temporary)",
             ]
                 + start)
         #expect(started.status == 0, "tmux new-session failed")

@@ -1,10 +1,9 @@
-import CardStore
 import Foundation
 import GitCore
 import TestSupport
 import Testing
 
-@Suite("Tree walk: the changed leaves of two or three trees, in git's order")
+@Suite("Tree walk: the changed leaves of two or three trees, in git's order", .scratchFolder)
 struct TreeWalkTests {
     /// A bare repository with trees made by git itself (`git mktree`), so the order is git's.
     struct Trees {
@@ -12,7 +11,7 @@ struct TreeWalkTests {
         let directory: String
 
         init() throws {
-            scratch = try ScratchFolder()
+            scratch = try ScratchFolder.current
             directory = scratch.path("repo.git")
             try scratch.git(["init", "-q", "--bare", directory], in: scratch.root)
         }
@@ -42,7 +41,16 @@ struct TreeWalkTests {
         }
     }
 
-    @Test("a tree whose bytes no longer match its id: a verified diff (cards fsck) refuses it")
+    /// The paths that differ between two trees, as `cards fsck` and `cards log` walk them.
+    static func changes(
+        in repository: Repository, from old: ObjectID?, to new: ObjectID?, verified: Bool = false
+    ) throws -> [(path: String, old: TreeEntry?, new: TreeEntry?)] {
+        try repository.changedLeaves([old, new], comparing: (0, 1), verified: verified).map { change in
+            (change.path, change.entries[0], change.entries[1])
+        }
+    }
+
+    @Test("a tree whose bytes no longer match its id: a verified walk (cards fsck) refuses it")
     func verifiedDiffChecksTreeHashes() throws {
         let trees = try Trees()
         let x = try trees.blob("x")
@@ -55,7 +63,7 @@ struct TreeWalkTests {
         try FileManager.default.removeItem(atPath: path(sub))
         try FileManager.default.copyItem(atPath: path(other), toPath: path(sub))
         let repository = try Repository.open(at: trees.directory)
-        #expect(throws: GitError.self) { try TreeDiff.changes(in: repository, from: nil, to: root, verified: true) }
+        #expect(throws: GitError.self) { try Self.changes(in: repository, from: nil, to: root, verified: true) }
     }
 
     @Test("a file that becomes a folder of the same name, next to a folder whose name sorts around it")
@@ -68,14 +76,14 @@ struct TreeWalkTests {
         let old = try trees.tree([("a", "100644", x), ("a-b", "040000", sub.hex), ("c", "100644", x)])
         let new = try trees.tree([("a", "040000", newSub.hex), ("a-b", "040000", newSub.hex), ("c", "100644", x)])
         let repository = try Repository.open(at: trees.directory)
-        let changes = try TreeDiff.changes(in: repository, from: old, to: new)
+        let changes = try Self.changes(in: repository, from: old, to: new)
         let summary = changes.map { "\($0.path):\($0.old?.id.hex.prefix(7) ?? "-")>\($0.new?.id.hex.prefix(7) ?? "-")" }
         let xs = x.prefix(7)
         let ys = y.prefix(7)
         #expect(Set(summary) == ["a:\(xs)>-", "a/f:->\(ys)", "a-b/f:\(xs)>\(ys)"])
-        #expect(try TreeDiff.changes(in: repository, from: new, to: old).count == 3)
-        #expect(try TreeDiff.changes(in: repository, from: nil, to: old).count == 3)
-        #expect(try TreeDiff.changes(in: repository, from: old, to: old).isEmpty)
+        #expect(try Self.changes(in: repository, from: new, to: old).count == 3)
+        #expect(try Self.changes(in: repository, from: nil, to: old).count == 3)
+        #expect(try Self.changes(in: repository, from: old, to: old).isEmpty)
 
         // Three trees: only where ours and theirs differ, with the base's entry beside them.
         let three = try repository.changedLeaves([old, old, new], comparing: (1, 2))

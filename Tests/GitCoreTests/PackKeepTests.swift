@@ -1,5 +1,4 @@
 import CGit2
-@testable import CardStore
 import Foundation
 @testable import GitCore
 import TestSupport
@@ -8,7 +7,7 @@ import Testing
 /// A pack of ours is named only under a `.keep` made before its name existed: a pack of the same
 /// objects already there (an attempt that gave up, or another writer's) may be on a running `git
 /// repack`'s list of packs to delete, whatever `.keep` it has since (MaintenanceRaceTests lost commits so).
-@Suite("Pack keep: a pack is kept from before its name exists")
+@Suite("Pack keep: a pack is kept from before its name exists", .scratchFolder)
 struct PackKeepTests {
     /// A pack of one blob, `content`.
     func pack(of content: String) throws -> PackFile {
@@ -23,7 +22,7 @@ struct PackKeepTests {
         "the same objects packed again, after the first pack's keep was let go or under another's keep: a pack of a new name, kept from the start; the first left as it was"
     )
     func samePackAgain() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("deck.git")
         _ = try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
         let folder = path + "/objects/pack"
@@ -65,23 +64,9 @@ struct PackKeepTests {
         #expect(!fsck.contains("error"), "\(fsck)")
     }
 
-    @Test(
-        "a pack git removed while libgit2 read it: told as that, not as damage; a pack still there that fails is damage"
-    )
-    func vanishedPackMessage() throws {
-        let scratch = try ScratchFolder()
-        let gone = scratch.path("pack-0123.pack")
-        let error = GitError(code: .unexpected, message: "invalid packfile '\(gone)'", function: "git_odb_read")
-        let told = StoreError.git(error, while: "comparing histories").message
-        #expect(told.contains(gone) && told.contains("try again") && !told.contains("damaged:"), "\(told)")
-        try Data("PACK".utf8).write(to: URL(fileURLWithPath: gone))
-        let damaged = StoreError.git(error, while: "comparing histories").message
-        #expect(damaged.contains("object files are damaged"), "\(damaged)")
-    }
-
     @Test("reloadObjectDatabase: the handle reads what it read before, and packs written and repacked since")
     func reloadedObjectDatabase() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("deck.git")
         _ = try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
         let folder = path + "/objects/pack"

@@ -1,15 +1,13 @@
 import CGit2
-import CardModel
-import CardStore
 import Foundation
 @testable import GitCore
 import TestSupport
 import Testing
 
-/// `PackReader` against libgit2 on packs written by git (whole objects, and with deltas) and by a
-/// deck, and on damaged packs: the same bytes or nil, never other bytes for a blob, never a trap.
-/// Seeded; the seed is in every failure message.
-@Suite("Pack reader: whole objects as libgit2 reads them, nil for the rest")
+/// `PackReader` against libgit2 on packs written by git (whole objects, and with deltas) and as a
+/// deck's writes write them (`PackedCardRepository`), and on damaged packs: the same bytes or nil,
+/// never other bytes for a blob, never a trap. Seeded; the seed is in every failure message.
+@Suite("Pack reader: whole objects as libgit2 reads them, nil for the rest", .scratchFolder)
 struct PackReaderTests {
     /// Every object in `directory`'s packs with its type, from `git cat-file`.
     static func objects(in directory: String, scratch: ScratchFolder) throws -> [(id: ObjectID, type: git_object_t)] {
@@ -60,7 +58,7 @@ struct PackReaderTests {
             (UInt64(31), false), (32, false), (33, true), (34, true),
         ])
     func matchesLibgit2(seed: UInt64, deltas: Bool) throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let directory = try Self.packedRepository(seed: seed, scratch: scratch, deltas: deltas)
         let repository = try Repository.open(at: directory)
         let reader = PackReader(objectsDirectory: directory + "/objects/")
@@ -98,7 +96,7 @@ struct PackReaderTests {
         "a pack written by hand (stored blocks) at the block edges, objects copied in or kept where they lie: git verifies it, libgit2 and the reader read it",
         arguments: [("copied", false), ("kept", false), ("alternately copied and kept", false), ("kept", true)])
     func storedBlockEdges(how: String, small: Bool) throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("edges.git")
         try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
         // Empty, one byte, one block exactly, one byte over, several blocks and a partial one (the
@@ -143,7 +141,7 @@ struct PackReaderTests {
         "a commit's spliced trees packed by PackWriter (their checksums on two threads) get the index git's index-pack makes"
     )
     func splicedTreesPacked() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("trees.git")
         try scratch.git(["init", "-q", "--bare", path], in: scratch.root)
         let repository = try Repository.open(at: path)
@@ -181,11 +179,15 @@ struct PackReaderTests {
 
     @Test("reads a deck's own packs (trees stored uncompressed) as libgit2 does")
     func deckPacks() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let path = scratch.path("deck.git")
-        let deck = try Deck.create(at: path, name: "P", bare: true)
-        try deck.importCards(makeCards(300), source: "test")
-        for card in makeCards(300).prefix(5) { try deck.edit(card.id, CardEdit(title: "Edited \(card.title)")) }
+        let cards = CardFiles.make(300)
+        var deck = try PackedCardRepository(at: path, scratch: scratch, name: "P", cards: cards)
+        for (index, card) in cards.prefix(5).enumerated() {
+            var edited = card
+            edited.bytes += Array("\n".utf8)
+            try deck.commit([edited], message: "Edit card \(index)\n")
+        }
         let repository = try Repository.open(at: path)
         let reader = PackReader(objectsDirectory: path + "/objects/")
         let objects = try Self.objects(in: path, scratch: scratch)
@@ -210,13 +212,13 @@ struct PackReaderTests {
         ])
     func damaged(seed: UInt64, deckPack: Bool) throws {
         var random = SplitMix64(seed: seed)
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         // git's pack (compressed objects), or a deck's one pack (stored objects, trees read in place).
         let directory: String
         if deckPack {
             directory = scratch.path("deck.git")
-            let deck = try Deck.create(at: directory, name: "D", bare: true)
-            try deck.importCards(makeCards(200, seed: seed), source: "test")
+            _ = try PackedCardRepository(
+                at: directory, scratch: scratch, name: "D", cards: CardFiles.make(200, seed: seed))
         } else {
             directory = try Self.packedRepository(seed: seed, scratch: scratch, deltas: false)
         }
@@ -281,7 +283,7 @@ struct PackReaderTests {
 extension PackReaderTests {
     @Test("a header that claims a huge object is refused before anything is allocated")
     func hugeClaimedSize() throws {
-        let scratch = try ScratchFolder()
+        let scratch = try ScratchFolder.current
         let folder = scratch.path("objects/pack")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // One tree whose header says 0xFFFFFFFF bytes, then an empty stored zlib stream.
