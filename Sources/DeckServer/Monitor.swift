@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// A mutex and a condition variable that wait on the monotonic clock: what the server's threads share
 /// (the deck, the change counter), and what a waiting event stream sleeps on.

@@ -1,6 +1,7 @@
 import CardModel
 import DeckMerge
 import GitCore
+import SystemCalls
 
 /// What a merge of another commit into `main` did (or, on a dry run, would do).
 public struct MergeReport: Sendable {

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// Syncs of one deck take turns (`.git/cards-sync.lock`, flock), so two never race on the
 /// remote-tracking ref. Local writes keep their own lock and go on during a sync's network time.

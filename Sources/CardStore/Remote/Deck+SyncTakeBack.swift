@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// A sync that fails leaves the deck as it was: the hand edits its first step committed (README's
 /// Syncing, step 1) become uncommitted hand edits again, `main` back on its old commit, each file and
@@ -216,7 +217,7 @@ extension Deck {
         }
         if durable, FileSync.flush(path: side) != 0 { throw StoreError(.io, "cannot flush \(side) to disk") }
         guard rename(side, indexPath) == 0 else {
-            throw StoreError(.io, "cannot replace \(indexPath): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "cannot replace \(indexPath): \(SystemError.reason(errno))")
         }
     }
 
@@ -235,7 +236,7 @@ extension Deck {
             }
             var info = stat()
             if lstat(full, &info) == 0, info.st_mode & 0o7777 != file.permissions, chmod(full, file.permissions) != 0 {
-                throw StoreError(.io, "cannot set the permissions of \(full): \(String(cString: strerror(errno)))")
+                throw StoreError(.io, "cannot set the permissions of \(full): \(SystemError.reason(errno))")
             }
         }
     }

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// Finishing what a killed command left, so the next command works without `cards fsck --repair`.
 ///

@@ -1,6 +1,7 @@
 import GitCore
 import Glibc
 import Synchronization
+import SystemCalls
 
 /// An exclusive, process-wide lock on a deck's working tree and index (`.git/cards.lock`, flock).
 /// The kernel drops it when the holder dies, so a killed process never leaves it stuck.
@@ -13,7 +14,7 @@ final class DeckLock {
     init(path: String, timeout: Double, shared: Bool = false) throws(StoreError) {
         let (fd, writable) = LockFiles.openLock(path)
         guard fd >= 0 else {
-            throw StoreError(.io, "cannot open the deck lock \(path): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "cannot open the deck lock \(path): \(SystemError.reason(errno))")
         }
         let started = DeckLock.now()
         let deadline = started + timeout
@@ -22,7 +23,7 @@ final class DeckLock {
         while flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             if errno != EWOULDBLOCK && errno != EINTR {
                 close(fd)
-                throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(errno)))")
+                throw StoreError(.io, "cannot lock \(path): \(SystemError.reason(errno))")
             }
             // The live holder (`/proc/locks`), else the pid its record names while that one runs.
             func holder() -> String { LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd) }

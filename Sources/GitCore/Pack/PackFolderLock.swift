@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// An exclusive `flock` on `<common git folder>/cards-pack.lock`, held while packs are named,
 /// combined or removed.
@@ -35,7 +36,7 @@ package final class PackFolderLock {
                 let number = errno
                 close(descriptor)
                 throw GitError(
-                    code: .system(number), message: "cannot lock \(lockPath): \(String(cString: strerror(number)))",
+                    code: .system(number), message: "cannot lock \(lockPath): \(SystemError.reason(number))",
                     function: "flock")
             }
             var now = timespec()
@@ -69,7 +70,7 @@ package final class PackFolderLock {
         guard descriptor >= 0 else {
             throw GitError(
                 code: .system(errno),
-                message: "cannot open \(lockPath): \(String(cString: strerror(errno))) (remove it if it is not a file)",
+                message: "cannot open \(lockPath): \(SystemError.reason(errno)) (remove it if it is not a file)",
                 function: "open")
         }
         return descriptor

@@ -1,6 +1,7 @@
 import CGit2
 import CLinux
 import Glibc
+import SystemCalls
 
 /// One run of the `git` executable for a fetch, push or clone: spawned with an argument array (no
 /// shell), its standard output and error read through pipes, watched for silence and interruption.
@@ -84,7 +85,7 @@ struct GitProcess {
             close(outputPipe[0])
             close(errorPipe[0])
             throw GitError(
-                code: .system(spawnError), message: "could not run \(git): \(String(cString: strerror(spawnError)))",
+                code: .system(spawnError), message: "could not run \(git): \(SystemError.reason(spawnError))",
                 function: "fork")
         }
         return watch(pid, output: outputPipe[0], error: errorPipe[0])
@@ -247,7 +248,7 @@ struct GitProcess {
 
     static func failure(_ function: String) -> GitError {
         GitError(
-            code: .system(errno), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function
+            code: .system(errno), message: "\(function) failed: \(SystemError.reason(errno))", function: function
         )
     }
 

@@ -1,5 +1,6 @@
 import CGit2
 import Glibc
+import SystemCalls
 
 #if CARDS_STATIC_LINK
     import CLazySSH2
@@ -191,7 +192,7 @@ extension RemoteCallbackState {
                 guard access(key, R_OK) == 0 else {
                     return fail(
                         authenticationError(
-                            "cannot read the ssh key \(key) (CARDS_SSH_KEY): \(String(cString: strerror(errno)))"))
+                            "cannot read the ssh key \(key) (CARDS_SSH_KEY): \(SystemError.reason(errno))"))
                 }
                 let publicKey = access(key + ".pub", R_OK) == 0 ? key + ".pub" : nil
                 return checkCredential(
