@@ -168,7 +168,9 @@ let package = Package(
         .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI"]),
         .testTarget(
             name: "DeckServerTests",
-            dependencies: ["DeckServer", "CardStore", "CardModel", "CardLook", "SwipeEngine", "TestSupport"]),
+            dependencies: [
+                "DeckServer", "CardStore", "CardModel", "CardLook", "SwipeEngine", "SystemCalls", "TestSupport",
+            ]),
         // The built `cards` against real repositories and servers; CardStore and GitCore in-process too, for
         // what a Swift app embedding the library does (LibraryCredentialsTests).
         .testTarget(name: "IntegrationTests", dependencies: ["CardModel", "CardStore", "GitCore", "TestSupport"]),

@@ -57,13 +57,6 @@ final class Monitor: @unchecked Sendable {
     }
 }
 
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
 /// A thread running a closure, joined by `join()`.
 final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()

@@ -220,7 +220,7 @@ extension Deck {
             }
         }
         try checkSpace(forFileSizes: sizes)
-        let deadline = DeckLock.now() + lockTimeout
+        let deadline = MonotonicClock.now() + lockTimeout
         if !isBare { try waitForIndex(deadline: deadline, expected: current != nil) }
         try markPending(incoming.map { ($0.path, $0.new?.id) })
         // The working tree and index first, then main, under git's index lock, as a commit does (`IndexLock`).

@@ -113,7 +113,7 @@ extension Deck {
         // then git's index lock, held while main moves and the entries go back (`IndexLock`).
         let indexLock: IndexLock
         do throws(StoreError) {
-            let deadline = DeckLock.now() + lockTimeout
+            let deadline = MonotonicClock.now() + lockTimeout
             try waitForIndex(deadline: deadline, expected: true)
             try markPending(noted.files.map { ($0.path, $0.entry?.id) }, handEdits: true)
             indexLock = try lockIndex(deadline: deadline, expected: true)

@@ -24,7 +24,7 @@ extension Deck {
         try recoverInterruptedWrite()
         // The author is needed only once there is something to commit: a no-op needs no identity.
         var identity: CommitIdentity?
-        let deadline = DeckLock.now() + lockTimeout
+        let deadline = MonotonicClock.now() + lockTimeout
         var attempts = 0
         var reloads = 0
         while true {

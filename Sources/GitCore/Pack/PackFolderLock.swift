@@ -29,8 +29,7 @@ package final class PackFolderLock {
     package static func acquire(packFolder: String, timeout: Double = 30) throws(GitError) -> PackFolderLock {
         let lockPath = path(packFolder: packFolder)
         let descriptor = try openLockFile(lockPath)
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = MonotonicClock.now()
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 let number = errno
@@ -39,9 +38,7 @@ package final class PackFolderLock {
                     code: .system(number), message: "cannot lock \(lockPath): \(SystemError.reason(number))",
                     function: "flock")
             }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            if Double(now.tv_sec - start.tv_sec) > timeout {
+            if MonotonicClock.now() - start > timeout {
                 close(descriptor)
                 throw GitError(
                     code: .locked,

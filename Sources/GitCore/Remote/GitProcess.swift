@@ -128,7 +128,7 @@ struct GitProcess {
         var outcome = Outcome(status: 0, output: [], errorLines: [], stalled: false, interrupted: false)
         var lines = LineSplitter()
         var open = [output, error]
-        var lastHeard = GitProcess.now()
+        var lastHeard = MonotonicClock.now()
         var stopping: (since: Double, killed: Bool)?
         var exited: (status: Int32, at: Double)?
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -144,7 +144,7 @@ struct GitProcess {
                     }
                     continue
                 }
-                lastHeard = GitProcess.now()
+                lastHeard = MonotonicClock.now()
                 let bytes = buffer[0..<count]
                 if item.fd == output {
                     outcome.output += bytes
@@ -159,7 +159,7 @@ struct GitProcess {
                     }
                 }
             }
-            let now = GitProcess.now()
+            let now = MonotonicClock.now()
             if exited == nil {
                 var status: Int32 = 0
                 if waitpid(pid, &status, WNOHANG) == pid { exited = (GitProcess.exitStatus(status), now) }
@@ -250,12 +250,6 @@ struct GitProcess {
         GitError(
             code: .system(errno), message: "\(function) failed: \(SystemError.reason(errno))", function: function
         )
-    }
-
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
 
