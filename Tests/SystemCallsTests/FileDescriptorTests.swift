@@ -7,22 +7,11 @@ import Testing
 /// must go through.
 @Suite("FileDescriptor: reads and writes go on through signals and short writes")
 struct FileDescriptorTests {
-    /// A pipe's two ends, closed by `close`.
-    struct Pipe {
-        let read: Int32
-        let write: Int32
-
-        init() throws {
-            var ends: [Int32] = [0, 0]
-            try #require(pipe(&ends) == 0)
-            read = ends[0]
-            write = ends[1]
-        }
-
-        func close() {
-            Glibc.close(read)
-            Glibc.close(write)
-        }
+    /// A new pipe's two ends, for the caller to close.
+    static func pipeEnds() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        return (ends[0], ends[1])
     }
 
     /// A thread running `body` with SIGURG unblocked and caught by a handler without `SA_RESTART`
@@ -72,41 +61,44 @@ struct FileDescriptorTests {
         var bytes: [UInt8] = []
     }
 
-    @Test("the signal really interrupts a blocked read here: a plain read(2) fails with EINTR")
-    func plainReadIsInterrupted() throws {
-        let ends = try Pipe()
-        defer { ends.close() }
-        let outcome = Outcome()
-        let reader = try InterruptibleThread {
-            var byte: UInt8 = 0
-            outcome.count = Glibc.read(ends.read, &byte, 1)
-            outcome.error = errno
+    /// What `read` gave on a thread blocked in it on an empty pipe while signals came, "late" written
+    /// to the pipe only after them: its count, its errno, the bytes it read.
+    static func readThroughSignals(_ read: @escaping (Int32, UnsafeMutableRawBufferPointer) -> Int) throws
+        -> Outcome
+    {
+        let ends = try Self.pipeEnds()
+        defer {
+            close(ends.read)
+            close(ends.write)
         }
-        reader.interrupt(times: 5)
-        _ = Glibc.write(ends.write, "x", 1)
-        reader.join()
-        #expect(outcome.count == -1 && outcome.error == EINTR)
-    }
-
-    @Test("a read interrupted by signals goes on and returns the bytes written after them")
-    func readRetriesAfterSignals() throws {
-        let ends = try Pipe()
-        defer { ends.close() }
         let outcome = Outcome()
         let reader = try InterruptibleThread {
             var buffer = [UInt8](repeating: 0, count: 8)
-            outcome.count = buffer.withUnsafeMutableBytes { FileDescriptor(ends.read).read(into: $0) }
+            outcome.count = buffer.withUnsafeMutableBytes { read(ends.read, $0) }
+            outcome.error = errno
             outcome.bytes = Array(buffer.prefix(max(outcome.count, 0)))
         }
         reader.interrupt(times: 5)
         _ = Glibc.write(ends.write, "late", 4)
         reader.join()
+        return outcome
+    }
+
+    @Test("the signal really interrupts a blocked read here: a plain read(2) fails with EINTR")
+    func plainReadIsInterrupted() throws {
+        let outcome = try Self.readThroughSignals { Glibc.read($0, $1.baseAddress, $1.count) }
+        #expect(outcome.count == -1 && outcome.error == EINTR)
+    }
+
+    @Test("a read interrupted by signals goes on and returns the bytes written after them")
+    func readRetriesAfterSignals() throws {
+        let outcome = try Self.readThroughSignals { FileDescriptor($0).read(into: $1) }
         #expect(outcome.count == 4 && outcome.bytes == Array("late".utf8))
     }
 
     @Test("a write interrupted by signals while the pipe is full writes every byte, in order")
     func writeAllThroughSignals() throws {
-        let ends = try Pipe()
+        let ends = try Self.pipeEnds()
         // The writer closes its end (the reader's end of file); only the read end is left to close here:
         // closing a number twice could close another test's descriptor that took it meanwhile.
         defer { Glibc.close(ends.read) }
