@@ -79,8 +79,12 @@ let package = Package(
             name: "CGit2", pkgConfig: staticBuild ? nil : "libgit2",
             providers: [.apt(["libgit2-dev"]), .yum(["libgit2-devel"]), .brew(["libgit2"])]),
         .target(name: "CFastCRC"),
-        // The Linux calls the Glibc module does not show, and the fork-and-exec of git (GitCore's Platform/).
+        // The Linux calls the Glibc module does not show (for SystemCalls), and the fork-and-exec of git
+        // (GitCore's Remote/).
         .target(name: "CLinux"),
+        // The Linux calls the other modules share: `SystemError`, `FileDescriptor` (reads and writes made
+        // whole), file sync, lock files, background threads, the monotonic clock.
+        .target(name: "SystemCalls", dependencies: ["CLinux"]),
         // libmicrohttpd for `cards serve`, loaded on first use (its headers from libmicrohttpd-dev).
         .target(name: "CMicroHTTPD"),
         // libqrencode for QR codes (`cards serve`'s phone link, `cards qr`), loaded on first use (its
@@ -89,7 +93,8 @@ let package = Package(
         // QR codes: encoded by libqrencode, drawn for a terminal, as SVG and as PNG.
         .target(name: "QRCode", dependencies: ["CQREncode"]),
         .target(
-            name: "GitCore", dependencies: ["CGit2", "CFastCRC", "CLinux"] + lazyTargets, swiftSettings: staticDefine,
+            name: "GitCore", dependencies: ["CGit2", "CFastCRC", "CLinux", "SystemCalls"] + lazyTargets,
+            swiftSettings: staticDefine,
             linkerSettings: gitCoreLinking),
         .target(name: "CardModel"),
         // A card's look, shared by `cards serve`'s page and `cards publish`'s: the colours, the ink that reads
@@ -102,14 +107,15 @@ let package = Package(
         // `cards publish`'s page and what a QR code of a card or the deck holds.
         .target(name: "DeckPage", dependencies: ["CardModel", "CardLook", "VCard", "QRCode"]),
         .target(name: "SwipeEngine"),
-        .target(name: "TerminalUI", dependencies: ["SwipeEngine"]),
-        .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge"]),
+        .target(name: "TerminalUI", dependencies: ["SwipeEngine", "SystemCalls"]),
+        .target(name: "CardStore", dependencies: ["GitCore", "CardModel", "DeckMerge", "SystemCalls"]),
         // `cards serve`: the HTTP server, its checks, the page, the routes to the store and the engine.
         // The page's files are embedded in the binary at build time (no Foundation `Bundle` needed).
         .target(
             name: "DeckServer",
             dependencies: [
                 "CMicroHTTPD", "CardStore", "CardModel", "CardLook", "DeckMerge", "GitCore", "SwipeEngine", "QRCode",
+                "SystemCalls",
             ],
             resources: [
                 .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/app.js"),
@@ -150,20 +156,24 @@ let package = Package(
         // GitCore's own tests (packs, the index, trees, SHA-1, replies, local transfer, the lazy loaders): no
         // CardStore in them (a deck's repository made by git or by GitCore's own calls).
         .testTarget(
-            name: "GitCoreTests", dependencies: ["GitCore", "CGit2", "CFastCRC", "TestSupport"] + lazyTargets,
+            name: "GitCoreTests",
+            dependencies: ["GitCore", "CGit2", "CFastCRC", "SystemCalls", "TestSupport"] + lazyTargets,
             swiftSettings: staticDefine),
         .testTarget(
             name: "CardStoreTests",
             dependencies: [
                 "CardStore", "GitCore", "CardModel", "DeckMerge", "SwipeEngine", "SeededRandom", "TestSupport",
             ]),
+        // SystemCalls' own tests: the descriptor's whole reads and writes, the errors' words.
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         // The command line in-process: usage, help and exit statuses (no process, no deck).
         .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI"]),
         .testTarget(
             name: "DeckServerTests",
             dependencies: [
-                "DeckServer", "CardStore", "CardModel", "CardLook", "SwipeEngine", "SeededRandom", "TestSupport",
+                "DeckServer", "CardStore", "CardModel", "CardLook", "SwipeEngine", "SeededRandom", "SystemCalls",
+                "TestSupport",
             ]),
         // The built `cards` against real repositories and servers; CardStore and GitCore in-process too, for
         // what a Swift app embedding the library does (LibraryCredentialsTests).

@@ -316,7 +316,7 @@ final class ProgressLine: @unchecked Sendable {
     private let enabled = Output.isTerminal(2)
     private var shown = false
     private var last = ""
-    private var lastDraw = 0.0
+    private var lastDraw: ContinuousClock.Instant?
     private let dumb = getenv("TERM").map { String(cString: $0) == "dumb" } ?? true
 
     func settings() -> RemoteSettings {
@@ -338,9 +338,9 @@ final class ProgressLine: @unchecked Sendable {
         let line = "\(verb): \(percent)% (\(progress.objects)/\(progress.totalObjects)), \(Self.bytes(progress.bytes))"
         guard line != last else { return }
         // At most ten redraws a second, but always the last one of a phase.
-        let now = Self.now()
+        let now = ContinuousClock.now
         let complete = progress.objects == progress.totalObjects
-        guard complete || now - lastDraw >= 0.1 else { return }
+        guard complete || lastDraw.map({ $0.duration(to: now) >= .milliseconds(100) }) ?? true else { return }
         lastDraw = now
         last = line
         shown = true
@@ -357,12 +357,6 @@ final class ProgressLine: @unchecked Sendable {
         guard shown else { return }
         shown = false
         _ = "\n".withCString { write(2, $0, 1) }
-    }
-
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     static func bytes(_ count: Int) -> String {

@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// The deck's change counter, which event streams wait on: bumped when `main` moves, whoever moved it
 /// (this server's swipe, another command, a sync).
 final class DeckChanges: @unchecked Sendable {
@@ -31,9 +33,9 @@ final class DeckChanges: @unchecked Sendable {
     /// nil once stopping.
     func wait(after seen: UInt64, seconds: Double) -> UInt64? {
         monitor.locked {
-            let deadline = monotonicSeconds() + seconds
+            let deadline = MonotonicClock.now() + seconds
             while !stopping && version == seen {
-                let left = deadline - monotonicSeconds()
+                let left = deadline - MonotonicClock.now()
                 if left <= 0 { break }
                 monitor.wait(seconds: left)
             }

@@ -1,6 +1,7 @@
 import CardModel
 import CardStore
 import SwipeEngine
+import SystemCalls
 
 extension DeckService {
     /// The most samples one swipe may carry: a 20 s drag at 500 events a second (coalesced events of a
@@ -122,10 +123,10 @@ extension DeckService {
                 guard let card = try deck.snapshot().card(id: request.id) else { return (false, true, 0, nil) }
                 // A dry run (the page checking its prediction) decides and changes nothing.
                 if request.dryRun { return (false, false, 0, nil) }
-                let start = monotonicSeconds()
+                let start = MonotonicClock.now()
                 // A deleted-versus-edited card: the swipe settles it (DeckService+Conflicts.swift).
                 if let settled = try settleBySwipe(card, outcome) {
-                    return (settled == "delete", false, monotonicSeconds() - start, settled)
+                    return (settled == "delete", false, MonotonicClock.now() - start, settled)
                 }
                 guard let note = outcome.deletionNote else {
                     // A right commit keeps the card: seen on this device, out of the stack (DeckService+State).
@@ -133,7 +134,7 @@ extension DeckService {
                     return (false, false, 0, nil)
                 }
                 let done = try deck.delete([request.id], gesture: note) != nil
-                return (done, false, monotonicSeconds() - start, nil)
+                return (done, false, MonotonicClock.now() - start, nil)
             }
             checkForChange()
             // A keep commits nothing: the pages learn of it (the stack, Undo's label) from the event.

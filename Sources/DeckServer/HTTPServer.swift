@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import SystemCalls
 
 /// An HTTP/1.1 server on libmicrohttpd: one thread per connection, bounded headers (the connection's
 /// memory limit), bodies and connections. Requests go to `handler` on the connection's thread.
@@ -75,7 +76,7 @@ public final class HTTPServer: @unchecked Sendable {
             case EADDRINUSE: cause = "port \(port) is in use; give another with --port, or --port 0 for any free one"
             case EADDRNOTAVAIL: cause = "\(address) is not an address of this machine; see `ip address`"
             case EACCES: cause = "port \(port) needs privileges; use a port above 1023"
-            default: cause = String(cString: strerror(errorNumber))
+            default: cause = SystemError.reason(errorNumber)
             }
             throw ServeError("cannot listen on \(address) port \(port): \(cause)")
         }

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// A mutex and a condition variable that wait on the monotonic clock: what the server's threads share
 /// (the deck, the change counter), and what a waiting event stream sleeps on.
@@ -54,13 +55,6 @@ final class Monitor: @unchecked Sendable {
     func broadcast() {
         pthread_cond_broadcast(condition)
     }
-}
-
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// A thread running a closure, joined by `join()`.

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// Owns the terminal while the interactive session runs: raw mode, the alternate screen, a hidden cursor and
 /// mouse reporting. The exact original termios is saved and put back by `restore()`, by `deinit`, at exit, on
@@ -90,20 +91,15 @@ public final class RawTerminal {
 
     /// Writes every byte, retrying on partial writes and EINTR: one frame, one `write` in the normal case.
     public static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw systemError("write")
-            }
-            offset += written
+        do {
+            try FileDescriptor(descriptor).writeAll(bytes)
+        } catch {
+            throw systemError("write", number: error.code)
         }
     }
 
-    static func systemError(_ call: String) -> TerminalError {
-        let number = errno
-        let reason = strerror(number).map { String(cString: $0) } ?? "error \(number)"
+    static func systemError(_ call: String, number: Int32 = errno) -> TerminalError {
+        let reason = SystemError.reason(number)
         return TerminalError(
             code: .systemCall, message: "terminal \(call) failed: \(reason)", errorNumber: number)
     }

@@ -1,5 +1,6 @@
 import Glibc
 import SwipeEngine
+import SystemCalls
 
 /// Runs the interactive swipe session on a terminal: raw mode, the event loop, and the terminal put back on
 /// quit, Ctrl-C, SIGTERM and errors.

@@ -1,5 +1,6 @@
 import CardStore
 import Glibc
+import SystemCalls
 import TestSupport
 import Testing
 
@@ -226,11 +227,11 @@ extension ServeAccessTests {
             Self.connect(from: "127.0.0.1", to: "127.0.0.1", port: server.port)
         }
         defer { tricklers.forEach { if $0 >= 0 { close($0) } } }
-        let start = monotonicSeconds()
+        let start = MonotonicClock.now()
         var blocked = false
         var served = false
         var round = 0
-        while monotonicSeconds() - start < 8 && !served {
+        while MonotonicClock.now() - start < 8 && !served {
             let byte = Array("GET / HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".utf8)[
                 min(round, 50)]
             for fd in tricklers where fd >= 0 {
@@ -241,7 +242,7 @@ extension ServeAccessTests {
             if round == 3 { blocked = Self.status(from: "127.0.0.1", port: server.port) == "" }
             if round > 3 { served = Self.status(from: "127.0.0.1", port: server.port) == "HTTP/1.1 200 OK" }
         }
-        let seconds = monotonicSeconds() - start
+        let seconds = MonotonicClock.now() - start
         #expect(blocked, "the tricklers did not fill the address's share")
         #expect(served && seconds >= 2, "the trickle still held the address after \(seconds) s")
     }

@@ -1,5 +1,6 @@
 import CGit2
 import Foundation
+import SystemCalls
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemCalls
 import TestSupport
 import Testing
 

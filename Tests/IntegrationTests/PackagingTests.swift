@@ -84,12 +84,16 @@ struct PackagingTests {
     static let allowedImports: [String: Set<String>] = [
         "SwipeEngine": [], "CardModel": [], "CardLook": [], "SeededRandom": [], "DeckMerge": ["CardModel"],
         "VCard": ["CardModel"], "QRCode": ["CQREncode"], "DeckPage": ["CardModel", "CardLook", "VCard", "QRCode"],
-        "TerminalUI": ["SwipeEngine", "Glibc"],
-        "GitCore": ["CGit2", "CFastCRC", "CLinux", "CLazySSH2", "CLazyGSSAPI", "Glibc", "Dispatch", "Synchronization"],
-        "CardStore": ["GitCore", "CardModel", "DeckMerge", "Glibc", "Dispatch", "Synchronization"],
+        "SystemCalls": ["CLinux", "Glibc"],
+        "TerminalUI": ["SwipeEngine", "SystemCalls", "Glibc"],
+        "GitCore": [
+            "CGit2", "CFastCRC", "CLinux", "CLazySSH2", "CLazyGSSAPI", "SystemCalls", "Glibc", "Dispatch",
+            "Synchronization",
+        ],
+        "CardStore": ["GitCore", "CardModel", "DeckMerge", "SystemCalls", "Glibc", "Dispatch", "Synchronization"],
         "DeckServer": [
             "CMicroHTTPD", "CardStore", "CardModel", "CardLook", "DeckMerge", "GitCore", "SwipeEngine", "QRCode",
-            "Glibc", "Synchronization",
+            "SystemCalls", "Glibc", "Synchronization",
         ],
         "CardsCLI": [
             "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine", "TerminalUI", "DeckServer", "VCard",

@@ -1,6 +1,7 @@
 import CardModel
 import GitCore
 import Glibc
+import SystemCalls
 
 extension Deck {
     /// The merge driver command registered in every deck's config, for plain `git merge`: `cards` when the
@@ -99,7 +100,7 @@ extension Deck {
             guard rename(work, absolute) == 0 else {
                 throw StoreError(
                     .io,
-                    "could not move the new deck into \(path): \(String(cString: strerror(errno))); nothing was made")
+                    "could not move the new deck into \(path): \(SystemError.reason(errno)); nothing was made")
             }
             let opened = try withStoreError("opening the new deck at \(path)") { () throws(GitError) in
                 try Repository.open(at: absolute)

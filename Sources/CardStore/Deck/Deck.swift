@@ -1,6 +1,7 @@
 import CardModel
 import GitCore
 import Glibc
+import SystemCalls
 
 /// A deck of cards: a git repository with `deck.json` and one canonical JSON file per card under
 /// `cards/`. Every change is one commit written at object level and published by compare-and-swap

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// The few file operations the store needs, on plain POSIX calls (no Foundation on the hot path).
 public enum FileSystem {
@@ -25,14 +26,10 @@ public enum FileSystem {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let start = buffer.baseAddress else { return 0 }
-                return Glibc.read(fd, start + offset, buffer.count - offset)
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                FileDescriptor(fd).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]))
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(.io, "cannot read \(path): \(errorText())")
-            }
+            if count < 0 { throw StoreError(.io, "cannot read \(path): \(errorText())") }
             if count == 0 { break }
             offset += count
         }
@@ -70,7 +67,7 @@ public enum FileSystem {
         if failure == 0 && rename(temp, path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temp)
-            throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(failure)))")
+            throw StoreError(.io, "cannot write \(path): \(SystemError.reason(failure))")
         }
     }
 
@@ -159,7 +156,7 @@ public enum FileSystem {
     }
 
     static func errorText() -> String {
-        String(cString: strerror(errno))
+        SystemError.reason(errno)
     }
 
     /// Why `path` could not be opened for reading (`errno`), said so that a person knows what to fix.
@@ -171,7 +168,7 @@ public enum FileSystem {
             return
                 "cannot read \(path): permission denied; let yourself read it (`chmod u+r \(ShellWord.quoted(path))`)"
         default:
-            return "cannot read \(path): \(String(cString: strerror(code)))"
+            return "cannot read \(path): \(SystemError.reason(code))"
         }
     }
 

@@ -1,6 +1,7 @@
 import CardModel
 import DeckMerge
 import GitCore
+import SystemCalls
 
 /// What a merge of another commit into `main` did (or, on a dry run, would do).
 public struct MergeReport: Sendable {
@@ -219,7 +220,7 @@ extension Deck {
             }
         }
         try checkSpace(forFileSizes: sizes)
-        let deadline = DeckLock.now() + lockTimeout
+        let deadline = MonotonicClock.now() + lockTimeout
         if !isBare { try waitForIndex(deadline: deadline, expected: current != nil) }
         try markPending(incoming.map { ($0.path, $0.new?.id) })
         // The working tree and index first, then main, under git's index lock, as a commit does (`IndexLock`).

@@ -2,6 +2,7 @@ import CardModel
 import DeckMerge
 import GitCore
 import Glibc
+import SystemCalls
 
 /// `cards sync --rebase`: a history without merge commits, for a remote that takes none (GitHub's
 /// "require linear history", GitLab's fast-forward merges, gitolite's `VREF/MERGE-CHECK`), as
@@ -59,7 +60,7 @@ extension Deck {
         var report = MergeReport(kind: .merged, decisions: [], invalid: [])
         var tip = theirs
         let identity = dryRun ? nil : try commitIdentity()
-        let deadline = DeckLock.now() + lockTimeout
+        let deadline = MonotonicClock.now() + lockTimeout
         // Each replayed commit's pack is kept from git's repack until main reaches it (or the rebase fails).
         var keeps: [PackKeep] = []
         defer { for keep in keeps { keep.release() } }

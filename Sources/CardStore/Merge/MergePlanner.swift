@@ -1,6 +1,7 @@
 import CardModel
 import DeckMerge
 import GitCore
+import SystemCalls
 
 /// The plan of one merge of `theirs` into `ours` (`Deck.planMerge`), made in phases called in this
 /// order: `init` reads the two tips and their merge base, `findDisagreements` walks the three trees,

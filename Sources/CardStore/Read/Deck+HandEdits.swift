@@ -1,6 +1,7 @@
 import CardModel
 import GitCore
 import Glibc
+import SystemCalls
 
 /// A card file (or `deck.json`) changed by hand in the working tree.
 public struct HandEdit: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 extension Deck {
     /// Clones the deck at `url` into `path` (a new or empty folder) and sets it up like `create`
@@ -123,7 +124,7 @@ extension Deck {
         // Whole: under its name at once (in place: the mark of an unfinished clone removed).
         if existed { unlink(incompleteCloneMark(in: repository.gitDirectory)) }
         guard existed || rename(work, absolute) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemError.reason(errno)
             cleanUp()
             throw StoreError(.io, "could not move the clone into \(path): \(reason); nothing was cloned")
         }
@@ -208,7 +209,7 @@ extension Deck {
             guard failure == 0 else {
                 throw GitError(
                     code: .system(failure),
-                    message: "cannot start the clone in \(gitFolder): \(String(cString: strerror(failure)))",
+                    message: "cannot start the clone in \(gitFolder): \(SystemError.reason(failure))",
                     function: "clone")
             }
         }

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// Syncs of one deck take turns (`.git/cards-sync.lock`, flock), so two never race on the
 /// remote-tracking ref. Local writes keep their own lock and go on during a sync's network time.
@@ -13,10 +14,10 @@ extension Deck {
     /// Takes the sync lock and clears what a killed sync left; keep the result alive for the sync.
     func acquireSyncLock() throws(StoreError) -> AnyObject {
         let lock = try DeckLock(path: "\(gitDirectory)/cards-sync.lock", timeout: lockTimeout)
-        let deadline = DeckLock.now() + lockTimeout
+        let deadline = MonotonicClock.now() + lockTimeout
         for path in fetchLockFiles() {
             // One held open by a live git fetch: wait for it (bounded); the fetch then reports it if it stays.
-            while !LockFiles.clearIfAbandoned(path, age: Deck.staleFetchLockAge) && DeckLock.now() < deadline {
+            while !LockFiles.clearIfAbandoned(path, age: Deck.staleFetchLockAge) && MonotonicClock.now() < deadline {
                 Deck.pause(milliseconds: 50)
             }
         }

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// A sync that fails leaves the deck as it was: the hand edits its first step committed (README's
 /// Syncing, step 1) become uncommitted hand edits again, `main` back on its old commit, each file and
@@ -112,7 +113,7 @@ extension Deck {
         // then git's index lock, held while main moves and the entries go back (`IndexLock`).
         let indexLock: IndexLock
         do throws(StoreError) {
-            let deadline = DeckLock.now() + lockTimeout
+            let deadline = MonotonicClock.now() + lockTimeout
             try waitForIndex(deadline: deadline, expected: true)
             try markPending(noted.files.map { ($0.path, $0.entry?.id) }, handEdits: true)
             indexLock = try lockIndex(deadline: deadline, expected: true)
@@ -216,7 +217,7 @@ extension Deck {
         }
         if durable, FileSync.flush(path: side) != 0 { throw StoreError(.io, "cannot flush \(side) to disk") }
         guard rename(side, indexPath) == 0 else {
-            throw StoreError(.io, "cannot replace \(indexPath): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "cannot replace \(indexPath): \(SystemError.reason(errno))")
         }
     }
 
@@ -235,7 +236,7 @@ extension Deck {
             }
             var info = stat()
             if lstat(full, &info) == 0, info.st_mode & 0o7777 != file.permissions, chmod(full, file.permissions) != 0 {
-                throw StoreError(.io, "cannot set the permissions of \(full): \(String(cString: strerror(errno)))")
+                throw StoreError(.io, "cannot set the permissions of \(full): \(SystemError.reason(errno))")
             }
         }
     }

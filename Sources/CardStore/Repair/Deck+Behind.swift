@@ -1,6 +1,7 @@
 import CardModel
 import GitCore
 import Glibc
+import SystemCalls
 
 /// The commits of `main`'s history the working tree may last have been brought to (its bases), by
 /// which a file that differs from `main` is told behind from edited by hand.
@@ -344,7 +345,7 @@ extension Deck {
         defer { unlink(side) }
         try Deck.writeNewFile(bytes, to: side)
         guard rename(side, indexPath) == 0 else {
-            throw StoreError(.io, "cannot replace \(indexPath): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "cannot replace \(indexPath): \(SystemError.reason(errno))")
         }
         report.repaired.append(
             "made the split index \(indexPath) a plain one again (from \(FileSystem.basename(of: shared)), as "

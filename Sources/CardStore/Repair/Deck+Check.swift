@@ -1,6 +1,7 @@
 import CardModel
 import GitCore
 import Glibc
+import SystemCalls
 
 /// What `fsck` found: problems (exit 1) and what `--repair` did.
 public struct CheckReport: Sendable {

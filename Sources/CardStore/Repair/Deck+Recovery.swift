@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// Finishing what a killed command left, so the next command works without `cards fsck --repair`.
 ///
@@ -361,13 +362,13 @@ extension Deck {
     /// A lock nobody holds fails at once (after `gitLockGrace`), naming the file and what to do.
     func waitForGitLock(_ name: String, deadline: Double) throws(StoreError) {
         let path = gitLockPath(name)
-        let started = DeckLock.now()
+        let started = MonotonicClock.now()
         var delay: UInt32 = 1_000
         var told = false
         var lastLook = -Double.infinity
         while FileSystem.exists(path) {
             if clearStaleGitLock(name) { continue }
-            let now = DeckLock.now()
+            let now = MonotonicClock.now()
             let age = LockFiles.modificationTime(path).map { LockFiles.wallClock() - $0 } ?? 0
             // Who holds it: asked once the grace is over (an old lock at once), then every 0.1 s (a walk
             // of /proc, a few ms), never on a write that finds no lock.

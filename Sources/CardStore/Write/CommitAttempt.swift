@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// One attempt of `Deck.commitChange` at committing a change built from one snapshot of `main`, in
 /// phases called in this order: `checkBeforeWriting`, `writeObjects`, `writeCommit`, `flushObjects`,

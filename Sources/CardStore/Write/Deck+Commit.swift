@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// The write path: every operation is one commit, made by `commitChange` in phases (`CommitAttempt`).
 extension Deck {
@@ -23,7 +24,7 @@ extension Deck {
         try recoverInterruptedWrite()
         // The author is needed only once there is something to commit: a no-op needs no identity.
         var identity: CommitIdentity?
-        let deadline = DeckLock.now() + lockTimeout
+        let deadline = MonotonicClock.now() + lockTimeout
         var attempts = 0
         var reloads = 0
         while true {
@@ -119,7 +120,7 @@ extension Deck {
         if failure != 0 {
             throw StoreError(
                 .io,
-                "cannot flush the commit to disk (\(last)): \(String(cString: strerror(failure))); the commit was "
+                "cannot flush the commit to disk (\(last)): \(SystemError.reason(failure)); the commit was "
                     + "made but may not survive a crash: check the disk, then run `cards fsck`")
         }
     }

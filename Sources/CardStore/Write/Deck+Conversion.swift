@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// What a deck knows of git's conversion of its files, for a second: a long-lived deck (`cards serve`)
 /// sees a changed `core.autocrlf` or `.gitattributes` soon after, while a command that writes many files
@@ -9,7 +10,7 @@ struct ConversionCache {
     var autocrlf: AutoCRLF
     /// An attributes file outside the deck's folders names a converting attribute (`Deck.attributesMayConvert()`).
     var attributes: Bool
-    /// When it was looked up (`DeckLock.now()`).
+    /// When it was looked up (`MonotonicClock.now()`).
     var lookedAt: Double
     /// Whether a folder (below the root, other than `cards`) has a `.gitattributes`, as found.
     var folders: [String: Bool] = [:]
@@ -68,7 +69,7 @@ extension Deck {
 
     /// What is known of conversion here, looked up again when a second old.
     private func conversion() -> ConversionCache {
-        let now = DeckLock.now()
+        let now = MonotonicClock.now()
         if let cache = conversionCache, now - cache.lookedAt <= 1 { return cache }
         let cache = lookUpConversion(at: now)
         conversionCache = cache

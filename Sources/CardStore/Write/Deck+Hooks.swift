@@ -1,6 +1,7 @@
 import GitCore
 import Glibc
 import Synchronization
+import SystemCalls
 
 /// The client hooks git runs around a commit, run where `git commit` and `git merge` run them:
 /// `pre-commit` (`pre-merge-commit` for a merge) shown the index of the commit to be, `commit-msg`

@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// The index following the working tree and `main`: patched in place, staged through libgit2 or a
 /// copy beside it, and git's index lock taken and checked for a publish.
@@ -131,7 +132,7 @@ extension Deck {
             throw StoreError(.io, "cannot flush \(side) to disk")
         }
         guard rename(side, indexPath) == 0 else {
-            throw StoreError(.io, "cannot replace \(indexPath): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "cannot replace \(indexPath): \(SystemError.reason(errno))")
         }
     }
 

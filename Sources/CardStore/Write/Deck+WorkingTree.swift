@@ -2,6 +2,7 @@ import Dispatch
 import CardModel
 import GitCore
 import Glibc
+import SystemCalls
 
 /// The working tree following a change or a tree: files written (one by one, or many in bulk with two
 /// `syncfs`), removed, made executable, then their index entries updated (`Deck+Index.swift`).
@@ -153,7 +154,7 @@ extension Deck {
     static func setExecutable(_ path: String, _ mode: UInt32) throws(StoreError) {
         guard mode == 0o100755 else { return }
         guard chmod(path, 0o755) == 0 else {
-            throw StoreError(.io, "cannot make \(path) executable: \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "cannot make \(path) executable: \(SystemError.reason(errno))")
         }
     }
 
@@ -197,7 +198,7 @@ extension Deck {
         if durable { try syncFileSystem(of: files[0].full) }
         try inHalves(files.count) { (index) throws(StoreError) in
             guard rename(paths[index], files[index].full) == 0 else {
-                throw StoreError(.io, "cannot write \(files[index].full): \(String(cString: strerror(errno)))")
+                throw StoreError(.io, "cannot write \(files[index].full): \(SystemError.reason(errno))")
             }
         }
         temps.removeAll()
@@ -239,17 +240,17 @@ extension Deck {
     /// Writes a file in place (a temp file of our own, renamed by the caller), without fsync.
     static func writeNewFile(_ bytes: [UInt8], to path: String) throws(StoreError) {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
-        guard fd >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StoreError(.io, "cannot write \(path): \(SystemError.reason(errno))") }
         defer { close(fd) }
         let failure = FileSync.writeAll(fd, bytes)
-        guard failure == 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(failure)))") }
+        guard failure == 0 else { throw StoreError(.io, "cannot write \(path): \(SystemError.reason(failure))") }
     }
 
     /// Flushes the file system that holds `path` (one call instead of an fsync per file).
     static func syncFileSystem(of path: String) throws(StoreError) {
         let failure = FileSync.syncFileSystem(holding: FileSystem.parent(of: path))
         if failure != 0 {
-            throw StoreError(.io, "cannot flush the working tree to disk: \(String(cString: strerror(failure)))")
+            throw StoreError(.io, "cannot flush the working tree to disk: \(SystemError.reason(failure))")
         }
     }
 }

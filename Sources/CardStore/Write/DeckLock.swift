@@ -1,6 +1,7 @@
 import GitCore
 import Glibc
 import Synchronization
+import SystemCalls
 
 /// An exclusive, process-wide lock on a deck's working tree and index (`.git/cards.lock`, flock).
 /// The kernel drops it when the holder dies, so a killed process never leaves it stuck.
@@ -13,20 +14,20 @@ final class DeckLock {
     init(path: String, timeout: Double, shared: Bool = false) throws(StoreError) {
         let (fd, writable) = LockFiles.openLock(path)
         guard fd >= 0 else {
-            throw StoreError(.io, "cannot open the deck lock \(path): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "cannot open the deck lock \(path): \(SystemError.reason(errno))")
         }
-        let started = DeckLock.now()
+        let started = MonotonicClock.now()
         let deadline = started + timeout
         var delay: UInt32 = 1_000
         var told = false
         while flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             if errno != EWOULDBLOCK && errno != EINTR {
                 close(fd)
-                throw StoreError(.io, "cannot lock \(path): \(String(cString: strerror(errno)))")
+                throw StoreError(.io, "cannot lock \(path): \(SystemError.reason(errno))")
             }
             // The live holder (`/proc/locks`), else the pid its record names while that one runs.
             func holder() -> String { LockFiles.flockHolder(of: path).map(\.description) ?? DeckLock.holder(fd: fd) }
-            if !told, let notice = Deck.lockWaitNotice, DeckLock.now() - started >= Deck.lockWaitNoticeDelay,
+            if !told, let notice = Deck.lockWaitNotice, MonotonicClock.now() - started >= Deck.lockWaitNoticeDelay,
                 timeout > Deck.lockWaitNoticeDelay
             {
                 told = true
@@ -34,7 +35,7 @@ final class DeckLock {
                     "waiting for \(holder()), which holds the deck (lock file \(path)), for up to \(Int(timeout)) s; "
                         + "a stopped process (Ctrl-Z) holds it until it goes on (`fg`) or ends")
             }
-            if DeckLock.now() >= deadline {
+            if MonotonicClock.now() >= deadline {
                 let holder = holder()
                 close(fd)
                 throw StoreError(
@@ -84,12 +85,6 @@ final class DeckLock {
             return "another process"
         }
         return "process \(pid)"
-    }
-
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
 

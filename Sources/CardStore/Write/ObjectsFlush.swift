@@ -1,5 +1,6 @@
 import GitCore
 import Glibc
+import SystemCalls
 
 /// One flush for all the objects of a commit: libgit2's per-object fsync (an object file and its
 /// folder, ~10 fsyncs for a one-card commit, far more for a merge) is turned off while they are
@@ -30,7 +31,7 @@ final class ObjectsFlush {
         restore()
         let failure = FileSync.syncFileSystem(holding: gitDirectory)
         if failure != 0 {
-            throw StoreError(.io, "cannot flush the new objects to disk: \(String(cString: strerror(failure)))")
+            throw StoreError(.io, "cannot flush the new objects to disk: \(SystemError.reason(failure))")
         }
     }
 

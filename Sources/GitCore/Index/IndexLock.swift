@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// git's `index.lock`, held by this process: created exclusively, as git does, and kept while a
 /// commit of ours brings the index along and then moves `main`.
@@ -26,7 +27,7 @@ package final class IndexLock {
                     function: "IndexLock")
             }
             throw GitError(
-                code: .system(errno), message: "cannot create \(path): \(String(cString: strerror(errno)))",
+                code: .system(errno), message: "cannot create \(path): \(SystemError.reason(errno))",
                 function: "IndexLock")
         }
         descriptor = fd

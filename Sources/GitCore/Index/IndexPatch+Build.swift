@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 extension IndexPatch {
     /// The new index, without its checksum, as pieces of the old one (`bytes`) and new bytes; or why
@@ -149,8 +150,8 @@ extension IndexPatch {
         let content = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, count in
             var filled = 0
             while filled <= size, let start = buffer.baseAddress {
-                let got = read(descriptor, start + filled, size + 1 - filled)
-                if got < 0 && errno == EINTR { continue }
+                let got = FileDescriptor(descriptor).read(
+                    into: UnsafeMutableRawBufferPointer(start: start + filled, count: size + 1 - filled))
                 guard got > 0 else { break }
                 filled += got
             }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// The stat data git records for a working-tree file in its index entry.
 package struct FileStat: Sendable, Hashable {
@@ -173,7 +174,7 @@ package enum IndexPatch {
             fd = open(newPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
             guard fd >= 0 else {
                 throw GitError(
-                    code: .system(errno), message: "cannot create \(newPath): \(String(cString: strerror(errno)))",
+                    code: .system(errno), message: "cannot create \(newPath): \(SystemError.reason(errno))",
                     function: "IndexPatch.write")
             }
         }
@@ -198,7 +199,7 @@ package enum IndexPatch {
             if held != nil { unlink(newPath) }
             releaseOwn()
             throw GitError(
-                code: .system(failure), message: "cannot write \(indexPath): \(String(cString: strerror(failure)))",
+                code: .system(failure), message: "cannot write \(indexPath): \(SystemError.reason(failure))",
                 function: "IndexPatch.write")
         }
         removeStaleSideFiles(of: indexPath)

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// Signs commits as `git commit` does with `commit.gpgsign` (git's gpg-interface.c): the program
 /// `gpg.format` names (`openpgp`: `gpg.openpgp.program`, else `gpg.program`, else `gpg`; `x509`:
@@ -144,7 +145,7 @@ package struct CommitSigner: Sendable {
             // (-1 would mean /dev/null to the spawn: the program would sign nothing.)
             guard descriptor >= 0 else {
                 throw GitError(
-                    code: .system(error), message: "cannot read back \(file): \(String(cString: strerror(error)))",
+                    code: .system(error), message: "cannot read back \(file): \(SystemError.reason(error))",
                     function: "open")
             }
             inputFile = descriptor

@@ -1,6 +1,7 @@
 import CFastCRC
 import CGit2
 import Glibc
+import SystemCalls
 
 /// Keeps the number of packs small once every commit writes its objects as a pack of its own.
 ///

@@ -1,6 +1,7 @@
 import CFastCRC
 import CGit2
 import Glibc
+import SystemCalls
 
 /// A version-2 pack of whole (undeltified) objects and its version-2 index, described in memory and
 /// installed into `objects/pack`.
@@ -324,7 +325,7 @@ struct PackFile {
             throw error
         }
         func failure(_ what: String) -> GitError {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemError.reason(errno)
             unlink(temporaryPack)
             unlink(temporaryIndex)
             return GitError(code: .damaged, message: "\(what) \(name): \(reason)", function: "pack")
@@ -370,7 +371,7 @@ struct PackFile {
         guard flushed == 0 else {
             throw GitError(
                 code: .system(flushed),
-                message: "cannot flush \(packFolder) (the new pack's names): \(String(cString: strerror(flushed)))",
+                message: "cannot flush \(packFolder) (the new pack's names): \(SystemError.reason(flushed))",
                 function: "pack")
         }
         return (name, keep)

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// An exclusive `flock` on `<common git folder>/cards-pack.lock`, held while packs are named,
 /// combined or removed.
@@ -28,19 +29,16 @@ package final class PackFolderLock {
     package static func acquire(packFolder: String, timeout: Double = 30) throws(GitError) -> PackFolderLock {
         let lockPath = path(packFolder: packFolder)
         let descriptor = try openLockFile(lockPath)
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = MonotonicClock.now()
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 let number = errno
                 close(descriptor)
                 throw GitError(
-                    code: .system(number), message: "cannot lock \(lockPath): \(String(cString: strerror(number)))",
+                    code: .system(number), message: "cannot lock \(lockPath): \(SystemError.reason(number))",
                     function: "flock")
             }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            if Double(now.tv_sec - start.tv_sec) > timeout {
+            if MonotonicClock.now() - start > timeout {
                 close(descriptor)
                 throw GitError(
                     code: .locked,
@@ -69,7 +67,7 @@ package final class PackFolderLock {
         guard descriptor >= 0 else {
             throw GitError(
                 code: .system(errno),
-                message: "cannot open \(lockPath): \(String(cString: strerror(errno))) (remove it if it is not a file)",
+                message: "cannot open \(lockPath): \(SystemError.reason(errno)) (remove it if it is not a file)",
                 function: "open")
         }
         return descriptor

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// The file that names packs being installed or removed (`<common git folder>/cards-pack-pending`),
 /// so that a pack a killed writer left without its index can be told from one another program is
@@ -31,7 +32,7 @@ package struct PackInstallMarker {
         if descriptor >= 0 && geteuid() == 0 { LockFiles.giveToFolderOwner(descriptor, path: path) }
         guard descriptor >= 0 else {
             throw GitError(
-                code: .system(errno), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                code: .system(errno), message: "cannot write \(path): \(SystemError.reason(errno))",
                 function: "pack")
         }
         let failure = PackInstallMarker.overwrite(descriptor, with: text)
@@ -39,7 +40,7 @@ package struct PackInstallMarker {
         guard failure == 0 else {
             clear()
             throw GitError(
-                code: .system(failure), message: "cannot write \(path): \(String(cString: strerror(failure)))",
+                code: .system(failure), message: "cannot write \(path): \(SystemError.reason(failure))",
                 function: "pack")
         }
     }
@@ -83,8 +84,7 @@ package struct PackInstallMarker {
         var total = 0
         // Up to one byte past what is blanked in place: a longer file (cut at the next clear) counts as marked.
         while total <= PackInstallMarker.blankedLength {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = buffer.withUnsafeMutableBytes { FileDescriptor(descriptor).read(into: $0) }
             guard count > 0 else { return false }
             if buffer[0..<count].contains(where: { $0 != 0x0A }) { return true }
             total += count
@@ -133,14 +133,7 @@ package struct PackInstallMarker {
         let descriptor = RegularFile.open(path, flags: O_RDONLY)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
+        let bytes = FileDescriptor(descriptor).readToEnd(limit: 1 << 20, chunk: 4096)
         let hex = Set("0123456789abcdef".utf8)
         var names: Set<String> = []
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// A `.keep` file held on a pack of ours from before the pack is named until the ref that reaches its
 /// objects has been written: git's own protection of a pack it receives (index-pack and fetch write
@@ -66,7 +67,7 @@ package final class PackKeep {
         guard descriptor >= 0 else {
             if errno == EEXIST { return PackKeep(base: base, owned: false) }
             throw GitError(
-                code: .system(errno), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                code: .system(errno), message: "cannot write \(path): \(SystemError.reason(errno))",
                 function: "pack")
         }
         _ = FileSync.writeAll(descriptor, Array(reason.utf8))

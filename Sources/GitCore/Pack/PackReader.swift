@@ -1,6 +1,7 @@
 import CFastCRC
 import CGit2
 import Glibc
+import SystemCalls
 
 /// Reads whole (undeltified) objects straight out of the packs in `objects/pack`, mapped into
 /// memory once per operation, for the bulk reads of a merge (hundreds of ~27 KB card folders and

@@ -1,5 +1,6 @@
 import CGit2
 import Glibc
+import SystemCalls
 
 extension Repository {
     /// Moves a branch by compare-and-swap the way git and libgit2 do (`<ref>.lock` created exclusively,
@@ -67,7 +68,7 @@ extension Repository {
         guard failure == 0 else {
             throw GitError(
                 code: .system(failure),
-                message: "cannot write \(path): \(String(cString: strerror(failure))); \(name) was not moved: "
+                message: "cannot write \(path): \(SystemError.reason(failure)); \(name) was not moved: "
                     + "check the disk, then try again",
                 function: "updateReferenceWrittenOut")
         }
@@ -144,7 +145,7 @@ extension Repository {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
             throw GitError(
-                code: .system(errno), message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                code: .system(errno), message: "cannot write \(path): \(SystemError.reason(errno))",
                 function: "updateReferenceWrittenOut")
         }
         defer { close(fd) }
@@ -156,7 +157,7 @@ extension Repository {
         }
         guard failure == 0 else {
             throw GitError(
-                code: .system(failure), message: "cannot write \(path): \(String(cString: strerror(failure)))",
+                code: .system(failure), message: "cannot write \(path): \(SystemError.reason(failure))",
                 function: "updateReferenceWrittenOut")
         }
     }

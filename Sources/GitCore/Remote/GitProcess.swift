@@ -1,6 +1,7 @@
 import CGit2
 import CLinux
 import Glibc
+import SystemCalls
 
 /// One run of the `git` executable for a fetch, push or clone: spawned with an argument array (no
 /// shell), its standard output and error read through pipes, watched for silence and interruption.
@@ -84,7 +85,7 @@ struct GitProcess {
             close(outputPipe[0])
             close(errorPipe[0])
             throw GitError(
-                code: .system(spawnError), message: "could not run \(git): \(String(cString: strerror(spawnError)))",
+                code: .system(spawnError), message: "could not run \(git): \(SystemError.reason(spawnError))",
                 function: "fork")
         }
         return watch(pid, output: outputPipe[0], error: errorPipe[0])
@@ -127,7 +128,7 @@ struct GitProcess {
         var outcome = Outcome(status: 0, output: [], errorLines: [], stalled: false, interrupted: false)
         var lines = LineSplitter()
         var open = [output, error]
-        var lastHeard = GitProcess.now()
+        var lastHeard = MonotonicClock.now()
         var stopping: (since: Double, killed: Bool)?
         var exited: (status: Int32, at: Double)?
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -143,7 +144,7 @@ struct GitProcess {
                     }
                     continue
                 }
-                lastHeard = GitProcess.now()
+                lastHeard = MonotonicClock.now()
                 let bytes = buffer[0..<count]
                 if item.fd == output {
                     outcome.output += bytes
@@ -158,7 +159,7 @@ struct GitProcess {
                     }
                 }
             }
-            let now = GitProcess.now()
+            let now = MonotonicClock.now()
             if exited == nil {
                 var status: Int32 = 0
                 if waitpid(pid, &status, WNOHANG) == pid { exited = (GitProcess.exitStatus(status), now) }
@@ -247,14 +248,8 @@ struct GitProcess {
 
     static func failure(_ function: String) -> GitError {
         GitError(
-            code: .system(errno), message: "\(function) failed: \(String(cString: strerror(errno)))", function: function
+            code: .system(errno), message: "\(function) failed: \(SystemError.reason(errno))", function: function
         )
-    }
-
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
 

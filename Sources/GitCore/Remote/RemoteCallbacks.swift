@@ -1,5 +1,6 @@
 import CGit2
 import Glibc
+import SystemCalls
 
 #if CARDS_STATIC_LINK
     import CLazySSH2
@@ -10,7 +11,7 @@ import Glibc
 final class RemoteCallbackState {
     let settings: RemoteSettings
     let url: RemoteURL?
-    let started = RemoteCallbackState.now()
+    let started = MonotonicClock.now()
     /// The error a callback stored; rethrown after the libgit2 call returns.
     var error: GitError?
     /// Credential methods already offered, so a rejected one fails instead of looping.
@@ -91,14 +92,8 @@ final class RemoteCallbackState {
         if settings.isInterrupted?() == true {
             return fail(GitError(code: .interrupted, message: "interrupted", function: "interrupted"))
         }
-        guard let timeout, RemoteCallbackState.now() - started > timeout else { return 0 }
+        guard let timeout, MonotonicClock.now() - started > timeout else { return 0 }
         return fail(timeoutError(timeout))
-    }
-
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     /// Fills libgit2's callback table with our trampolines and `self` as the payload. The caller
@@ -191,7 +186,7 @@ extension RemoteCallbackState {
                 guard access(key, R_OK) == 0 else {
                     return fail(
                         authenticationError(
-                            "cannot read the ssh key \(key) (CARDS_SSH_KEY): \(String(cString: strerror(errno)))"))
+                            "cannot read the ssh key \(key) (CARDS_SSH_KEY): \(SystemError.reason(errno))"))
                 }
                 let publicKey = access(key + ".pub", R_OK) == 0 ? key + ".pub" : nil
                 return checkCredential(

@@ -1,5 +1,6 @@
 import CGit2
 import Glibc
+import SystemCalls
 
 /// What a push brought back besides success.
 package struct PushResult: Sendable {

@@ -1,5 +1,6 @@
 import CGit2
 import Glibc
+import SystemCalls
 
 extension Repository {
     /// Pushes to a bare repository on this machine (a path or `file://`) with a compare-and-swap

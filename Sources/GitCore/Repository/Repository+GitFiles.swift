@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// The names of git's own files that a deck's checks and recoveries look for, kept here with the rest
 /// of what GitCore knows of git's layout: CardStore asks for them instead of spelling them.
 extension Repository {

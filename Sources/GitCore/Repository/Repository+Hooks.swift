@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemCalls
 
 extension Repository {
     /// The folder git runs this repository's hooks from: `core.hooksPath` (expanded as git expands a path:
@@ -42,7 +43,7 @@ extension Repository {
         guard pid > 0 else {
             let error = errno
             throw GitError(
-                code: .system(error), message: "could not run the \(name) hook: \(String(cString: strerror(error)))",
+                code: .system(error), message: "could not run the \(name) hook: \(SystemError.reason(error))",
                 function: "fork")
         }
         var status: Int32 = 0

@@ -1,5 +1,6 @@
 import CGit2
 import Glibc
+import SystemCalls
 
 extension Repository {
     /// This repository's other working trees (`git worktree add`, and the main one seen from a linked

@@ -1,6 +1,7 @@
 import CGit2
 import Dispatch
 import Glibc
+import SystemCalls
 
 /// Trees read as raw bytes during one operation, kept so that a later step (building the merged
 /// tree from the folders the walk read) does not read or inflate them again. Like its repository,

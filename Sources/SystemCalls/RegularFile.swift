@@ -2,9 +2,9 @@ import Glibc
 
 /// Opening the small files of the pack folder's bookkeeping safely: never through a symbolic link,
 /// never blocking on a FIFO, and only a regular file (a deck can come from an archive or a stranger).
-enum RegularFile {
+package enum RegularFile {
     /// A descriptor for the regular file at `path`, or -1 with `errno` set.
-    static func open(_ path: String, flags: Int32) -> Int32 {
+    package static func open(_ path: String, flags: Int32) -> Int32 {
         let descriptor = Glibc.open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { return -1 }
         var info = stat()

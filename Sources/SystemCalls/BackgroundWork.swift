@@ -5,14 +5,14 @@ import Glibc
 /// `wait` gives it. Where no thread can be started, `wait` works it out on the caller's thread.
 ///
 /// The work must only read what the caller leaves untouched until `wait` returns.
-final class BackgroundWork<Value> {
+package final class BackgroundWork<Value> {
     private let work: () -> Value
     private var result: Value?
     private var thread: pthread_t?
 
     /// Starts `work` on a new thread, or (`onThread` false: too little work to pay for a thread)
     /// leaves it for `wait` to do on the caller's.
-    init(onThread: Bool = true, _ work: @escaping () -> Value) {
+    package init(onThread: Bool = true, _ work: @escaping () -> Value) {
         self.work = work
         guard onThread else { return }
         // The thread holds this object until it is done (a C thread function cannot name a generic type:
@@ -21,7 +21,7 @@ final class BackgroundWork<Value> {
     }
 
     /// The result, once the thread is done (joined: what it wrote is seen here).
-    func wait() -> Value {
+    package func wait() -> Value {
         if let thread {
             pthread_join(thread, nil)
             self.thread = nil
@@ -68,7 +68,7 @@ package enum Background {
 
     /// From this many bytes on, hashing them is worth a thread of its own beside their write (an index
     /// or a pack): fewer hash in less time than a thread takes to start.
-    static let worthAThread = 256 * 1024
+    package static let worthAThread = 256 * 1024
 
     /// Drops `value` on a detached thread of its own, so that whatever its last release frees (a
     /// merge's hundreds of parsed folders, the packs' mappings, whose `munmap`s each interrupt the
