@@ -16,8 +16,11 @@ extension Deck {
                 + "`cards sync`"
         }
         do throws(GitError) {
-            let throughGit = (try? repository.transport(.fromEnvironment())) == .git
-            try repository.checkPushable(remote.url, branch: remote.branch, throughGit: throughGit)
+            let settings = RemoteSettings.fromEnvironment()
+            let resolved = ResolvedRemote(
+                name: remote.name, url: remote.url, isConfigured: true, localPath: path,
+                transport: (try? repository.transport(settings)) ?? .libgit2, settings: settings)
+            try repository.checkPushable(resolved, branch: remote.branch)
         } catch {
             return "\(error.message); `cards sync` can take changes from it but not send this deck's"
         }
