@@ -18,7 +18,7 @@ extension Deck {
         do throws(GitError) {
             let settings = RemoteSettings.fromEnvironment()
             let resolved = ResolvedRemote(
-                name: remote.name, url: remote.url, isConfigured: true, localPath: path,
+                name: remote.name, url: remote.url, localPath: path,
                 transport: (try? repository.transport(settings)) ?? .libgit2, settings: settings)
             try repository.checkPushable(resolved, branch: remote.branch)
         } catch {

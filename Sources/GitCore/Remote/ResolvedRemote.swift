@@ -14,7 +14,7 @@ package struct ResolvedRemote: Sendable {
     /// Its push URL (`remote.NAME.pushurl`), when one is set: only what a push through git says it used.
     package var pushURL: String?
     /// Whether `name` is a configured remote.
-    package var isConfigured: Bool
+    package var isConfigured = true
     /// The folder it is when it is a repository on this machine (a relative path counted from the
     /// repository's top, as git counts it), else nil.
     package var localPath: String?
@@ -23,15 +23,12 @@ package struct ResolvedRemote: Sendable {
     /// Credentials, host keys, progress, timeout and interruption.
     package var settings: RemoteSettings
 
-    /// A remote already known (a deck's record of it), with nothing looked up.
+    /// A configured remote already known (a deck's record of it), with nothing looked up.
     package init(
-        name: String, url: String, pushURL: String? = nil, isConfigured: Bool, localPath: String?,
-        transport: RemoteTransport, settings: RemoteSettings
+        name: String, url: String, localPath: String?, transport: RemoteTransport, settings: RemoteSettings
     ) {
         self.name = name
         self.url = url
-        self.pushURL = pushURL
-        self.isConfigured = isConfigured
         self.localPath = localPath
         self.transport = transport
         self.settings = settings
@@ -41,9 +38,10 @@ package struct ResolvedRemote: Sendable {
     package init(url: String, transport: RemoteTransport, settings: RemoteSettings) {
         let local = RemoteURL(url)
         self.init(
-            name: url, url: url, isConfigured: false,
+            name: url, url: url,
             localPath: local.flatMap { $0.transport == .local && !$0.isRelativePath ? $0.path : nil },
             transport: transport, settings: settings)
+        isConfigured = false
     }
 
     /// The URL for messages, without a password: the push URL when `pushing` and one is set; `name`
@@ -66,15 +64,17 @@ extension Repository {
         let result = git_remote_lookup(&handle, pointer, remote)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue {
             git_error_clear()
-            return ResolvedRemote(
-                name: remote, url: remote, isConfigured: false, localPath: localRemotePath(remote),
-                transport: transport, settings: settings)
+            var anonymous = ResolvedRemote(
+                name: remote, url: remote, localPath: localRemotePath(remote), transport: transport, settings: settings)
+            anonymous.isConfigured = false
+            return anonymous
         }
         try check(result, "git_remote_lookup")
         defer { git_remote_free(handle) }
         let url = git_remote_url(handle).map { String(cString: $0) } ?? remote
-        return ResolvedRemote(
-            name: remote, url: url, pushURL: git_remote_pushurl(handle).map { String(cString: $0) },
-            isConfigured: true, localPath: localRemotePath(url), transport: transport, settings: settings)
+        var configured = ResolvedRemote(
+            name: remote, url: url, localPath: localRemotePath(url), transport: transport, settings: settings)
+        configured.pushURL = git_remote_pushurl(handle).map { String(cString: $0) }
+        return configured
     }
 }
