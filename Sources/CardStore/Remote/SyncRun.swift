@@ -79,22 +79,23 @@ final class SyncRun {
         }
         // commitHandEdits scans the working tree once and refuses invalid files with the same message; the
         // files and index entries are noted as they are, under its lock, before it writes them.
-        var noted: Deck.HandEditsBeforeSync?
-        let deck = deck
+        var found: Deck.HandEditsBeforeSync?
         let committed = try deck.commitHandEdits(
             message: "Commit hand edits before sync with \(remote.name)", refusal: refusal, retry: "cards sync",
             allowMassDelete: options.allowMassDelete,
-            noting: { (snapshot, edits) throws(StoreError) in noted = try deck.noteHandEdits(edits, main: snapshot) })
+            noting: { [deck] (snapshot, edits) throws(StoreError) in
+                found = try deck.noteHandEdits(edits, main: snapshot)
+            })
         if let outcome = committed.outcome {
             report.handEdits = committed.edits.count
             report.handEditsCommit = outcome.commit
-            noted?.parent = outcome.parent
-            noted?.commit = outcome.commit
-            noted?.count = committed.edits.count
-            self.noted = noted
+            found?.parent = outcome.parent
+            found?.commit = outcome.commit
+            found?.count = committed.edits.count
+            noted = found
             return
         }
-        self.noted = committed.reformatted > 0 ? noted : nil
+        noted = committed.reformatted > 0 ? found : nil
     }
 
     /// Steps 2 to 8, after the hand edits are committed: fetch, then fast-forward, push, or merge and
