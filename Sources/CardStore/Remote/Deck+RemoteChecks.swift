@@ -17,6 +17,7 @@ extension Deck {
         }
         do throws(GitError) {
             let settings = RemoteSettings.fromEnvironment()
+            // A transport setting that means nothing is the sync's to say; this note checks as libgit2's would.
             let resolved = ResolvedRemote(
                 name: remote.name, url: remote.url, localPath: path,
                 transport: (try? repository.transport(settings)) ?? .libgit2, settings: settings)
