@@ -7,130 +7,23 @@ extension Deck {
     /// does (merge-driver config). Refuses, removing what it made, when the remote is empty or its
     /// `main` has no `deck.json`, or when `settings.isInterrupted` says so. A new folder is made as a
     /// hidden one beside `path` and renamed to it once whole, so that `path` never holds half a deck,
-    /// even after the process is killed; an empty folder already there is cloned into in place.
+    /// even after the process is killed; an empty folder already there is cloned into in place. Its
+    /// phases are `CloneRun`'s.
     public static func clone(
         from given: String, to path: String, settings: RemoteSettings = .fromEnvironment()
     ) throws(StoreError)
         -> Deck
     {
-        // As git clone does: origin names a repository on this machine by its whole path, which means
-        // the same from the clone's folder.
-        // A setting that means nothing is said before anything is fetched, not blamed on the remote.
-        try Deck.checkSettings(fsyncEnvironment: Deck.environment("CARDS_FSYNC"), fsyncConfig: nil)
-        let url = absoluteIfLocal(given)
-        guard RemoteURL(url) != nil else {
-            throw StoreError(
-                .invalidInput,
-                "'\(url)' is not a git URL: give a path, file://, git://, http(s)://, ssh:// URL or user@host:path")
-        }
-        let absolute = FileSystem.absolute(path)
-        let existed = FileSystem.exists(absolute)
-        // What a clone into this folder that was killed left (see `cloneInPlace`) is removed first.
-        if existed { removeStoppedClone(at: absolute) }
-        if existed && !(FileSystem.isDirectory(absolute) && FileSystem.list(absolute).isEmpty) {
-            throw StoreError(
-                .alreadyExists, "\(path) already exists and is not an empty folder; clone into a new folder")
-        }
-        try refuseInsideDeck(absolute, shownAs: path, instead: "clone into a folder")
-        // A new folder is made beside its name and renamed to it once whole. An empty folder that is there
-        // already (the current one, a mount point, a link to one, with its owner and mode) is cloned into
-        // in place; what the clone made in it is removed on failure.
-        let work = existed ? absolute : partialClonePath(for: absolute)
-        if !existed { removeAbandonedClones(of: absolute) }
-        func cleanUp() { FileSystem.removeCreated(at: work, entriesBefore: existed ? [] : nil) }
-        let remote = DeckRemote(name: "origin", url: url)
+        let clone = try CloneRun(from: given, to: path, settings: settings)
         // libgit2 writes the clone's pack, refs and index before any deck is open: fsynced as a deck's
         // writes are, unless `CARDS_FSYNC` says not to (the clone has no config of its own yet).
         let fsync = wantsFsync(environment: getenv("CARDS_FSYNC").map { String(cString: $0) }, config: nil)
         if fsync { Libgit2.claimFsync() }
         defer { if fsync { Libgit2.releaseFsync() } }
-        var repository: Repository
-        do {
-            // Through git, a clone is a new repository and a fetch of main (`git fetch` into a ref of ours,
-            // then our compare-and-swap): git's `clone` would write the branch and check it out itself.
-            let throughGit = try Repository.defaultTransport(settings) == .git
-            do {
-                // Into a folder that was there: made in place, marked as unfinished until it is whole.
-                repository =
-                    existed || throughGit
-                    ? try cloneByFetchingMain(from: url, to: work, settings: settings, marking: existed)
-                    : try Repository.clone(from: url, to: work, branch: "main", settings: settings)
-            } catch  where error.code == .notFound && !existed && !throughGit {
-                // libgit2 1.5.1 cannot clone a remote whose HEAD names an unborn branch (a server made with
-                // `git init --bare` and a default branch of master, then filled with main), nor takes a
-                // remote whose branch is not main: fetch main, else the branch its HEAD names.
-                cleanUp()
-                repository = try cloneByFetchingMain(from: url, to: work, settings: settings)
-            }
-        } catch {
-            cleanUp()
-            if settings.isInterrupted?() == true { throw interrupted() }
-            if error.code == .noSuchBranch {
-                throw StoreError(
-                    .notADeck,
-                    "\(remote.displayURL) has no branch main, nor one its HEAD names: it is empty or not a deck; "
-                        + "nothing was cloned. To fill an "
-                        + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`"
-                )
-            }
-            throw StoreError.remote(error, "cloning from", remote, listed: false)
-        }
-        let head: ObjectID?
-        do {
-            head = try repository.referenceTarget(Deck.branch(of: repository))
-            try Deck.configureGit(repository)
-        } catch {
-            cleanUp()
-            throw StoreError.git(error, while: "setting up the clone")
-        }
-        guard head != nil else {
-            cleanUp()
-            throw StoreError(
-                .notADeck,
-                "\(remote.displayURL) is empty, so there is no deck to clone; create a deck with `cards init`, then "
-                    + "`cards remote add origin \(url)` and `cards sync` to fill it")
-        }
-        let cloned: Deck
-        do throws(StoreError) {
-            cloned = try Deck(repository: repository)
-            if let head {
-                try cloned.refuseNewerFormat(
-                    at: head, holder: "\(remote.displayURL) holds a deck",
-                    outcome: "nothing was cloned: update cards, then clone")
-            }
-            try cloned.checkIsDeck()
-        } catch  where error.code == .newerFormat || error.code == .invalidInput {
-            cleanUp()
-            throw error
-        } catch {
-            cleanUp()
-            throw StoreError(
-                .notADeck,
-                "\(remote.displayURL) is a git repository but not a deck (no deck.json on branch main); nothing was cloned"
-            )
-        }
-        // libgit2's checkout runs no filter driver: git writes those files (an LFS image for its pointer).
-        do throws(StoreError) {
-            if let head { try cloned.checkOutThroughFilterDrivers(at: head) }
-        } catch {
-            cleanUp()
-            throw error.reworded("\(error.message); nothing was cloned")
-        }
-        // The checkout cannot be stopped halfway: an interruption during it is honoured here.
-        if settings.isInterrupted?() == true {
-            cleanUp()
-            throw interrupted()
-        }
-        // Whole: under its name at once (in place: the mark of an unfinished clone removed).
-        if existed { unlink(incompleteCloneMark(in: repository.gitDirectory)) }
-        guard existed || rename(work, absolute) == 0 else {
-            let reason = SystemError.reason(errno)
-            cleanUp()
-            throw StoreError(.io, "could not move the clone into \(path): \(reason); nothing was cloned")
-        }
-        let opened = try withStoreError("opening the clone at \(path)") { () throws(GitError) in try Repository.open(at: absolute)
-        }
-        return try Deck(repository: opened)
+        let repository = try clone.fetch()
+        let (cloned, head) = try clone.openDeck(repository)
+        try clone.checkOut(cloned, at: head)
+        return try clone.finish(repository)
     }
 
     /// Where decks cloned (`kind` "clone") or created ("init") as `absolute` are made before they are
@@ -176,11 +69,11 @@ extension Deck {
     }
 
     /// Fetches the remote's `branch` into its tracking ref (`origin/NAME`): its tip, or nil when it has none.
-    private static func fetchForClone(_ repository: Repository, _ branch: String, settings: RemoteSettings)
+    private static func fetchForClone(_ repository: Repository, _ origin: ResolvedRemote, _ branch: String)
         throws(GitError) -> ObjectID?
     {
         let tracking = "refs/remotes/origin/" + branch.dropFirst("refs/heads/".count)
-        _ = try repository.fetch(from: "origin", refspecs: ["\(branch):\(tracking)"], settings: settings)
+        _ = try repository.fetch(origin, refspecs: ["\(branch):\(tracking)"])
         return try repository.referenceTarget(tracking)
     }
 
@@ -190,9 +83,11 @@ extension Deck {
 
     /// A clone made by hand: a new repository, the remote `origin`, a fetch of its `main` (else of the
     /// branch its HEAD names, `master` say, as `git clone` takes it, recorded as `cards.branch`), and that
-    /// branch checked out from it with its upstream set, as `git clone` would leave it.
+    /// branch checked out from it with its upstream set, as `git clone` would leave it. `origin` is
+    /// resolved once, through `transport`, for its fetches.
     static func cloneByFetchingMain(
-        from url: String, to path: String, settings: RemoteSettings, marking: Bool = false
+        from url: String, to path: String, transport: RemoteTransport, settings: RemoteSettings,
+        marking: Bool = false
     ) throws(GitError) -> Repository {
         if marking {
             // In the git folder before anything else is (git's own files come after): until `clone` removes
@@ -215,11 +110,12 @@ extension Deck {
         }
         let repository = try Repository.create(at: path, bare: false)
         try repository.addRemote(name: "origin", url: url)
+        let origin = try repository.resolveRemote("origin", transport: transport, settings: settings)
         var branch = Deck.defaultBranch
-        var tip = try fetchForClone(repository, branch, settings: settings)
-        if tip == nil, let head = try repository.remoteHeadBranch("origin", settings: settings), head != branch {
+        var tip = try fetchForClone(repository, origin, branch)
+        if tip == nil, let head = try repository.remoteHeadBranch(origin), head != branch {
             branch = head
-            tip = try fetchForClone(repository, branch, settings: settings)
+            tip = try fetchForClone(repository, origin, branch)
         }
         guard let tip else {
             throw GitError(code: .noSuchBranch, message: "the remote has no branch main", function: "fetch")

@@ -16,8 +16,12 @@ extension Deck {
                 + "`cards sync`"
         }
         do throws(GitError) {
-            let throughGit = (try? repository.transport(.fromEnvironment())) == .git
-            try repository.checkPushable(remote.url, branch: remote.branch, throughGit: throughGit)
+            let settings = RemoteSettings.fromEnvironment()
+            // A transport setting that means nothing is the sync's to say; this note checks as libgit2's would.
+            let resolved = ResolvedRemote(
+                name: remote.name, url: remote.url, localPath: path,
+                transport: (try? repository.transport(settings)) ?? .libgit2, settings: settings)
+            try repository.checkPushable(resolved, branch: remote.branch)
         } catch {
             return "\(error.message); `cards sync` can take changes from it but not send this deck's"
         }

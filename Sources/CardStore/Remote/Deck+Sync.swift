@@ -105,273 +105,30 @@ extension Deck {
     /// then does nothing, fast-forwards, pushes, or merges and pushes; fetches again when the
     /// remote moved under the push, up to `options.attempts` times. Never forces a push. A sync that fails
     /// takes back the hand edits it committed, unless a push or a merge of its own went through first
-    /// (`Deck+SyncTakeBack.swift`).
+    /// (`Deck+SyncTakeBack.swift`). Its phases are `SyncRun`'s.
     public func sync(_ options: SyncOptions) throws(StoreError) -> SyncReport {
         let syncLock = try acquireSyncLock()
         defer { withExtendedLifetime(syncLock) {} }
         // Before anything is fetched: git's own half-done merge is the first thing to settle.
         try checkNoUnfinishedGitOperation()
         try checkHistoryIsWhole(doing: "syncing")
-        let remote = try syncRemote(named: options.remote)
-        var report = SyncReport(remote: remote, dryRun: options.dryRun)
-        report.branchName = branchName
-        let noted = try commitHandEditsBeforeSync(options, remote: remote, into: &report)
+        let run = SyncRun(deck: self, options: options, remote: try syncRemote(named: options.remote))
+        try run.commitHandEdits()
         var reloads = 0
         while true {
             do {
-                return try syncRounds(options, remote, &report)
+                return try run.rounds()
             } catch {
                 // A pack git's repack removed while it was read, before this sync moved main or pushed:
                 // read again from the packs as they are now (`reloadedAfterVanishedPack`).
-                if reloads < 3 && !report.pushed && !report.movedMain && reloadedAfterVanishedPack(error) {
+                if reloads < 3 && run.mayStartAgain && reloadedAfterVanishedPack(error) {
                     reloads += 1
                     // The round that failed is done again, not counted twice against `attempts`.
-                    report.rounds = max(0, report.rounds - 1)
+                    run.report.rounds = max(0, run.report.rounds - 1)
                     continue
                 }
-                guard let noted else { throw error }
-                throw handEditsAfterFailure(error, noted, report)
+                throw run.failure(error)
             }
-        }
-    }
-
-    /// Steps 2 to 8 of a sync, after the hand edits are committed: fetch, then fast-forward, push, or
-    /// merge and push, again while the remote moves under the push.
-    private func syncRounds(_ options: SyncOptions, _ remote: DeckRemote, _ report: inout SyncReport)
-        throws(StoreError) -> SyncReport
-    {
-        // A push there would be refused (a repository on this machine with a working tree): said before
-        // anything is merged into this deck for it, and by a dry run, which pushes nothing; only where a
-        // push would follow (taking such a remote's changes, a fast-forward, still works). A push alone
-        // meets the same refusal in `push` itself.
-        func checkPushable() throws(StoreError) {
-            do {
-                try repository.checkPushable(
-                    remote.url, branch: remote.branch,
-                    throughGit: (try? repository.transport(options.settings)) == .git)
-            } catch {
-                throw StoreError.remote(error, "pushing to", remote)
-            }
-        }
-        // Set once a step changed the deck or the remote; a later round that finds them equal keeps its report.
-        var acted = false
-        while report.rounds < options.attempts {
-            report.rounds += 1
-            // Said of the round that ends the sync: an earlier round's plan was not carried out.
-            report.invalidCards = []
-            let theirs = try fetchMain(remote, options.settings)
-            guard let ours = try headCommit() else {
-                throw StoreError(.notADeck, "this deck has no commit yet; nothing to sync")
-            }
-            guard let theirs else {
-                // An empty remote (no main yet): it gets our main.
-                report.action = .push(from: nil, to: ours)
-                (report.changedCards, report.invalidCards) = try changedCards(from: nil, to: ours)
-                if options.dryRun {
-                    try checkPushable()
-                    return report
-                }
-                if try push(remote, options.settings, into: &report) {
-                    acted = true
-                    report.pushed = true
-                    if let done = try finished(report, ours, remote) { return done }
-                }
-                continue
-            }
-            try checkRemoteIsDeck(theirs, remote)
-            if theirs == ours {
-                if !acted { report.action = .upToDate }
-                report.head = ours
-                return report
-            }
-            if try isAncestor(ours, of: theirs) {
-                report.action = .fastForward(from: ours, to: theirs)
-                (report.changedCards, report.invalidCards) = try changedCards(from: ours, to: theirs)
-                if options.dryRun { return report }
-                let merged = try merge(
-                    theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: false)
-                report.movedMain = true
-                report.otherFiles += merged.otherFiles
-                if merged.kind == .merged { report.merge = merged }
-                acted = true
-                // Main moved here meanwhile (the merge then made a merge commit): the next round pushes it.
-                let now = try headCommit()
-                if merged.kind == .fastForward && now == theirs {
-                    report.head = theirs
-                    return report
-                }
-                continue
-            }
-            // A rebasing deck ahead of the remote with a merge commit of its own (one the remote refused,
-            // say) replays its commits instead of pushing the merge.
-            let rebasing = options.rebase ?? rebasesOnSync()
-            var ahead = try isAncestor(theirs, of: ours)
-            if ahead && rebasing { ahead = try !hasMergeCommits(ours, notIn: theirs) }
-            if ahead {
-                report.action = .push(from: theirs, to: ours)
-                (report.changedCards, report.invalidCards) = try changedCards(from: theirs, to: ours)
-                // A remote that takes no push is said first: --allow-mass-delete would not help there.
-                try checkPushable()
-                if let refused = try massDeletion(from: theirs, to: ours, options) {
-                    if options.dryRun {
-                        report.massDelete = refused
-                        return report
-                    }
-                    throw massDeleteError(refused, remote)
-                }
-                if options.dryRun { return report }
-                if try push(remote, options.settings, into: &report) {
-                    acted = true
-                    report.pushed = true
-                    if let done = try finished(report, ours, remote) { return done }
-                }
-                continue
-            }
-            try checkPushable()
-            report.action = .mergeAndPush(ours: ours, theirs: theirs)
-            // (Unrelated histories have nothing to replay onto: they are merged, when allowed.)
-            report.rebased = rebasing
-            if rebasing, try chooseMergeBase(ours, theirs) == nil { report.rebased = false }
-            let merged: MergeReport
-            if report.rebased {
-                do {
-                    merged = try rebase(
-                        ours, onto: theirs, theirsName: remote.trackingName, policy: options.policy,
-                        dryRun: options.dryRun)
-                } catch  where error.code == .git(.referenceChanged) && report.rounds < options.attempts {
-                    // Another command committed during the replay: main was not moved; replay again from it.
-                    continue
-                }
-            } else {
-                merged = try merge(
-                    theirs: theirs, theirsName: remote.trackingName, policy: options.policy, dryRun: options.dryRun,
-                    allowUnrelatedHistories: options.allowUnrelatedHistories)
-            }
-            report.merge = merged
-            report.otherFiles += merged.otherFiles
-            if options.dryRun {
-                report.massDelete = try plannedMassDeletion(merged, ours: ours, theirs: theirs, options)
-                // What would go out: ours where it differs from theirs.
-                report.invalidCards = try invalidGoingOut(from: theirs, to: ours, besides: merged)
-                return report
-            }
-            guard let commit = merged.commit else {
-                throw StoreError(.sync, "the merge of \(remote.trackingName) made no commit; run `cards sync` again")
-            }
-            report.movedMain = true
-            if let refused = try massDeletion(from: theirs, to: commit, options) {
-                throw massDeleteError(refused, remote, merged: true)
-            }
-            report.invalidCards = try invalidGoingOut(from: theirs, to: commit, besides: merged)
-            acted = true
-            if try push(remote, options.settings, into: &report, merged: true) {
-                report.pushed = true
-                if let done = try finished(report, commit, remote) { return done }
-            }
-        }
-        throw StoreError(
-            .sync,
-            "\(remote.name) (\(remote.displayURL)) kept moving: \(options.attempts) pushes in a row were refused because "
-                + "another device pushed first; your deck keeps its commits, run `cards sync` again in a moment")
-    }
-
-    /// After a push of `head`: the report, or nil when main moved here meanwhile (another command
-    /// committed), so what went out may not be all of it: fetch again and compare.
-    private func finished(_ report: SyncReport, _ head: ObjectID, _ remote: DeckRemote) throws(StoreError)
-        -> SyncReport?
-    {
-        guard try headCommit() == head else { return nil }
-        var report = report
-        report.head = head
-        // Our push moved the remote's main: say so in the remote-tracking ref, as git does.
-        try? repository.setReference(remote.trackingReference, to: head, logMessage: "cards: push to \(remote.name)")
-        return report
-    }
-
-    /// Step 1: valid hand edits become a commit; any invalid card file stops the sync before the network.
-    /// Returns what it found and did, for a failed sync to take back; nil when it wrote nothing (a dry run
-    /// commits nothing).
-    private func commitHandEditsBeforeSync(_ options: SyncOptions, remote: DeckRemote, into report: inout SyncReport)
-        throws(StoreError) -> HandEditsBeforeSync?
-    {
-        guard !isBare else { return nil }
-        let refusal = "not syncing (nothing was sent or fetched)"
-        if options.dryRun {
-            let main = try snapshot()
-            let edits = try handEdits(against: main)  // checked at the start of the sync
-            try Deck.refuseInvalid(edits, saying: refusal, retry: "cards sync")
-            if !options.allowMassDelete {
-                try refuseMassDeletion(edits, main: main, saying: refusal, retry: "cards sync")
-            }
-            // Reformatted files are written back, not committed.
-            report.handEdits = edits.filter { $0.change != .reformatted }.count
-            return nil
-        }
-        // commitHandEdits scans the working tree once and refuses invalid files with the same message; the
-        // files and index entries are noted as they are, under its lock, before it writes them.
-        var noted: HandEditsBeforeSync?
-        let committed = try commitHandEdits(
-            message: "Commit hand edits before sync with \(remote.name)", refusal: refusal, retry: "cards sync",
-            allowMassDelete: options.allowMassDelete,
-            noting: { (snapshot, edits) throws(StoreError) in noted = try self.noteHandEdits(edits, main: snapshot) })
-        if let outcome = committed.outcome {
-            report.handEdits = committed.edits.count
-            report.handEditsCommit = outcome.commit
-            noted?.parent = outcome.parent
-            noted?.commit = outcome.commit
-            noted?.count = committed.edits.count
-            return noted
-        }
-        return committed.reformatted > 0 ? noted : nil
-    }
-
-    /// A sync failed after its first step wrote `noted`: the hand edits are taken back unless a push or
-    /// a merge of the sync went through first, and the error says which, truly.
-    private func handEditsAfterFailure(_ error: StoreError, _ noted: HandEditsBeforeSync, _ report: SyncReport)
-        -> StoreError
-    {
-        let keptBySync = report.pushed || report.movedMain
-        guard let commit = noted.commit else {
-            // Files only written back in main's format (no commit): their own bytes go back, unsaid.
-            if !keptBySync { _ = takeBackHandEdits(noted) }
-            return error
-        }
-        let one = noted.count == 1
-        let (they, them, are, were) = one ? ("it", "it", "is", "was") : ("they", "them", "are", "were")
-        // On a line of its own, after the server's `remote:` lines.
-        let what = "\nThe \(noted.count) hand edit\(one ? "" : "s") the sync committed first (\(commit.short))"
-        // "nothing was changed" (of a fetch, a merge refused) is not so when the commit stays.
-        var kept = error
-        kept.message = kept.message.replacing("nothing was changed", with: "nothing more was changed")
-        if report.pushed {
-            kept.message +=
-                "\(what) went to \(report.remote.name) with its push: \(they) stay\(one ? "s" : "") committed."
-            return kept
-        }
-        if report.movedMain {
-            kept.message += "\(what) \(are) in the \(report.rebased ? "rebased commits" : "merge")."
-            return kept
-        }
-        var failure = error
-        switch takeBackHandEdits(noted) {
-        case .done:
-            failure.message += "\(what) \(were) taken back: \(they) \(are) uncommitted again, as before the sync."
-            return failure
-        case .mainMoved(let head):
-            kept.message +=
-                "\(what) stay\(one ? "s" : "") committed: main moved on from \(them) meanwhile (to \(head?.short ?? "nothing"), "
-                + "a commit made on top of \(them)), and taking \(them) back would take that too; `cards sync` sends \(them)."
-            return kept
-        case .notDone(let why):
-            kept.message +=
-                "\(what) stay\(one ? "s" : "") committed: taking \(them) back failed (\(why.message)); nothing is lost, "
-                + "`cards sync` sends \(them)."
-            return kept
-        case .partly(let why):
-            failure.message +=
-                "\(what) \(were) taken back (main is at \(noted.parent?.short ?? "?") again), but not every file or "
-                + "index entry is as before (\(why.message)); the edits are in the files: `cards status` shows them."
-            return failure
         }
     }
 
@@ -382,14 +139,25 @@ extension Deck {
     public func fetch(remote: String? = nil, settings: RemoteSettings = .fromEnvironment()) throws(StoreError)
         -> ObjectID?
     {
-        try fetchMain(try syncRemote(named: remote), settings)
+        let chosen = try syncRemote(named: remote)
+        return try fetchMain(chosen, try resolveRemote(chosen, settings))
     }
 
-    private func fetchMain(_ remote: DeckRemote, _ settings: RemoteSettings) throws(StoreError) -> ObjectID? {
+    /// `remote` resolved once for a sync or a fetch (`ResolvedRemote`): its URLs, its folder when it is
+    /// on this machine, and the transport. A failure is said as a fetch's, the transfer it stops.
+    func resolveRemote(_ remote: DeckRemote, _ settings: RemoteSettings) throws(StoreError) -> ResolvedRemote {
+        do {
+            return try repository.resolveRemote(remote.name, settings: settings)
+        } catch {
+            throw StoreError.remote(error, "fetching from", remote)
+        }
+    }
+
+    /// Fetches the remote's branch into its tracking ref: the commit, or nil when the remote has none.
+    func fetchMain(_ remote: DeckRemote, _ road: ResolvedRemote) throws(StoreError) -> ObjectID? {
         let fetched: FetchResult
         do {
-            fetched = try repository.fetch(
-                from: remote.name, refspecs: ["\(remote.branch):\(remote.trackingReference)"], settings: settings)
+            fetched = try repository.fetch(road, refspecs: ["\(remote.branch):\(remote.trackingReference)"])
         } catch {
             throw StoreError.remote(error, "fetching from", remote)
         }
@@ -409,45 +177,7 @@ extension Deck {
         return theirs
     }
 
-    /// Pushes main; false when the remote moved meanwhile (fetch again; counted in `refusedPushes`),
-    /// throws for anything else: a refusal of the server's own is final, said with its reason, and
-    /// `merged` says the merge made for this push stays in the deck.
-    private func push(
-        _ remote: DeckRemote, _ settings: RemoteSettings, into report: inout SyncReport, merged: Bool = false
-    ) throws(StoreError) -> Bool {
-        // For tests only: widen the window between the first fetch and push so another device can
-        // push first; a marker file tells the test the window is open.
-        if report.rounds == 1, let text = getenv("CARDS_TEST_DELAY_BEFORE_PUSH").map({ String(cString: $0) }),
-            let seconds = Double(text)
-        {
-            try? FileSystem.writeAtomically(
-                Array("waiting\n".utf8), to: "\(gitDirectory)/cards-test-push-window", durable: false)
-            usleep(UInt32(min(seconds, 10) * 1_000_000))
-        }
-        do {
-            let pushed = try repository.push(
-                to: remote.name, refspecs: ["\(branch):\(remote.branch)"], settings: settings)
-            report.serverMessages += pushed.serverMessages
-            report.pushWarnings += pushed.warnings
-            return true
-        } catch  where error.code == .nonFastForward {
-            report.refusedPushes += 1
-            return false
-        } catch {
-            var failure = StoreError.remote(error, "pushing to", remote)
-            if report.rebased {
-                failure.message += "\n(the rebased commits are in the deck; `cards sync` pushes them later)"
-            } else if merged {
-                failure.message +=
-                    "\n(the merge commit was made locally and is kept; if \(remote.name) takes no merge commits (a "
-                    + "linear-history rule), `cards sync --rebase` replays this deck's commits onto its instead; "
-                    + "otherwise `cards sync` pushes the merge later)"
-            }
-            throw failure
-        }
-    }
-
-    private func checkRemoteIsDeck(_ theirs: ObjectID, _ remote: DeckRemote) throws(StoreError) {
+    func checkRemoteIsDeck(_ theirs: ObjectID, _ remote: DeckRemote) throws(StoreError) {
         let tree = try withStoreError("reading \(remote.trackingName)") { () throws(GitError) in
             try repository.commit(theirs).tree
         }
@@ -464,7 +194,7 @@ extension Deck {
             of: entry.id, holder: "\(remote.name)'s deck is", outcome: "nothing was changed: update cards, then sync")
     }
 
-    private func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws(StoreError) -> Bool {
+    func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws(StoreError) -> Bool {
         try withStoreError("comparing histories") { () throws(GitError) in
             try repository.isDescendant(commit, of: ancestor)
         }
@@ -478,7 +208,7 @@ extension Deck {
 
     /// The files that are no valid card among those `new` sends to a remote at `remote` with a merge, but
     /// for those the merge already named (they came in).
-    private func invalidGoingOut(from remote: ObjectID, to new: ObjectID, besides merged: MergeReport)
+    func invalidGoingOut(from remote: ObjectID, to new: ObjectID, besides merged: MergeReport)
         throws(StoreError) -> [CardProblem]
     {
         let named = Set(merged.invalid.map(\.path))
@@ -487,7 +217,7 @@ extension Deck {
 
     /// How many card files differ between two commits (`old` nil: every card of `new`), and which of
     /// them, as `new` has them, are not valid cards.
-    private func changedCards(from old: ObjectID?, to new: ObjectID) throws(StoreError) -> (Int, [CardProblem]) {
+    func changedCards(from old: ObjectID?, to new: ObjectID) throws(StoreError) -> (Int, [CardProblem]) {
         guard let old else {
             let all = try snapshot(at: new).allCards()
             return (all.cards.count + all.problems.count, all.problems)
@@ -508,7 +238,7 @@ extension Deck {
 
     /// Step 5: (deleted, remote's cards) when pushing `new` over `remoteCommit` deletes more than
     /// half of the remote's cards and more than 10, unless allowed; else nil.
-    private func massDeletion(from remoteCommit: ObjectID, to new: ObjectID, _ options: SyncOptions) throws(StoreError)
+    func massDeletion(from remoteCommit: ObjectID, to new: ObjectID, _ options: SyncOptions) throws(StoreError)
         -> (deleted: Int, of: Int)?
     {
         guard !options.allowMassDelete else { return nil }
@@ -524,7 +254,7 @@ extension Deck {
     }
 
     /// The same guard for a merge not yet made: cards on the remote that the merge would leave out.
-    private func plannedMassDeletion(_ merge: MergeReport, ours: ObjectID, theirs: ObjectID, _ options: SyncOptions)
+    func plannedMassDeletion(_ merge: MergeReport, ours: ObjectID, theirs: ObjectID, _ options: SyncOptions)
         throws(StoreError) -> (deleted: Int, of: Int)?
     {
         guard !options.allowMassDelete else { return nil }
@@ -550,7 +280,7 @@ extension Deck {
         return deleted * 2 > total ? (deleted, total) : nil
     }
 
-    private func massDeleteError(_ refused: (deleted: Int, of: Int), _ remote: DeckRemote, merged: Bool = false)
+    func massDeleteError(_ refused: (deleted: Int, of: Int), _ remote: DeckRemote, merged: Bool = false)
         -> StoreError
     {
         StoreError(

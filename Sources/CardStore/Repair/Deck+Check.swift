@@ -242,146 +242,24 @@ extension Deck {
 
     /// Whether the index can be read (after the repair, if asked). `interrupted`: the paths an
     /// interrupted write of ours was bringing along (its pending flag), behind whatever their entries;
-    /// nil when there is no flag.
+    /// nil when there is no flag. Its phases are `IndexCheck`'s.
     @discardableResult
     func checkIndex(
         tree: ObjectID, _ report: inout CheckReport, repair: Bool, interrupted: [String]? = nil,
         bases: WorkingTreeBases? = nil
     ) throws(StoreError) -> Bool {
-        let path = "\(gitDirectory)/index"
-        // What git keeps out of the working tree, read before the index is touched: a path skipped there
-        // is never brought into the working tree nor taken for deleted, and keeps its bit.
-        let skipped = skipWorktreePaths(among: nil)
-        let sparse = isSparseCheckout
-        var opened: (index: Index, tree: ObjectID)?
-        var state = "missing"
-        if FileSystem.exists(path) {
-            do throws(GitError) {
-                // From disk: the repository's index object is as it was first read, and the writes of
-                // this deck since patched the file, not that object (an app keeps its deck open).
-                let index = try repository.index()
-                try index.reload(force: true)
-                opened = (index, try index.writeTree())
-            } catch {
-                state = "damaged (\(error.message))"
-            }
-        }
-        guard let (index, indexTree) = opened else {
-            // Missing or damaged (truncated, overwritten): git's own commands fail on it too. It only caches
-            // what main and the working tree hold, so it is made again from main; files keep their content.
-            guard repair else {
-                report.problems.append(
-                    "\(path): \(state); `cards fsck --repair` makes it again from main, leaving the working tree as it is"
-                )
-                return false
-            }
-            if FileSystem.exists(path) { try FileSystem.remove(path) }
-            IndexPatch.removeStaleSideFiles(of: path)
-            let workingDirectory = workingDirectory ?? location
-            try withStoreError("making the index again") { () throws(GitError) in
-                let fresh = try repository.index()
-                try fresh.readTree(tree)
-                // In a sparse checkout a missing file is one git left out: held out, git's patterns decide.
-                try fresh.markSkipWorktree { entry in
-                    skipped.contains(entry) || (sparse && !FileSystem.exists("\(workingDirectory)/\(entry)"))
-                }
-                try fresh.write()
-            }
-            report.repaired.append("made the index \(path) again from main (it was \(state))")
-            if sparse { applySparsePatterns(following: nil) }
-            return true
-        }
+        var check = IndexCheck(deck: self, main: tree, repair: repair, interrupted: interrupted, bases: bases)
+        guard let (index, indexTree) = check.open() else { return try check.remake(&report) }
         guard indexTree != tree else { return true }
-        let differences = try withStoreError("comparing the index with main") { () throws(GitError) in
-            try TreeDiff.changes(in: repository, from: indexTree, to: tree)
-        }
-        // Where the index differs from main it is either behind (a write of ours moved main and was
-        // stopped before the index followed) or holds a change staged by hand (`git add`, `git rm
-        // --cached`), which must be kept: behind is an entry as a commit the index followed had it.
-        var (changes, stale, staged) = try indexBehind(
-            differences, index: indexTree, main: tree, interrupted: interrupted, bases: bases)
-        // An entry as main's parent had it, its file already main's: the index alone fell behind (`git commit`
-        // reads the index before it takes the lock and writes what it read back even when its commit then
-        // fails, over the index a write of ours had just brought along). Any other such entry is the user's.
-        for change in stale {
-            let full = try? workingFile(change.path) ?? workingDirectory.map { "\($0)/\(change.path)" }
-            let present = full.flatMap { workingBlobID($0, path: change.path) }
-            if present == change.new?.id { changes.append(change) } else { staged.append(change) }
-        }
-        guard !changes.isEmpty else { return true }
+        let (behind, staged) = try check.sortDifferences(indexTree)
+        guard !behind.isEmpty else { return true }
         guard repair, let workingDirectory else {
-            for change in changes {
-                report.problems.append(
-                    "\(change.path): the index and working tree are behind main (it moved without them: a command interrupted, or git); "
-                        + "`cards fsck --repair` brings them up to date")
-            }
+            check.reportBehind(behind, &report)
             return true
         }
-        var current: [String] = []
-        // New paths with no file, in a sparse checkout: held out, git's patterns decide (`applySparsePatterns`).
-        var heldOut: Set<String> = []
-        for change in changes {
-            if !skipped.contains(change.path) && sparse && change.old == nil && change.new != nil
-                && !FileSystem.exists("\(workingDirectory)/\(change.path)")
-            {
-                heldOut.insert(change.path)
-            }
-            if skipped.contains(change.path) || heldOut.contains(change.path) {
-                // Outside the sparse checkout: the entry follows main, the working tree is left alone.
-                report.repaired.append(
-                    "brought \(change.path) up to date with main in the index (git keeps it out of the working tree)")
-                continue
-            }
-            let full: String
-            do {
-                full = try workingFile(change.path) ?? "\(workingDirectory)/\(change.path)"
-            } catch {
-                report.problems.append("\(change.path): not brought up to date: \(error.message)")
-                continue
-            }
-            let present = workingBlobID(full, path: change.path)
-            // A file still as the index had it was left behind by the interrupted write: update it.
-            // Anything else is a hand edit: keep it (status then shows it against main).
-            if present == change.old?.id {
-                if let new = change.new {
-                    let bytes = try withStoreError("reading \(change.path)") { () throws(GitError) in
-                        try repository.readBlob(new.id)
-                    }
-                    try FileSystem.writeAtomically(
-                        checkoutBytes(bytes, blob: new.id, path: change.path), to: full, durable: durable)
-                    current.append(change.path)
-                } else {
-                    try FileSystem.remove(full)
-                }
-                report.repaired.append("brought \(change.path) up to date with main (behind it, not edited)")
-            } else {
-                // Already as main has it: refresh its stat data (a deleted file has none to refresh).
-                if present == change.new?.id, present != nil { current.append(change.path) }
-                if present != change.new?.id { report.repaired.append("kept the hand edit in \(change.path)") }
-            }
-        }
-        try withStoreError("rewriting the index") { () throws(GitError) in
-            try index.readTree(tree)
-            // Every skip-worktree bit as it was: a sparse checkout's files are not deletions.
-            if !skipped.isEmpty || !heldOut.isEmpty {
-                try index.markSkipWorktree { skipped.contains($0) || heldOut.contains($0) }
-            }
-            // Refresh the stat data of files that now match main, so git need not re-hash them.
-            // Not a filter driver's file (an LFS image): libgit2 would hash it as it is, not as git stores it.
-            for path in current where !hasFilterDriver(path) { try index.add(path: path) }
-            // Changes staged by hand, staged again.
-            for change in staged {
-                if let entry = change.old {
-                    try index.stage(
-                        path: change.path, id: entry.id, mode: entry.mode, skipWorktree: skipped.contains(change.path))
-                } else {
-                    try index.remove(path: change.path)
-                }
-            }
-            try index.write()
-        }
-        for change in staged { report.repaired.append("kept the change staged in \(change.path)") }
-        if !heldOut.isEmpty { applySparsePatterns(following: nil) }
+        let (current, heldOut) = try check.bringWorkingTreeAlong(behind, in: workingDirectory, &report)
+        try check.rewriteIndex(index, current: current, heldOut: heldOut, staged: staged)
+        check.finish(staged: staged, heldOut: heldOut, &report)
         return true
     }
 

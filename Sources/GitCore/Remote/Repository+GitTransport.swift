@@ -64,9 +64,7 @@ extension Repository {
 
     /// `fetch` through the git executable: each `refs/heads/X:DEST` is fetched into a temporary ref of
     /// ours (git never writes a branch or tracking ref here), read back, then DEST moved by us.
-    func fetchThroughGit(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError)
-        -> FetchResult
-    {
+    func fetchThroughGit(_ remote: ResolvedRemote, refspecs: [String]) throws(GitError) -> FetchResult {
         var pairs: [(source: String, destination: String, temporary: String)] = []
         for (index, spec) in refspecs.enumerated() {
             let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
@@ -81,9 +79,9 @@ extension Repository {
         removeAbandonedFetchReferences()
         let arguments =
             ["fetch", "--no-tags", "--no-write-fetch-head", "--no-prune", "--no-recurse-submodules", "--progress"]
-            + ["--", remote] + pairs.map { "+\($0.source):\($0.temporary)" }
-        let outcome = try runGit(arguments, settings: settings)
-        let url = RemoteURL(try displayURL(of: remote, push: false))?.redacted ?? remote
+            + ["--", remote.name] + pairs.map { "+\($0.source):\($0.temporary)" }
+        let outcome = try runGit(arguments, settings: remote.settings)
+        let url = remote.shownURL(pushing: false)
         guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
             // The remote has no such branch (an empty repository): not a failure, an answer.
             if !outcome.stalled && !outcome.interrupted
@@ -91,13 +89,13 @@ extension Repository {
             {
                 return FetchResult(heads: [:], receivedObjects: 0, receivedBytes: 0)
             }
-            throw GitReply.failure(outcome, url: url, pushing: false, timeout: stallTimeout(settings))
+            throw GitReply.failure(outcome, url: url, pushing: false, timeout: stallTimeout(remote.settings))
         }
         var heads: [String: ObjectID] = [:]
         for pair in pairs {
             guard let id = try referenceTarget(pair.temporary) else { continue }
             heads[pair.source] = id
-            try setReference(pair.destination, to: id, logMessage: "cards: fetch \(remote)")
+            try setReference(pair.destination, to: id, logMessage: "cards: fetch \(remote.name)")
         }
         return FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
     }
@@ -117,25 +115,26 @@ extension Repository {
 
     /// `push` through the git executable: `git push --porcelain`, never forced, its per-ref status read
     /// to tell the remote having moved (`.nonFastForward`) from any other refusal (`.pushRefused`).
-    func pushThroughGit(to remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError)
+    /// `checkedPushable`: `checkPushable` was run for this push already.
+    func pushThroughGit(_ remote: ResolvedRemote, refspecs: [String], checkedPushable: Bool) throws(GitError)
         -> PushResult
     {
-        let configured = try remoteURL(remote)
         // As libgit2's path does: a repository here with a working tree is refused before anything is sent.
-        try checkPushable(
-            configured ?? remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "",
-            throughGit: true)
-        let url = RemoteURL(try displayURL(of: remote, push: true))?.redacted ?? remote
+        if !checkedPushable {
+            try checkPushable(remote, branch: refspecs.first?.split(separator: ":").last.map(String.init) ?? "")
+        }
+        let url = remote.shownURL(pushing: true)
         // A push killed on this machine left a ref lock in a remote on this disk, which nobody else ever
         // will remove (receive-pack would refuse every push for it): gone first, as `pushLocal` does.
-        if let path = localRemotePath(configured ?? remote), let target = try? Repository.open(at: path) {
+        if let path = remote.localPath, let target = try? Repository.open(at: path) {
             for spec in refspecs {
                 guard let destination = spec.split(separator: ":").last else { continue }
                 let lock = target.gitDirectory + destination + ".lock"
                 if access(lock, F_OK) == 0 { _ = LockFiles.clearIfAbandoned(lock, age: 2) }
             }
         }
-        let outcome = try runGit(["push", "--porcelain", "--progress", "--", remote] + refspecs, settings: settings)
+        let outcome = try runGit(
+            ["push", "--porcelain", "--progress", "--", remote.name] + refspecs, settings: remote.settings)
         let server = GitReply.serverMessages(outcome.errorLines)
         let rejected = GitReply.statuses(outcome.output).filter { $0.flag == "!" }
         if !rejected.isEmpty && !outcome.stalled && !outcome.interrupted {
@@ -151,7 +150,7 @@ extension Repository {
                 serverMessages: server, url: url)
         }
         guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
-            throw GitReply.failure(outcome, url: url, pushing: true, timeout: stallTimeout(settings))
+            throw GitReply.failure(outcome, url: url, pushing: true, timeout: stallTimeout(remote.settings))
         }
         return PushResult(serverMessages: server)
     }
@@ -172,19 +171,6 @@ extension Repository {
     /// Seconds of silence after which a transfer through git is given up.
     func stallTimeout(_ settings: RemoteSettings) -> Double {
         settings.timeout.flatMap { $0.isFinite && $0 > 0 ? min($0, 86_400) : nil } ?? GitProcess.defaultStallTimeout
-    }
-
-    /// The URL git will use for `remote` (its push URL when pushing and one is set), with libgit2's
-    /// reading of `url.*.insteadOf`; `remote` itself when it is a URL.
-    func displayURL(of remote: String, push: Bool) throws(GitError) -> String {
-        var handle: OpaquePointer?
-        guard git_remote_lookup(&handle, pointer, remote) == 0, let handle else {
-            git_error_clear()
-            return remote
-        }
-        defer { git_remote_free(handle) }
-        if push, let pushURL = git_remote_pushurl(handle) { return String(cString: pushURL) }
-        return git_remote_url(handle).map { String(cString: $0) } ?? remote
     }
 }
 

@@ -1,18 +1,17 @@
 import CGit2
 
 extension Repository {
-    /// Clones `url` into the new folder `path` with a working tree: remote `origin`, branch
-    /// `branch` checked out (when the remote has it; an empty remote gives an unborn branch).
-    /// Credentials, host keys and progress as for `fetch`.
-    package static func clone(from url: String, to path: String, branch: String, settings: RemoteSettings)
-        throws(GitError) -> Repository
+    /// Clones `remote` (its URL; `ResolvedRemote(url:transport:settings:)`) into the new folder `path`
+    /// with a working tree, through libgit2: remote `origin`, branch `branch` checked out (when the
+    /// remote has it; an empty remote gives an unborn branch). Credentials, host keys and progress as
+    /// for `fetch`.
+    package static func clone(_ remote: ResolvedRemote, to path: String, branch: String) throws(GitError) -> Repository
     {
         Libgit2.ensureInitialized()
+        let url = remote.url
         // As git's clone and upload-pack refuse a repository on this machine that another user owns.
-        if let local = RemoteURL(url), local.transport == .local, !local.isRelativePath {
-            try RepositoryOwnership.checkRemote(at: local.path)
-        }
-        let state = RemoteCallbackState(settings: settings, url: url)
+        if let local = remote.localPath { try RepositoryOwnership.checkRemote(at: local) }
+        let state = RemoteCallbackState(settings: remote.settings, url: url)
         var options = git_clone_options()
         try check(git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "git_clone_options_init")
         state.install(into: &options.fetch_opts.callbacks)

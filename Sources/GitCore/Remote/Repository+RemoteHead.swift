@@ -1,50 +1,25 @@
-import CGit2
-
 extension Repository {
     /// The branch a remote's HEAD names (`refs/heads/master`, say), as `git clone` takes it: nil when
     /// its HEAD names no branch (an empty repository) or the server does not say. Through git's own
-    /// client (`git ls-remote --symref`) or libgit2's, as `transport(settings)` chooses.
-    package func remoteHeadBranch(_ remote: String, settings: RemoteSettings) throws(GitError) -> String? {
-        let configured = try remoteURL(remote)
-        if let path = localRemotePath(configured ?? remote) {
+    /// client (`git ls-remote --symref`) or libgit2's, as `remote.transport` says.
+    package func remoteHeadBranch(_ remote: ResolvedRemote) throws(GitError) -> String? {
+        if let path = remote.localPath {
             // On this machine: read its HEAD, without a transfer.
             return (try? Repository.open(at: path))?.headReferenceName().flatMap {
                 $0.hasPrefix("refs/heads/") ? $0 : nil
             }
         }
-        if try transport(settings) == .git {
-            let outcome = try runGit(["ls-remote", "--symref", "--", remote, "HEAD"], settings: settings)
-            guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
-                let url = RemoteURL(try displayURL(of: remote, push: false))?.redacted ?? remote
-                throw GitReply.failure(outcome, url: url, pushing: false, timeout: stallTimeout(settings))
-            }
-            for line in String(decoding: outcome.output, as: UTF8.self).split(separator: "\n")
-            where line.hasPrefix("ref: ") && line.hasSuffix("\tHEAD") {
-                let target = line.dropFirst(5).dropLast(5)
-                if target.hasPrefix("refs/heads/") { return String(target) }
-            }
-            return nil
+        guard remote.transport == .git else { return try remoteHeadBranchThroughLibgit2(remote) }
+        let outcome = try runGit(["ls-remote", "--symref", "--", remote.name, "HEAD"], settings: remote.settings)
+        guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
+            throw GitReply.failure(
+                outcome, url: remote.shownURL(pushing: false), pushing: false, timeout: stallTimeout(remote.settings))
         }
-        let (handle, url) = try openRemote(remote)
-        defer { git_remote_free(handle) }
-        let state = RemoteCallbackState(settings: settings, url: url)
-        var callbacks = git_remote_callbacks()
-        try check(
-            git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "git_remote_init_callbacks")
-        state.install(into: &callbacks)
-        let connected = withExtendedLifetime(state) {
-            state.run { git_remote_connect(handle, GIT_DIRECTION_FETCH, &callbacks, nil, nil) }
+        for line in String(decoding: outcome.output, as: UTF8.self).split(separator: "\n")
+        where line.hasPrefix("ref: ") && line.hasSuffix("\tHEAD") {
+            let target = line.dropFirst(5).dropLast(5)
+            if target.hasPrefix("refs/heads/") { return String(target) }
         }
-        try state.rethrow(connected, "git_remote_connect")
-        defer { git_remote_disconnect(handle) }
-        var name = git_buf()
-        defer { git_buf_dispose(&name) }
-        let found = git_remote_default_branch(&name, handle)
-        guard found == 0, let pointer = name.ptr else {
-            git_error_clear()
-            return nil
-        }
-        let branch = String(cString: pointer)
-        return branch.hasPrefix("refs/heads/") ? branch : nil
+        return nil
     }
 }

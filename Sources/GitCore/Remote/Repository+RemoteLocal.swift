@@ -253,16 +253,17 @@ extension Repository {
         return result
     }
 
-    /// Throws the error a push of `branch` would give when `url` names a repository on this machine
+    /// Throws the error a push of `branch` would give when `resolved` is a repository on this machine
     /// with a working tree, or with `branch` checked out in a worktree of its own (pushes there are
     /// refused): for a sync to check before it fetches and merges anything. Anything else, a missing
     /// folder included, is left for the fetch to report.
-    /// Through git (`throughGit`), a repository with a working tree is refused only where git's
+    /// Through git (`resolved.transport`), a repository with a working tree is refused only where git's
     /// receive-pack refuses it: when `branch` is checked out there and its `receive.denyCurrentBranch`
     /// is not `updateInstead`, `ignore` or `warn` (git then updates or leaves that working tree itself).
-    package func checkPushable(_ url: String, branch: String, throughGit: Bool = false) throws(GitError) {
-        guard let path = localRemotePath(url), let remote = try? Repository.open(at: path) else { return }
-        guard throughGit else { return try Repository.refusePush(of: branch, into: remote, url: url) }
+    package func checkPushable(_ resolved: ResolvedRemote, branch: String) throws(GitError) {
+        let url = resolved.url
+        guard let path = resolved.localPath, let remote = try? Repository.open(at: path) else { return }
+        guard resolved.transport == .git else { return try Repository.refusePush(of: branch, into: remote, url: url) }
         // Checked out in its working tree or in a linked worktree's, unless git is told to let it through.
         let full = branch.hasPrefix("refs/") ? branch : "refs/heads/" + branch
         let checkedOut = !remote.isBare && remote.headReferenceName() == full
