@@ -6,7 +6,7 @@ import SystemCalls
 extension Deck {
     /// The merge driver command registered in every deck's config, for plain `git merge`: `cards` when the
     /// `cards` on PATH is this program, else this program's absolute path (so it works before installing).
-    public static var mergeDriverCommand: String {
+    package static var mergeDriverCommand: String {
         let suffix = " merge-driver %O %A %B %P"
         guard let executable = FileSystem.executablePath(), !executable.contains(" ") else { return "cards" + suffix }
         let path = getenv("PATH").map { String(cString: $0) } ?? ""

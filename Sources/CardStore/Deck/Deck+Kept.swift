@@ -5,18 +5,18 @@ import GitCore
 /// A card this device kept with a right swipe: "seen, stays". Device-local, never committed: a keep
 /// changes nothing in the deck (as `cards swipe`'s keep), so it neither reorders the deck for the other
 /// devices nor fills the history with a commit per look.
-public struct KeptCard: Sendable, Hashable {
+package struct KeptCard: Sendable, Hashable {
     /// The card's id.
-    public var id: String
+    package var id: String
     /// `main` when it was kept: the undo on the page takes back a keep made after the newest
     /// operation this device can undo, before that operation.
-    public var head: String
+    package var head: String
     /// The commit the keep came with (a conflict settled by a right swipe or a pick), or nil: undoing
     /// that commit takes the keep back too.
-    public var commit: String?
+    package var commit: String?
 
     /// Creates a record.
-    public init(id: String, head: String, commit: String? = nil) {
+    package init(id: String, head: String, commit: String? = nil) {
         self.id = id
         self.head = head
         self.commit = commit
@@ -24,15 +24,15 @@ public struct KeptCard: Sendable, Hashable {
 }
 
 /// What a swipe that settled a deleted-versus-edited record did (`Deck.settleBySwipe`).
-public struct SwipeSettlement: Sendable {
+package struct SwipeSettlement: Sendable {
     /// Whether the card was deleted (a left swipe), or kept as edited.
-    public var deleted: Bool
+    package var deleted: Bool
     /// The `resolve` commit.
-    public var commit: ObjectID?
+    package var commit: ObjectID?
 }
 
 /// What `undoLatest` took back.
-public enum DeviceUndo: Sendable {
+package enum DeviceUndo: Sendable {
     /// A keep (the card is back in the stack, nothing committed).
     case keep(KeptCard)
     /// An operation, undone by a commit as `cards undo` undoes it.
@@ -43,7 +43,7 @@ extension Deck {
     /// Whether a card is out of the stack on this device: kept, and carrying no deleted-versus-edited
     /// record (a swipe settles that one, so it stays first until settled). A card kept with a field
     /// conflict open stays out, as the user left it: the list still marks it, `cards conflicts` lists it.
-    public static func isSeen(_ card: Card, kept: Set<String>) -> Bool {
+    package static func isSeen(_ card: Card, kept: Set<String>) -> Bool {
         guard kept.contains(card.id) else { return false }
         return !ConflictRecord.records(in: card).contains(where: \.isDeletion)
     }
@@ -51,7 +51,7 @@ extension Deck {
     /// The order the stack shows `cards` in on this device (the page, `cards swipe`): cards carrying
     /// conflict records first (unless seen), then the cards not kept, in deck order (`stack`); the seen
     /// ones (`seen`) in the order they were kept.
-    public static func stackOrder(_ cards: [Card], kept: [KeptCard]) -> (stack: [Card], seen: [Card]) {
+    package static func stackOrder(_ cards: [Card], kept: [KeptCard]) -> (stack: [Card], seen: [Card]) {
         let keptIDs = Set(kept.map(\.id))
         let conflicted = cards.filter { !$0.conflicts.isEmpty && !isSeen($0, kept: keptIDs) }
         let unseen = cards.filter { $0.conflicts.isEmpty && !keptIDs.contains($0.id) }
@@ -66,7 +66,7 @@ extension Deck {
     /// a card kept with no conflict left is recorded as seen, with that commit (undoing the commit takes
     /// the keep back). Nil, and nothing done, for a card without such a record: the swipe goes on as usual.
     /// The page, `cards swipe` and its scripted form all settle through here.
-    public func settleBySwipe(_ card: Card, left: Bool) throws(StoreError) -> SwipeSettlement? {
+    package func settleBySwipe(_ card: Card, left: Bool) throws(StoreError) -> SwipeSettlement? {
         guard ConflictRecord.records(in: card).contains(where: \.isDeletion) else { return nil }
         let (kept, made) = try resolveCommitting(card.id, field: "*", left ? .delete : .keep)
         var commit = made
@@ -77,14 +77,14 @@ extension Deck {
 
     /// The file under the git directory (`.git/cards-kept`) where this device's keeps are kept, one line
     /// each: id, `main` then, and the commit it came with, tab-separated, oldest first.
-    public var keptPath: String { gitDirectory + "/cards-kept" }
+    package var keptPath: String { gitDirectory + "/cards-kept" }
 
     /// The most keeps remembered: the oldest beyond it are forgotten (the card comes back into the stack).
     static let keptLimit = 100_000
 
     /// This device's keeps, oldest first (a missing or damaged file reads as none: a keep is a convenience,
     /// never data).
-    public func keptCards() -> [KeptCard] {
+    package func keptCards() -> [KeptCard] {
         guard let bytes = try? FileSystem.read(keptPath, limit: 16 * 1024 * 1024) else { return [] }
         var result: [KeptCard] = []
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
@@ -105,7 +105,7 @@ extension Deck {
 
     /// Notes that this device kept `id` (after `main`'s current commit, or with `commit`); a card kept
     /// before moves to the end of the list.
-    public func recordKept(_ id: String, commit: ObjectID? = nil) throws(StoreError) {
+    package func recordKept(_ id: String, commit: ObjectID? = nil) throws(StoreError) {
         let current = try headCommit()
         guard let head = commit ?? current else { return }
         try changingKept { kept in
@@ -115,12 +115,12 @@ extension Deck {
     }
 
     /// Forgets every keep: the whole deck is unseen again ("start over").
-    public func forgetKept() throws(StoreError) {
+    package func forgetKept() throws(StoreError) {
         try changingKept { $0 = [] }
     }
 
     /// Forgets the newest keep of `id` (an undo of that keep).
-    public func forgetKept(_ id: String) throws(StoreError) {
+    package func forgetKept(_ id: String) throws(StoreError) {
         try changingKept { kept in
             if let index = kept.lastIndex(where: { $0.id == id }) { kept.remove(at: index) }
         }
@@ -139,19 +139,19 @@ extension Deck {
     }
 
     /// The newest operation this device can undo (what `cards undo` would undo now), or nil.
-    public func undoCandidate() throws(StoreError) -> LogEntry? {
+    package func undoCandidate() throws(StoreError) -> LogEntry? {
         try findUndoTarget(from: try headCommit())
     }
 
     /// What this device's undo would take back: its newest keep when that came after the newest
     /// operation it can undo (a keep with no commit of its own), else that operation.
-    public func latestUndoable() throws(StoreError) -> (keep: KeptCard?, operation: LogEntry?) {
+    package func latestUndoable() throws(StoreError) -> (keep: KeptCard?, operation: LogEntry?) {
         latestUndoable(after: try undoCandidate())
     }
 
     /// The same, given what `undoCandidate` said (a caller that keeps it for as long as `main` stays).
     /// `kept`: the keeps when the caller has just read them (else read here).
-    public func latestUndoable(after operation: LogEntry?, kept: [KeptCard]? = nil) -> (
+    package func latestUndoable(after operation: LogEntry?, kept: [KeptCard]? = nil) -> (
         keep: KeptCard?, operation: LogEntry?
     ) {
         guard let keep = (kept ?? keptCards()).last, keep.commit == nil else { return (nil, operation) }
@@ -165,7 +165,7 @@ extension Deck {
     /// Undoes the newest thing this device did: a keep (nothing committed) or an operation (`cards undo`);
     /// a keep that came with the undone commit is forgotten with it.
     @discardableResult
-    public func undoLatest() throws(StoreError) -> DeviceUndo {
+    package func undoLatest() throws(StoreError) -> DeviceUndo {
         let (keep, _) = try latestUndoable()
         if let keep {
             try changingKept { kept in

@@ -14,26 +14,26 @@ public final class Deck {
     /// names (a repository made by git with another default branch), else `main`.
     public let branch: String
     /// `branch` without its `refs/heads/`, as people and git's messages name it.
-    public var branchName: String { String(branch.dropFirst("refs/heads/".count)) }
+    package var branchName: String { String(branch.dropFirst("refs/heads/".count)) }
     /// The deck metadata file at the root of the tree.
-    public static let metadataPath = "deck.json"
+    package static let metadataPath = "deck.json"
     /// The folder that holds the card files.
-    public static let cardsFolder = "cards"
+    package static let cardsFolder = "cards"
     /// The card files' layout (`CardID.path`: `cards/<first two characters>/<36-character id>.json`),
     /// the only paths the index patch changes.
     static let cardPaths = PatchablePaths(
         folder: cardsFolder, fanOutLength: 2, fileNameLength: 36 + ".json".count, suffix: ".json")
     /// The `.gitattributes` line that routes card files to our merge driver.
-    public static let attributesLine = "cards/**/*.json merge=cards"
+    package static let attributesLine = "cards/**/*.json merge=cards"
 
     /// The repository behind the deck.
-    public let repository: Repository
+    package let repository: Repository
     /// The working tree folder (no trailing slash), or nil for a bare deck.
-    public let workingDirectory: String?
+    package let workingDirectory: String?
     /// The git folder (no trailing slash).
-    public let gitDirectory: String
+    package let gitDirectory: String
     /// Whether writes fsync objects, refs and files (on unless `CARDS_FSYNC=0` or `cards.fsync=false`).
-    public let durable: Bool
+    package let durable: Bool
     /// How a commit makes its writes durable (see `FileSync`): `.ordered` on ext4 with a running
     /// journal (one fsync for the ref, reflogs, card file and index), `.strict` elsewhere or with
     /// `CARDS_FSYNC=strict` / `cards.fsync=strict` (an fsync per file), `.none` when `durable` is off.
@@ -146,10 +146,10 @@ public final class Deck {
     }
 
     /// The folder a person would call the deck: the working tree, or the bare repository.
-    public var location: String { workingDirectory ?? gitDirectory }
+    package var location: String { workingDirectory ?? gitDirectory }
 
     /// Whether the deck has no working tree.
-    public var isBare: Bool { workingDirectory == nil }
+    package var isBare: Bool { workingDirectory == nil }
 
     /// Opens the deck at `path`, or the one that contains it when `searchUpward`.
     public static func open(at path: String, searchUpward: Bool = true) throws(StoreError) -> Deck {

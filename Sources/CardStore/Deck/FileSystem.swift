@@ -3,11 +3,11 @@ import Glibc
 import SystemCalls
 
 /// The few file operations the store needs, on plain POSIX calls (no Foundation on the hot path).
-public enum FileSystem {
+package enum FileSystem {
     /// Reads a whole regular file, refusing one larger than `limit` bytes before reading it. A symbolic
     /// link is refused unless `followingLinks` (a file the user names, such as an import's): the deck's
     /// own files are regular files, and a link there could lead anywhere.
-    public static func read(
+    package static func read(
         _ path: String, limit: Int = 64 * 1024 * 1024, followingLinks: Bool = false
     ) throws(StoreError) -> [UInt8] {
         // O_NONBLOCK: a FIFO where a file belongs is refused below, not waited on for a writer that
@@ -45,7 +45,7 @@ public enum FileSystem {
 
     /// Writes a file atomically: a temp file beside it, fsync when durable, then rename over it. `mode`:
     /// its permissions from its creation on (less the umask), 0o600 for a secret only its owner may read.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool, mode: mode_t = 0o666)
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool, mode: mode_t = 0o666)
         throws(StoreError)
     {
         try writeAtomically(bytes, to: path, flush: durable ? .strict : .none, mode: mode)
@@ -72,7 +72,7 @@ public enum FileSystem {
     }
 
     /// Removes a file; no error when it is already gone. Also removes its folder when that is left empty.
-    public static func remove(_ path: String) throws(StoreError) {
+    package static func remove(_ path: String) throws(StoreError) {
         if unlink(path) != 0 && errno != ENOENT {
             throw StoreError(.io, "cannot remove \(path): \(errorText())")
         }
@@ -80,7 +80,7 @@ public enum FileSystem {
     }
 
     /// Creates a folder and its parents.
-    public static func makeDirectories(_ path: String) throws(StoreError) {
+    package static func makeDirectories(_ path: String) throws(StoreError) {
         if isDirectory(path) { return }
         let up = parent(of: path)
         if up != path && !up.isEmpty { try makeDirectories(up) }
@@ -90,32 +90,32 @@ public enum FileSystem {
     }
 
     /// Whether a path exists (without following a final symlink).
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
     /// Whether a path is a folder.
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The folder part of a path.
-    public static func parent(of path: String) -> String {
+    package static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
     }
 
     /// The last component of a path.
-    public static func basename(of path: String) -> String {
+    package static func basename(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
 
     /// An absolute form of a path (relative ones are taken from the current folder).
-    public static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
         let found = buffer.withUnsafeMutableBufferPointer { raw in
@@ -131,7 +131,7 @@ public enum FileSystem {
     /// absolute, without ".", repeated or trailing slashes, resolved as the kernel resolves it as far
     /// as it exists (each symbolic link followed before a ".." after it); the rest, not there yet, is
     /// taken as written.
-    public static func canonical(_ path: String) -> String {
+    package static func canonical(_ path: String) -> String {
         var resolved = "/"
         var missing: [Substring] = []
         for component in absolute(path).split(separator: "/") where component != "." {
@@ -151,7 +151,7 @@ public enum FileSystem {
     }
 
     /// The entries of a folder (names only, no "." or ".."), sorted.
-    public static func list(_ path: String) -> [String] {
+    package static func list(_ path: String) -> [String] {
         LockFiles.list(path).sorted()
     }
 
@@ -173,7 +173,7 @@ public enum FileSystem {
     }
 
     /// Whether `path` (links followed) is a pipe (a FIFO, `/dev/fd/N` of a shell's `<(…)`).
-    public static func isPipe(_ path: String) -> Bool {
+    package static func isPipe(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
     }
@@ -193,7 +193,7 @@ public enum FileSystem {
 
 extension FileSystem {
     /// Creates a new private folder under /tmp (or `$TMPDIR`) whose name starts with `prefix`.
-    public static func makeTemporaryDirectory(prefix: String) throws(StoreError) -> String {
+    package static func makeTemporaryDirectory(prefix: String) throws(StoreError) -> String {
         let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(base)/\(prefix)XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
@@ -205,7 +205,7 @@ extension FileSystem {
     }
 
     /// The absolute path of the running executable, if the system says.
-    public static func executablePath() -> String? {
+    package static func executablePath() -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBufferPointer { raw -> Int in
             raw.withMemoryRebound(to: CChar.self) { chars -> Int in
@@ -225,7 +225,7 @@ extension FileSystem {
     }
 
     /// Removes a file or a folder with everything in it, never following symbolic links.
-    public static func removeTree(_ path: String) {
+    package static func removeTree(_ path: String) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         if (info.st_mode & S_IFMT) == S_IFDIR {

@@ -10,7 +10,7 @@ public struct CommitIdentity: Sendable, Hashable {
     public var committer: Signature
 
     /// Creates an identity; the committer defaults to the author.
-    public init(author: Signature, committer: Signature? = nil) {
+    package init(author: Signature, committer: Signature? = nil) {
         self.author = author
         self.committer = committer ?? author
     }
@@ -18,7 +18,7 @@ public struct CommitIdentity: Sendable, Hashable {
 
 extension Deck {
     /// The author of new commits (see `commitIdentity`).
-    public func signature() throws(StoreError) -> Signature {
+    package func signature() throws(StoreError) -> Signature {
         try commitIdentity().author
     }
 

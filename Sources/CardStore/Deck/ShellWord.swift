@@ -1,9 +1,9 @@
 /// A path or URL written into a command a message suggests (`cards init <path>`), quoted so that a
 /// person can paste it into a POSIX shell as one word: spaces, line breaks, quotes and `$` intact.
-public enum ShellWord {
+package enum ShellWord {
     /// `text` as is when every byte is one a shell leaves alone, else in single quotes (a `'` in it as
     /// `'\''`); one that starts with `-` gets `./` in front, so that it is not read as an option.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         let word = text.hasPrefix("-") ? "./" + text : text
         let plain =
             !word.isEmpty

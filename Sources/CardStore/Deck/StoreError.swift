@@ -67,7 +67,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var cause: GitError?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, field: String? = nil, cause: GitError? = nil) {
+    package init(_ code: Code, _ message: String, field: String? = nil, cause: GitError? = nil) {
         self.code = code
         self.message = message
         self.field = field

@@ -9,7 +9,7 @@ import GitCore
 extension Deck {
     /// Largest file read into memory to be checked, merged line by line or shown (a card is at most
     /// 16 KiB; this is for the rest): a larger one is carried by its object id, never read whole.
-    public static let maximumIncomingFileSize = 64 * 1024 * 1024
+    package static let maximumIncomingFileSize = 64 * 1024 * 1024
 
     /// Why an incoming entry at `path` is not taken into `main`, or nil when it may be (nearly always).
     /// `oursTree`: this deck's tree the entry would join (a folder where this deck has a card file of

@@ -51,7 +51,7 @@ public struct InvalidVersion: Sendable, Hashable, CustomStringConvertible {
     public var commit: ObjectID
 
     /// Creates the record.
-    public init(path: String, reason: String, isOurs: Bool, commit: ObjectID) {
+    package init(path: String, reason: String, isOurs: Bool, commit: ObjectID) {
         self.path = path
         self.reason = reason
         self.isOurs = isOurs
@@ -77,7 +77,7 @@ extension Deck {
     }
 
     /// The commit `reference` names (a branch, tag, remote-tracking ref or commit id), or nil.
-    public func resolveCommit(_ reference: String) throws(StoreError) -> ObjectID? {
+    package func resolveCommit(_ reference: String) throws(StoreError) -> ObjectID? {
         try withStoreError("reading '\(reference)'") { () throws(GitError) in try repository.resolveCommit(reference) }
     }
 

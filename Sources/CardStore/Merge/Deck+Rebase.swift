@@ -10,7 +10,7 @@ import SystemCalls
 extension Deck {
     /// Whether a sync rebases when the deck and the remote both moved, as `git pull` decides:
     /// `branch.<name>.rebase`, else `pull.rebase` (true, `merges` and `interactive` rebase; false merges).
-    public func rebasesOnSync() -> Bool {
+    package func rebasesOnSync() -> Bool {
         for key in ["branch.\(branchName).rebase", "pull.rebase"] {
             if let rebases = repository.configBool(key) { return rebases }
             // Not a boolean: `merges`, `interactive` (both rebase).

@@ -4,14 +4,14 @@ import GitCore
 
 extension Deck {
     /// Every card that carries conflict records, in deck order.
-    public func conflictedCards() throws(StoreError) -> [Card] {
+    package func conflictedCards() throws(StoreError) -> [Card] {
         try snapshot().allCards().cards.filter { !$0.conflicts.isEmpty }
     }
 
     /// Settles a conflict of one card as an ordinary commit (op `resolve`): `.pick(n)` for a field,
     /// `.keep`/`.delete` for a deleted-versus-edited card (field `*`).
     @discardableResult
-    public func resolve(_ reference: String, field: String, _ resolution: ConflictResolution) throws(StoreError)
+    package func resolve(_ reference: String, field: String, _ resolution: ConflictResolution) throws(StoreError)
         -> Card?
     {
         try resolveCommitting(reference, field: field, resolution).card
@@ -19,7 +19,7 @@ extension Deck {
 
     /// `resolve`, also returning the commit it made: what a later undo of this settling takes back (read
     /// from `main` afterwards, it could be another writer's commit made meanwhile).
-    public func resolveCommitting(_ reference: String, field: String, _ resolution: ConflictResolution)
+    package func resolveCommitting(_ reference: String, field: String, _ resolution: ConflictResolution)
         throws(StoreError) -> (card: Card?, commit: ObjectID?)
     {
         var resolved: Card?

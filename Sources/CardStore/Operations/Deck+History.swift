@@ -45,15 +45,15 @@ extension Deck {
 
     /// Whether the deck is a shallow clone (`git clone --depth`): its history stops at a commit whose
     /// parents it does not have.
-    public var isShallow: Bool { repository.isShallow }
+    package var isShallow: Bool { repository.isShallow }
 
     /// Whether `commit` is signed (`commit.gpgsign`): it carries a signature, verified or not.
-    public func isSigned(_ commit: ObjectID) -> Bool {
+    package func isSigned(_ commit: ObjectID) -> Bool {
         repository.commitIsSigned(commit)
     }
 
     /// The newest `limit` commits of `main`, newest first; in a shallow clone, as far as it goes.
-    public func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
+    package func log(limit: Int? = nil) throws(StoreError) -> [LogEntry] {
         guard let head = try headCommit() else { return [] }
         var entries: [LogEntry] = []
         do {
@@ -146,7 +146,7 @@ extension Deck {
 
     /// The subject of the commit that undoes one with `subject`: "Undo: Delete card "Ada"", and undoing
     /// that, "Redo: Delete card "Ada"" (never quotes in quotes, as git's "Revert "Revert …"" nests).
-    public static func undoSubject(of subject: String) -> String {
+    package static func undoSubject(of subject: String) -> String {
         let line = CommitMessage.oneLine(subject)
         if line.hasPrefix("Undo: ") { return "Redo: " + line.dropFirst("Undo: ".count) }
         if line.hasPrefix("Redo: ") { return "Undo: " + line.dropFirst("Redo: ".count) }
@@ -380,7 +380,7 @@ extension Deck {
 
     /// The one deleted card `reference` names (by history, as `restore` finds it), or nil: for the
     /// hint that a card named but not in the deck can be brought back.
-    public func deletedCardID(matching reference: String) -> String? {
+    package func deletedCardID(matching reference: String) -> String? {
         guard let snapshot = try? snapshot(), let id = try? resolveDeleted(reference, snapshot: snapshot),
             (try? snapshot.blobID(at: CardID.path(for: id))) == .some(nil),
             // A full id is taken as given: only one that history has is a deleted card.

@@ -2,19 +2,19 @@ import CardModel
 import GitCore
 
 /// What `import` did.
-public struct ImportSummary: Sendable, Hashable {
+package struct ImportSummary: Sendable, Hashable {
     /// Cards that were not in the deck.
-    public var added = 0
+    package var added = 0
     /// Cards already in the deck that the import changed.
-    public var updated = 0
+    package var updated = 0
     /// Cards already in the deck exactly as given.
-    public var unchanged = 0
+    package var unchanged = 0
 }
 
 /// Cards to import, already in their canonical file form.
-public struct ImportBatch: Sendable {
+package struct ImportBatch: Sendable {
     /// Each card's id and canonical bytes, in file order.
-    public private(set) var cards: [(id: String, bytes: [UInt8])] = []
+    package private(set) var cards: [(id: String, bytes: [UInt8])] = []
     /// By position, which of `fieldSets` a card from a file gave (for a card already in the deck,
     /// the deck's values of the others are kept), or -1 for a whole card, which replaces the deck's.
     /// Indexes, not sets: the cards of one file mostly give the same fields, and 100,000 sets would
@@ -33,13 +33,13 @@ public struct ImportBatch: Sendable {
     }
 
     /// An empty batch.
-    public init() {}
+    package init() {}
 
     /// Number of cards in the batch.
-    public var count: Int { cards.count }
+    package var count: Int { cards.count }
 
     /// Adds `card` in its canonical encoding: it replaces a card with its id.
-    public mutating func append(_ card: Card) {
+    package mutating func append(_ card: Card) {
         cards.append((card.id, card.encoded()))
         givenIndex.append(-1)
     }
@@ -63,12 +63,12 @@ public struct ImportBatch: Sendable {
 
 extension Deck {
     /// Largest import file we read.
-    public static let maximumImportSize = 512 * 1024 * 1024
+    package static let maximumImportSize = 512 * 1024 * 1024
 
     /// Parses an import file: a JSON array of card objects, or JSON Lines (one object per line).
     /// A card without `id` gets a new one; without `rank`, the next rank at the end.
     /// Fails naming the item (array index or line number) and the rule it breaks.
-    public static func parseImport(_ bytes: [UInt8], name: String) throws(StoreError) -> [Card] {
+    package static func parseImport(_ bytes: [UInt8], name: String) throws(StoreError) -> [Card] {
         var cards: [Card] = []
         var firstUnfinished: String?
         try forEachImportedCard(bytes, name: name) { card, _, unfinished in
@@ -82,7 +82,7 @@ extension Deck {
 
     /// `parseImport` straight to the card files' bytes: what `cards import` keeps in memory is the
     /// encoded cards (~300 bytes each), not the parsed ones (~1 KB each), nor the file once parsed.
-    public static func encodeImport(_ bytes: [UInt8], name: String) throws(StoreError) -> ImportBatch {
+    package static func encodeImport(_ bytes: [UInt8], name: String) throws(StoreError) -> ImportBatch {
         var batch = ImportBatch()
         try forEachImportedCard(bytes, name: name) { card, given, unfinished in
             batch.append(card, given: given, unfinished: unfinished)
@@ -181,7 +181,7 @@ extension Deck {
 
     /// Adds or replaces cards in one commit (op `import`); nothing when every card is already there as given.
     @discardableResult
-    public func importCards(_ cards: [Card], source: String) throws(StoreError) -> ImportSummary {
+    package func importCards(_ cards: [Card], source: String) throws(StoreError) -> ImportSummary {
         var batch = ImportBatch()
         for card in cards { batch.append(card) }
         return try importCards(batch, source: source)
@@ -189,7 +189,7 @@ extension Deck {
 
     /// Adds or replaces already encoded cards in one commit (op `import`); see `encodeImport`.
     @discardableResult
-    public func importCards(_ batch: ImportBatch, source: String) throws(StoreError) -> ImportSummary {
+    package func importCards(_ batch: ImportBatch, source: String) throws(StoreError) -> ImportSummary {
         var summary = ImportSummary()
         try commitChange { (snapshot) throws(StoreError) in
             summary = ImportSummary()
@@ -257,7 +257,7 @@ extension Deck {
     /// Every card as a canonical JSON array, in deck order, and the files that are not valid cards.
     /// The bytes of `JSONValue.array(cards).canonicalBytes()`, each card encoded on the thread that
     /// decoded it.
-    public func export() throws(StoreError) -> (json: [UInt8], problems: [CardProblem]) {
+    package func export() throws(StoreError) -> (json: [UInt8], problems: [CardProblem]) {
         let (elements, problems) = try snapshot().allCards(encoding: {
             JSONValue.object($0.fields).canonicalArrayElement()
         })

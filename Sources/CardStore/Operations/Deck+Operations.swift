@@ -327,7 +327,7 @@ extension Deck {
 
 extension DeckSnapshot {
     /// Resolves several references at once, failing on the first that names no card.
-    public func resolveAll(_ references: [String]) throws(StoreError) -> [String] {
+    package func resolveAll(_ references: [String]) throws(StoreError) -> [String] {
         var ids: [String] = []
         for reference in references {
             let id = try resolve(reference)

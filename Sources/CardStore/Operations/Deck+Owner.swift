@@ -19,13 +19,13 @@ extension DeckSnapshot {
 
     /// The deck's owner as `deck.json` gives it at this commit, or nil when it names none (an older
     /// deck). Throws when the owner is there but breaks a rule, naming the file and the rule.
-    public func owner() throws(StoreError) -> DeckOwner? {
+    package func owner() throws(StoreError) -> DeckOwner? {
         try owner(in: try deckDescription())
     }
 
     /// Whom the deck's vCard and page name, from one read of `deck.json`: the deck's name ("Cards" when it
     /// names none) and its owner (nil when it has none). Throws as `owner()` does.
-    public func nameAndOwner() throws(StoreError) -> (deckName: String, owner: DeckOwner?) {
+    package func nameAndOwner() throws(StoreError) -> (deckName: String, owner: DeckOwner?) {
         let value = try deckDescription()
         return (value?["name"]?.stringValue ?? "Cards", try owner(in: value))
     }
@@ -64,7 +64,7 @@ extension Deck {
     /// kept. Nil when nothing changes. Refuses, naming the rule, an owner that breaks one, and a deck
     /// with no owner yet when no `name` is given.
     @discardableResult
-    public func setOwner(name: String?, note: String?, pronouns: String?) throws(StoreError) -> CommitOutcome? {
+    package func setOwner(name: String?, note: String?, pronouns: String?) throws(StoreError) -> CommitOutcome? {
         try commitChange { (snapshot) throws(StoreError) -> DeckChange? in
             guard case .object(var description)? = try snapshot.deckDescription() else {
                 throw StoreError(

@@ -5,7 +5,7 @@ extension Deck {
     /// Refuses a branch the page cannot go on: `main` (the deck's branch), the branch checked out, and a
     /// name git would refuse. `publishPages` checks it too; a caller asks first to refuse before writing
     /// anything else.
-    public func checkPagesBranch(_ branch: String) throws(StoreError) {
+    package func checkPagesBranch(_ branch: String) throws(StoreError) {
         guard Repository.isValidBranchName(branch) else {
             throw StoreError(.invalidInput, "'\(branch)' is not a branch name git accepts; give another with --branch")
         }
@@ -23,7 +23,7 @@ extension Deck {
     /// git signs; nil when the branch already has these bytes: a page that did not change makes no
     /// commit. Refuses `main`, the branch checked out, and a name git would refuse.
     @discardableResult
-    public func publishPages(_ files: [(path: String, bytes: [UInt8])], branch: String, message: String)
+    package func publishPages(_ files: [(path: String, bytes: [UInt8])], branch: String, message: String)
         throws(StoreError) -> ObjectID?
     {
         try checkPagesBranch(branch)

@@ -34,7 +34,7 @@ extension Deck {
     /// of the working tree (`cards status`) never sees a write half done (its files written, `main`
     /// not yet moved) as hand edits. Waits for a write in progress like a writer does (`lockTimeout`).
     /// Not for a caller that holds the deck lock itself.
-    public func holdingWritersOff() throws(StoreError) -> AnyObject {
+    package func holdingWritersOff() throws(StoreError) -> AnyObject {
         try DeckLock(path: "\(gitDirectory)/cards.lock", timeout: lockTimeout, shared: true)
     }
 
@@ -236,7 +236,7 @@ extension Deck {
     /// `noting` sees the valid edits and main's snapshot under the deck lock, before anything is written
     /// (a sync keeps what it needs to put them back if it fails).
     @discardableResult
-    public func commitHandEdits(
+    package func commitHandEdits(
         message: String?, refusal: String = "not committed", retry: String = "cards commit",
         allowMassDelete: Bool = false, noting: ((DeckSnapshot, [HandEdit]) throws(StoreError) -> Void)? = nil
     ) throws(StoreError) -> (outcome: CommitOutcome?, edits: [HandEdit], reformatted: Int) {

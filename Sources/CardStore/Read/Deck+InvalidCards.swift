@@ -9,7 +9,7 @@ extension Deck {
     static let invalidCacheHeader = "cards-invalid \(Card.rulesVersion) "
 
     /// Every committed file under `cards/` on main that is not a valid card, in path order.
-    public func committedInvalidCards() throws(StoreError) -> [CardProblem] {
+    package func committedInvalidCards() throws(StoreError) -> [CardProblem] {
         let snapshot = try snapshot()
         guard let tree = snapshot.tree else { return [] }
         let cachePath = "\(gitDirectory)/cards-invalid"

@@ -21,7 +21,7 @@ extension DeckSnapshot {
     /// what a command needs from 100,000 cards (a table line, the card's JSON) is made in parallel,
     /// while the card is in the cache, and the card itself is freed there too. Bytes, not any type:
     /// a generic result crossing the module would be copied through runtime witnesses.
-    public func allCards(encoding encode: @Sendable (Card) -> [UInt8]) throws(StoreError) -> (
+    package func allCards(encoding encode: @Sendable (Card) -> [UInt8]) throws(StoreError) -> (
         encoded: [[UInt8]], problems: [CardProblem]
     ) {
         let (encoded, problems) = try allCards(transforming: encode)
@@ -33,7 +33,7 @@ extension DeckSnapshot {
     ///
     /// A card file in the common canonical form is read straight into its listing, no card decoded
     /// (`CardListing.init?(canonical:expectedID:)`); any other goes through `Card.decode`, as there.
-    public func allListings(encoding encode: @Sendable (CardListing) -> [UInt8]) throws(StoreError) -> (
+    package func allListings(encoding encode: @Sendable (CardListing) -> [UInt8]) throws(StoreError) -> (
         encoded: [[UInt8]], problems: [CardProblem]
     ) {
         let (encoded, problems) = try allFiles { (bytes, id) throws(CardFileError) in

@@ -12,7 +12,7 @@ public struct CardProblem: Sendable, Hashable, CustomStringConvertible {
     public var couldNotRead: Bool
 
     /// Creates a problem record.
-    public init(path: String, reason: String, couldNotRead: Bool = false) {
+    package init(path: String, reason: String, couldNotRead: Bool = false) {
         self.path = path
         self.reason = reason
         self.couldNotRead = couldNotRead
@@ -25,9 +25,9 @@ public struct CardProblem: Sendable, Hashable, CustomStringConvertible {
 /// The deck as of one commit: reads card files out of its tree on demand.
 public struct DeckSnapshot {
     /// The commit, or nil for an empty deck with no history.
-    public let commit: ObjectID?
+    package let commit: ObjectID?
     /// Its root tree, or nil for an empty deck.
-    public let tree: ObjectID?
+    package let tree: ObjectID?
     let repository: Repository
     /// The trees `blobID(at:)` read (raw, from the packs), for the splice of a change built on this
     /// snapshot (`Deck.commitChange`), which then reads none of them again.
@@ -123,7 +123,7 @@ public struct DeckSnapshot {
 
     /// The full id named by `reference`: a full id or a unique prefix of at least 4 hex digits.
     /// Only the one fan-out folder the prefix falls in is read.
-    public func resolve(_ reference: String) throws(StoreError) -> String {
+    package func resolve(_ reference: String) throws(StoreError) -> String {
         let lowered = reference.lowercased()
         if let full = CardID.normalize(reference) {
             guard try blobID(at: CardID.path(for: full)) != nil else {
@@ -169,7 +169,7 @@ public struct DeckSnapshot {
     }
 
     /// The card named by `reference` (see `resolve`).
-    public func card(matching reference: String) throws(StoreError) -> Card {
+    package func card(matching reference: String) throws(StoreError) -> Card {
         let id = try resolve(reference)
         guard let card = try card(id: id) else {
             throw StoreError(.cardNotFound, "no card with id \(id) in this deck")
@@ -187,13 +187,13 @@ extension Deck {
     }
 
     /// A snapshot of the deck at any commit.
-    public func snapshot(at commit: ObjectID) throws(StoreError) -> DeckSnapshot {
+    package func snapshot(at commit: ObjectID) throws(StoreError) -> DeckSnapshot {
         try DeckSnapshot(repository: repository, commit: commit)
     }
 
     /// The cards in deck order, each sort key read once (not once per comparison: 100,000 cards
     /// make ~1.7 million comparisons).
-    public static func sortedInDeckOrder(_ cards: [Card]) -> [Card] {
+    package static func sortedInDeckOrder(_ cards: [Card]) -> [Card] {
         positionsInDeckOrder(cards.map(DeckSortKey.init)).map { cards[$0] }
     }
 
@@ -209,7 +209,7 @@ extension Deck {
     }
 
     /// Deck order: by rank, then by id, so the order is total even when two ranks are equal.
-    public static func deckOrder(_ lhs: Card, _ rhs: Card) -> Bool {
+    package static func deckOrder(_ lhs: Card, _ rhs: Card) -> Bool {
         DeckSortKey(lhs).precedes(DeckSortKey(rhs))
     }
 

@@ -1,22 +1,22 @@
 import GitCore
 
 /// One path whose blob differs between two trees.
-public struct PathChange: Sendable, Hashable {
+package struct PathChange: Sendable, Hashable {
     /// The path from the root.
-    public var path: String
+    package var path: String
     /// The entry before (nil: absent).
-    public var old: TreeEntry?
+    package var old: TreeEntry?
     /// The entry after (nil: absent).
-    public var new: TreeEntry?
+    package var new: TreeEntry?
 }
 
 /// Compares two trees by walking them together and skipping every subtree whose id is equal on
 /// both sides, so the cost grows with what changed, not with the size of the trees
 /// (`Repository.changedLeaves`: equal entries are compared in place, never copied).
-public enum TreeDiff {
+package enum TreeDiff {
     /// The paths (files, links, submodules) that differ between `old` and `new` (nil: the empty tree).
     /// `verified`: every tree read is hash-checked (see `Repository.changedLeaves`).
-    public static func changes(
+    package static func changes(
         in repository: Repository, from old: ObjectID?, to new: ObjectID?, verified: Bool = false
     ) throws(GitError) -> [PathChange] {
         try repository.changedLeaves([old, new], comparing: (0, 1), verified: verified).map { change in

@@ -5,7 +5,7 @@ import GitCore
 /// base's cards, is refused up front with what to run, never reported as damage half way.
 extension Deck {
     /// What a shallow or partial clone lacks and how to get it, or nil for a whole history.
-    public func partialHistory() -> String? {
+    package func partialHistory() -> String? {
         if isShallow {
             return "this deck is a shallow clone (`git clone --depth`): its history stops short, and a sync or a "
                 + "merge needs it to find what both sides share; run `git fetch --unshallow`, then try again"

@@ -5,7 +5,7 @@ extension Deck {
     /// words with what to do (no repository there, not a git repository, a working tree with the branch
     /// checked out); nil when it can, or when it is not on this machine (only a push can tell).
     /// `cards remote add` and `cards clone` say it as a note, before the first sync meets it.
-    public func pushProblem(_ remote: DeckRemote) -> String? {
+    package func pushProblem(_ remote: DeckRemote) -> String? {
         guard let path = remote.localPath else { return nil }
         guard FileSystem.exists(path) else {
             return "there is no repository at \(path) yet; make one (`git init --bare -b main \(path)`) before "
@@ -30,7 +30,7 @@ extension Deck {
 
     /// The folder `git clone` would make for `url`: its last name, less a `.git` ending; nil when it
     /// has none (`https://host/`).
-    public static func cloneFolderName(for url: String) -> String? {
+    package static func cloneFolderName(for url: String) -> String? {
         guard let parsed = RemoteURL(url) else { return nil }
         var name = Substring(parsed.path)
         while name.hasSuffix("/") { name = name.dropLast() }
@@ -43,7 +43,7 @@ extension Deck {
 
     /// The commit `id` of this deck's repository (its author, message, parents), for showing who made a
     /// change.
-    public func commit(_ id: ObjectID) throws(StoreError) -> Commit {
+    package func commit(_ id: ObjectID) throws(StoreError) -> Commit {
         try withStoreError("reading commit \(id.short)") { () throws(GitError) in try repository.commit(id) }
     }
 }

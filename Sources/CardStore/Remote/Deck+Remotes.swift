@@ -8,13 +8,13 @@ public struct DeckRemote: Sendable, Hashable {
     public var url: String
     /// The folder it names when it is on this machine (a relative `url` resolved from the deck's
     /// folder, as git resolves it), else nil.
-    public var localPath: String?
+    package var localPath: String?
     /// The remote's branch the deck syncs with (a full ref name): the deck branch's upstream there
     /// (`branch.NAME.merge`), else the branch of the deck's own name.
     public var branch = Deck.defaultBranch
 
     /// Creates a remote record; `localPath` defaults to `url`'s path when it is an absolute local one.
-    public init(name: String, url: String, localPath: String? = nil) {
+    package init(name: String, url: String, localPath: String? = nil) {
         self.name = name
         self.url = url
         if let localPath {
@@ -28,15 +28,15 @@ public struct DeckRemote: Sendable, Hashable {
     public var displayURL: String { RemoteURL(url)?.redacted ?? url }
 
     /// `branch` as git names it on this side: `origin/main`.
-    public var trackingName: String { "\(name)/" + branch.dropFirst("refs/heads/".count) }
+    package var trackingName: String { "\(name)/" + branch.dropFirst("refs/heads/".count) }
 
     /// The remote-tracking ref our fetch moves.
-    public var trackingReference: String { "refs/remotes/" + trackingName }
+    package var trackingReference: String { "refs/remotes/" + trackingName }
 }
 
 extension Deck {
     /// The configured remotes, sorted by name.
-    public func remotes() throws(StoreError) -> [DeckRemote] {
+    package func remotes() throws(StoreError) -> [DeckRemote] {
         try withStoreError("reading the remotes") { () throws(GitError) in
             try repository.remotes().map {
                 DeckRemote(name: $0.name, url: $0.url, localPath: repository.localRemotePath($0.url))
@@ -103,7 +103,7 @@ extension Deck {
     }
 
     /// Removes a remote and its remote-tracking refs.
-    public func removeRemote(name: String) throws(StoreError) {
+    package func removeRemote(name: String) throws(StoreError) {
         guard try remotes().contains(where: { $0.name == name }) else {
             throw StoreError(.invalidInput, "there is no remote named \(name); `cards remote list` shows the remotes")
         }

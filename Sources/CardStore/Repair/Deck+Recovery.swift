@@ -327,7 +327,7 @@ extension Deck {
 
     /// Whether a `cards` write was interrupted after `main` moved and before the working tree and index
     /// followed (its flag is there, its writer gone): the next write, or `cards fsck --repair`, finishes it.
-    public var hasInterruptedWrite: Bool {
+    package var hasInterruptedWrite: Bool {
         (FileSystem.exists(pendingPath) && interruptedWrite() != nil) || isIndexLeftBehind
     }
 

@@ -1,14 +1,14 @@
 /// A commit message a person reads in `git log`, with trailers that tools read.
-public struct CommitMessage: Sendable, Hashable {
+package struct CommitMessage: Sendable, Hashable {
     /// The first line.
-    public var subject: String
+    package var subject: String
     /// Optional paragraphs between subject and trailers.
-    public var body: String?
+    package var body: String?
     /// `Key: value` lines at the end, in order.
-    public var trailers: [(String, String)]
+    package var trailers: [(String, String)]
 
     /// Creates a message.
-    public init(subject: String, body: String? = nil, trailers: [(String, String)] = []) {
+    package init(subject: String, body: String? = nil, trailers: [(String, String)] = []) {
         self.subject = subject
         self.body = body
         self.trailers = trailers
@@ -16,7 +16,7 @@ public struct CommitMessage: Sendable, Hashable {
 
     /// The full text. The subject is kept to its line (a field name given with `--set` may hold a line
     /// break, which would start the body, or fake trailers, with the rest of it).
-    public var text: String {
+    package var text: String {
         var text = Self.oneLine(subject) + "\n"
         if let body, !body.isEmpty { text += "\n" + body + "\n" }
         if !trailers.isEmpty {
@@ -34,7 +34,7 @@ public struct CommitMessage: Sendable, Hashable {
 
     /// A user-given value as an error message shows it: on one line, without control characters,
     /// and cut to 60 characters so a hostile 5,000-character argument does not flood the terminal.
-    public static func shown(_ text: String) -> String {
+    package static func shown(_ text: String) -> String {
         let clean = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
         return clean.count > 60 ? String(clean.prefix(57)) + "..." : clean
     }
@@ -51,8 +51,8 @@ public struct CommitMessage: Sendable, Hashable {
     }
 
     /// Equal when their texts are.
-    public static func == (lhs: CommitMessage, rhs: CommitMessage) -> Bool { lhs.text == rhs.text }
+    package static func == (lhs: CommitMessage, rhs: CommitMessage) -> Bool { lhs.text == rhs.text }
 
     /// Hashes the text.
-    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

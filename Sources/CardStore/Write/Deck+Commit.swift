@@ -13,7 +13,7 @@ extension Deck {
     /// (re-reading and re-applying when another writer moved it; the working tree and index put back). `recordingHandEdits` lets the change overwrite working-tree edits (it is them).
     /// Returns nil when `build` returns nil (nothing to do: no commit).
     @discardableResult
-    public func commitChange(
+    package func commitChange(
         parents extraParents: [ObjectID] = [],
         recordingHandEdits: Bool = false,
         _ build: (DeckSnapshot) throws(StoreError) -> DeckChange?

@@ -101,5 +101,5 @@ extension Deck {
     private static let lockWaitNoticeStore = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// How long a command waits for the deck lock before `lockWaitNotice` is called, in seconds.
-    public static let lockWaitNoticeDelay = 1.0
+    package static let lockWaitNoticeDelay = 1.0
 }
