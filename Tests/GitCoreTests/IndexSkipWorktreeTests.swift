@@ -36,6 +36,23 @@ struct IndexSkipWorktreeTests {
         #expect(read.skipped.count == (folded ? fixture.cardPaths.filter { !$0.hasPrefix(folder + "/") }.count : 0))
     }
 
+    @Test(
+        "a split index is told by its link extension, in versions 2 and 4, and no longer once git unsplits it",
+        arguments: [2, 4])
+    func splitIndex(version: Int) throws {
+        let fixture = try GitIndexFixture(cards: 30, variant: .plain)
+        #expect(!IndexSkipWorktree.isSplitIndex(at: fixture.indexPath))
+        try fixture.check(["update-index", "--index-version", String(version)])
+        try fixture.check(["update-index", "--split-index"])
+        // A change after the split, so the index file itself holds an entry beside its link.
+        try fixture.check(["update-index", "--chmod=+x", fixture.cardPaths[3]])
+        #expect(IndexSkipWorktree.isSplitIndex(at: fixture.indexPath))
+        let read = IndexSkipWorktree.read(indexPath: fixture.indexPath, paths: [], tracking: true)
+        #expect(read.version == UInt32(version))
+        try fixture.check(["update-index", "--no-split-index"])
+        #expect(!IndexSkipWorktree.isSplitIndex(at: fixture.indexPath))
+    }
+
     @Test("a patched entry with the skip-worktree bit: git reads it as skipped, its blob staged, status clean", arguments: [false, true])
     func patchWritesSkipWorktree(version3: Bool) throws {
         let fixture = try GitIndexFixture(cards: 20, variant: version3 ? .version3 : .plain)

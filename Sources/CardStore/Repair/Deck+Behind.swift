@@ -286,17 +286,12 @@ extension Deck {
 extension Deck {
     /// Whether the index is split (`git update-index --split-index`: most entries in a shared file
     /// `sharedindex.<sha1>`, named by a mandatory `link` extension), which libgit2 1.5.1 cannot read or
-    /// write. A listing of the git folder when it is not: only then is the index read.
+    /// write. A listing of the git folder when it is not: only then is the index's extensions read.
     var isSplitIndex: Bool {
         guard !isBare, FileSystem.list(gitDirectory).contains(where: { $0.hasPrefix("sharedindex.") }) else {
             return false
         }
-        do throws(GitError) {
-            _ = try Index.open(path: "\(gitDirectory)/index")
-            return false
-        } catch {
-            return error.message.contains("'link'")
-        }
+        return IndexSkipWorktree.isSplitIndex(at: "\(gitDirectory)/index")
     }
 
     /// The command that turns a split index back into a plain one.

@@ -19,6 +19,9 @@ package struct IndexSkipWorktree: Sendable {
     package var skipped: Set<String> = []
     /// The paths asked about that have an entry, at any stage (only when asked with `tracking`).
     package var tracked: Set<String> = []
+    /// Whether the index is split (`git update-index --split-index`): its mandatory `link` extension
+    /// names the shared file most entries are in (read only by a walk of the whole file: `tracking`).
+    package var isSplit = false
 
     /// The skip-worktree bit in an entry's extended flags (`CE_SKIP_WORKTREE >> 16`).
     static let skipWorktreeBit: UInt16 = 0x4000
@@ -67,6 +70,12 @@ package struct IndexSkipWorktree: Sendable {
     package static func isSparseIndex(at indexPath: String) -> Bool {
         read(indexPath: indexPath, paths: []).isSparse
             && read(indexPath: indexPath, paths: [], tracking: true).isSparse
+    }
+
+    /// Whether the index at `indexPath` is a split index (its `link` extension), which libgit2 1.5
+    /// cannot read or write: told from the file itself, not from what libgit2 says when it refuses it.
+    package static func isSplitIndex(at indexPath: String) -> Bool {
+        read(indexPath: indexPath, paths: [], tracking: true).isSplit
     }
 
     /// Whether the empty `sdir` extension sits just before the checksum, or just before an
@@ -141,6 +150,7 @@ package struct IndexSkipWorktree: Sendable {
         while position + 8 <= end {
             let signature = Array(bytes[position..<position + 4])
             if signature == Array("sdir".utf8) { result.isSparse = true }
+            if signature == Array("link".utf8) { result.isSplit = true }
             position += 8 + Int(BigEndian.read32(bytes, at: position + 4))
         }
     }
