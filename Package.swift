@@ -127,7 +127,7 @@ let package = Package(
             name: "CardsCLI",
             dependencies: [
                 "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine", "TerminalUI", "DeckServer", "VCard",
-                "DeckPage", "QRCode",
+                "DeckPage", "QRCode", "SystemCalls",
             ]
         ),
         // In the static build (`cardsLinking`): the Swift runtime linked in (no libswiftCore, _Concurrency, _StringProcessing, dispatch … to load

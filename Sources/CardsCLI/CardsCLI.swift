@@ -1,6 +1,7 @@
 import CardModel
 import CardStore
 import Glibc
+import SystemCalls
 
 /// The `cards` command line: parses arguments, runs a command on a deck, prints results and
 /// errors, and returns the exit status (0 success, 1 failure, 64 usage error).
@@ -71,7 +72,7 @@ public enum CardsCLI {
         let status = run(arguments, output: output)
         if let failure = output.standardOutputFailure {
             output.error(
-                "Error: could not write to standard output: \(String(cString: strerror(failure))); what it printed is "
+                "Error: could not write to standard output: \(SystemError.reason(failure)); what it printed is "
                     + "cut short (a change the command made to the deck is made all the same: `cards log -n 1` shows the "
                     + "last one)")
             return status == 0 ? 1 : status

@@ -1,6 +1,7 @@
 import CardModel
 import CardStore
 import Glibc
+import SystemCalls
 
 extension Commands {
     static let statusCommand = Command(
@@ -113,7 +114,7 @@ extension Commands {
                 if FileSystem.isPipe(path) {
                     let fd = open(path, O_RDONLY | O_CLOEXEC)
                     guard fd >= 0 else {
-                        throw CLIError(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+                        throw CLIError(message: "cannot read \(path): \(SystemError.reason(errno))")
                     }
                     defer { close(fd) }
                     bytes = try readAll(fd, name: path, limit: Deck.maximumImportSize)
@@ -213,11 +214,8 @@ extension Commands {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CLIError(message: "cannot read \(name): \(String(cString: strerror(errno)))")
-            }
+            let count = buffer.withUnsafeMutableBytes { FileDescriptor(fd).read(into: $0) }
+            if count < 0 { throw CLIError(message: "cannot read \(name): \(SystemError.reason(errno))") }
             if count == 0 { break }
             bytes += buffer[0..<count]
             if bytes.count > limit { throw CLIError(message: "\(name) is larger than \(limit) bytes") }

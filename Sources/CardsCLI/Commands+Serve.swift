@@ -1,6 +1,7 @@
 import CardStore
 import DeckServer
 import Glibc
+import SystemCalls
 import Synchronization
 
 extension Commands {
@@ -153,7 +154,7 @@ extension Commands {
         let result = posix_spawnp(&pid, "xdg-open", nil, nil, argv, environ)
         if result != 0 {
             context.output.error(
-                "warning: could not run xdg-open (\(String(cString: strerror(result)))); open the address by hand")
+                "warning: could not run xdg-open (\(SystemError.reason(result))); open the address by hand")
         }
     }
 }

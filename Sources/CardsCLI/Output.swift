@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import SystemCalls
 
 /// Where a command writes: standard output for results, standard error for messages.
 /// Tests swap in a capturing sink.
@@ -61,20 +62,12 @@ final class Output {
             return
         }
         if fd == 1 && standardOutputFailure != nil { return }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-            }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 {
-                // A closed pipe (`cards list | head`): stop writing quietly. Anything else (a full disk
-                // under `cards export > backup.json`) must not end as a success with the file cut short.
-                let failure = count < 0 ? errno : ENOSPC
-                if fd == 1 && failure != EPIPE { standardOutputFailure = failure }
-                return
-            }
-            offset += count
+        do throws(SystemError) {
+            try FileDescriptor(fd).writeAll(bytes)
+        } catch {
+            // A closed pipe (`cards list | head`): stop writing quietly. Anything else (a full disk
+            // under `cards export > backup.json`) must not end as a success with the file cut short.
+            if fd == 1 && error.code != EPIPE { standardOutputFailure = error.code }
         }
     }
 

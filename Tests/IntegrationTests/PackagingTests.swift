@@ -97,7 +97,7 @@ struct PackagingTests {
         ],
         "CardsCLI": [
             "CardStore", "CardModel", "DeckMerge", "GitCore", "SwipeEngine", "TerminalUI", "DeckServer", "VCard",
-            "DeckPage", "QRCode", "Glibc", "Dispatch", "Synchronization",
+            "DeckPage", "QRCode", "SystemCalls", "Glibc", "Dispatch", "Synchronization",
         ],
         "cards": ["CardsCLI"],
     ]
