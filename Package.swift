@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "CardStoreTests",
             dependencies: [
-                "CardStore", "GitCore", "CardModel", "DeckMerge", "SwipeEngine", "SeededRandom", "TestSupport",
+                "CardStore", "GitCore", "CGit2", "CardModel", "DeckMerge", "SwipeEngine", "SeededRandom", "TestSupport",
             ]),
         // SystemCalls' own tests: the descriptor's whole reads and writes, the errors' words.
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),

@@ -29,7 +29,7 @@ public final class Deck {
     /// The repository behind the deck.
     package let repository: Repository
     /// The working tree folder (no trailing slash), or nil for a bare deck.
-    package let workingDirectory: String?
+    public let workingDirectory: String?
     /// The git folder (no trailing slash).
     package let gitDirectory: String
     /// Whether writes fsync objects, refs and files (on unless `CARDS_FSYNC=0` or `cards.fsync=false`).
@@ -146,10 +146,10 @@ public final class Deck {
     }
 
     /// The folder a person would call the deck: the working tree, or the bare repository.
-    package var location: String { workingDirectory ?? gitDirectory }
+    public var location: String { workingDirectory ?? gitDirectory }
 
     /// Whether the deck has no working tree.
-    package var isBare: Bool { workingDirectory == nil }
+    public var isBare: Bool { workingDirectory == nil }
 
     /// Opens the deck at `path`, or the one that contains it when `searchUpward`.
     public static func open(at path: String, searchUpward: Bool = true) throws(StoreError) -> Deck {

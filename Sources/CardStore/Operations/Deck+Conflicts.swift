@@ -4,14 +4,14 @@ import GitCore
 
 extension Deck {
     /// Every card that carries conflict records, in deck order.
-    package func conflictedCards() throws(StoreError) -> [Card] {
+    public func conflictedCards() throws(StoreError) -> [Card] {
         try snapshot().allCards().cards.filter { !$0.conflicts.isEmpty }
     }
 
     /// Settles a conflict of one card as an ordinary commit (op `resolve`): `.pick(n)` for a field,
     /// `.keep`/`.delete` for a deleted-versus-edited card (field `*`).
     @discardableResult
-    package func resolve(_ reference: String, field: String, _ resolution: ConflictResolution) throws(StoreError)
+    public func resolve(_ reference: String, field: String, _ resolution: ConflictResolution) throws(StoreError)
         -> Card?
     {
         try resolveCommitting(reference, field: field, resolution).card

@@ -25,7 +25,7 @@ public struct CardProblem: Sendable, Hashable, CustomStringConvertible {
 /// The deck as of one commit: reads card files out of its tree on demand.
 public struct DeckSnapshot {
     /// The commit, or nil for an empty deck with no history.
-    package let commit: ObjectID?
+    public let commit: ObjectID?
     /// Its root tree, or nil for an empty deck.
     package let tree: ObjectID?
     let repository: Repository

@@ -36,7 +36,7 @@ public struct DeckRemote: Sendable, Hashable {
 
 extension Deck {
     /// The configured remotes, sorted by name.
-    package func remotes() throws(StoreError) -> [DeckRemote] {
+    public func remotes() throws(StoreError) -> [DeckRemote] {
         try withStoreError("reading the remotes") { () throws(GitError) in
             try repository.remotes().map {
                 DeckRemote(name: $0.name, url: $0.url, localPath: repository.localRemotePath($0.url))
@@ -103,7 +103,7 @@ extension Deck {
     }
 
     /// Removes a remote and its remote-tracking refs.
-    package func removeRemote(name: String) throws(StoreError) {
+    public func removeRemote(name: String) throws(StoreError) {
         guard try remotes().contains(where: { $0.name == name }) else {
             throw StoreError(.invalidInput, "there is no remote named \(name); `cards remote list` shows the remotes")
         }
