@@ -106,6 +106,9 @@ final class SyncRun {
             report.rounds += 1
             // Said of the round that ends the sync: an earlier round's plan was not carried out.
             report.invalidCards = []
+            // Resolved again each round: a `git remote set-url` made meanwhile is what git itself reads
+            // (it is handed the remote's name), so this round's checks and push look where git does.
+            road = nil
             let theirs = try fetch()
             guard let ours = try deck.headCommit() else {
                 throw StoreError(.notADeck, "this deck has no commit yet; nothing to sync")
@@ -126,7 +129,7 @@ final class SyncRun {
                 + "another device pushed first; your deck keeps its commits, run `cards sync` again in a moment")
     }
 
-    /// The remote, resolved at the first fetch and kept for every fetch and push after.
+    /// The remote, resolved at a round's fetch and kept for that round's checks and push.
     private func resolvedRemote() throws(StoreError) -> ResolvedRemote {
         if let road { return road }
         let resolved = try deck.resolveRemote(remote, options.settings)
