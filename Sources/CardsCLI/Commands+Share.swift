@@ -3,6 +3,7 @@ import CardStore
 import DeckPage
 import Glibc
 import QRCode
+import TerminalUI
 import VCard
 
 extension Commands {
@@ -44,8 +45,18 @@ extension Commands {
         if let svg { try FileSystem.writeAtomically(Array(matrix.svg().utf8), to: svg, durable: false) }
         if let png { try FileSystem.writeAtomically(matrix.png(), to: png, durable: false) }
         if svg == nil && png == nil {
-            let style = ServeAccess.qrStyle(terminal: Output.isTerminal(1))
-            context.output.print(matrix.terminalText(style: style), terminator: "")
+            let terminal = Output.isTerminal(1)
+            // Written as it is: its colours are ours (`print` would show them as text, as it shows a
+            // remote's control characters).
+            context.output.write(Array(matrix.terminalText(style: ServeAccess.qrStyle(terminal: terminal)).utf8))
+            // Two quiet modules either side, one column each: a wrapped code cannot be scanned.
+            let columns = matrix.width + 4
+            if terminal, let size = RawTerminal.size(of: 1), size.columns < columns {
+                context.output.error(
+                    "This code is \(columns) columns wide and the terminal \(size.columns): widen the window, or "
+                        + "write it to a file with --png FILE or --svg FILE"
+                        + (arguments.positionals.isEmpty ? " (or give a card's id: its link alone is smaller)" : ""))
+            }
         }
         return 0
     }

@@ -38,6 +38,28 @@ import Testing
         #expect(missing.status != 0)
     }
 
+    /// On a terminal (script's pseudo-terminal): the code in real ANSI colours, never shown as text, and a
+    /// code wider than the terminal said so, with the ways out.
+    @Test func qrOnATerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            try Test.cancel("script (util-linux) is not installed: it gives the command a terminal")
+        }
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        func onTerminal(columns: Int, _ arguments: String) throws -> RunResult {
+            let command = "stty cols \(columns) rows 60; env -u NO_COLOR \"\(Binaries.cards)\" qr \(arguments)"
+            return try scratch.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: deck)
+        }
+        let wide = try onTerminal(columns: 200, "6513")
+        #expect(wide.status == 0, "\(wide.stdout)")
+        #expect(wide.stdout.contains("\u{1B}[30;107m") && wide.stdout.contains("\u{1B}[0m"), "\(wide.stdout)")
+        #expect(!wide.stdout.contains("\\x1B") && !wide.stdout.contains("columns wide"), "\(wide.stdout)")
+        let narrow = try onTerminal(columns: 40, "")
+        #expect(narrow.status == 0, "\(narrow.stdout)")
+        #expect(narrow.stdout.contains("columns wide and the terminal 40"), "\(narrow.stdout)")
+        #expect(narrow.stdout.contains("--png FILE") && narrow.stdout.contains("give a card's id"), "\(narrow.stdout)")
+    }
+
     /// The page parsed by mf2py: the owner's h-card (name, note, pronouns, uid), every card's URL, and
     /// rel="me" on every link.
     @Test func publishedPageIsAnHCardWithRelMe() throws {
