@@ -164,7 +164,14 @@ extension Commands {
                 : [decision.name, decision.direction.map { "\($0)" }, decision.reasonName].compactMap { $0 }
                     .joined(separator: " ")
             if deleted {
-                context.output.print("Deleted card \(card.id) \"\(card.title)\" (\(detail)).")
+                // A field's open conflict goes with the card: said, so a swipe meant to settle one is noticed.
+                let fields = ConflictRecord.records(in: card).map(\.field).filter { $0 != "*" }
+                let conflict =
+                    fields.isEmpty
+                    ? ""
+                    : " Its open conflict on \(fields.joined(separator: ", ")) went with it; `cards undo` brings "
+                        + "both back, and `cards resolve \(card.id.prefix(8)) --field \(fields[0]) --pick N` settles it."
+                context.output.print("Deleted card \(card.id) \"\(card.title)\" (\(detail)).\(conflict)")
             } else if outcome.deletes {
                 context.output.print("Would delete card \(card.id) \"\(card.title)\" (\(detail)); --dry-run kept it.")
             } else {

@@ -54,7 +54,7 @@ extension Commands {
         do {
             found = try VCardImport(Array(body))
         } catch {
-            throw CLIError(message: "\(name): \(error); it is not a vCard this version reads; nothing was imported")
+            throw CLIError(message: "\(name): \(error); nothing was imported")
         }
         for (line, reason) in found.skipped.prefix(20) {
             context.output.error("skipped: \(name): line \(line): \(Output.visible(reason))")

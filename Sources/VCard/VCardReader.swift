@@ -82,7 +82,9 @@ public enum VCardReader {
                     guard contact.version == "3.0" || contact.version == "4.0" else {
                         let said = contact.version.isEmpty ? "no VERSION" : "VERSION:\(contact.version)"
                         throw VCardError(
-                            line: contact.line, message: "a vCard with \(said); vCard 3.0 and 4.0 are read")
+                            line: contact.line,
+                            message: "the vCard that begins here has \(said), and vCard 3.0 and 4.0 are read "
+                                + "(contacts apps export 3.0)")
                     }
                     contacts.append(contact)
                     current = nil
