@@ -6,6 +6,20 @@ import SystemCalls
 /// The `cards` command line: parses arguments, runs a command on a deck, prints results and
 /// errors, and returns the exit status (0 success, 1 failure, 64 usage error).
 public enum CardsCLI {
+    /// The card fields a command sets through an option of another name (`--url` sets `indexURL`).
+    static let optionOfField = ["indexURL": "--url", "platformName": "--platform", "platformIcon": "--icon"]
+
+    /// `error`'s message, the card field at fault followed by the option given for it: "indexURL
+    /// (--url): …", so a person sees which of their arguments the store refused.
+    static func optionNamed(_ error: StoreError, in arguments: ParsedArguments) -> String {
+        guard error.code == .invalidCard, let field = error.field, let option = optionOfField[field],
+            arguments.value(option) != nil, let range = error.message.firstRange(of: field + ":")
+        else { return error.message }
+        var message = error.message
+        message.replaceSubrange(range, with: "\(field) (\(option)):")
+        return message
+    }
+
     /// The version `cards --version` prints: the one place it is written. `./dev deb` and the consumer
     /// test's tag read it here, and CHANGELOG.md's newest entry must name it (PackagingTests checks).
     public static let version = "2.0.0"
@@ -193,7 +207,7 @@ public enum CardsCLI {
             if error.command == nil { error.command = command.spec }
             return usageFailure(error, output: output)
         } catch let error as StoreError {
-            output.error("Error: \(error.message)")
+            output.error("Error: \(optionNamed(error, in: parsed))")
             return 1
         } catch let error as CLIError {
             output.error("Error: \(error.message)")

@@ -18,10 +18,10 @@ struct BadInputTests {
     static let cases: [Case] = [
         Case(
             name: "invalid URL", arguments: ["add", "--title", "X", "--url", "ftp://files.example"], status: 1,
-            mentions: ["indexURL", "ftp://files.example"]),
+            mentions: ["indexURL (--url):", "ftp://files.example"]),
         Case(
             name: "URL with no scheme", arguments: ["add", "--title", "X", "--url", "github.com/me"], status: 1,
-            mentions: ["indexURL"]),
+            mentions: ["indexURL (--url):"]),
         Case(
             name: "empty title", arguments: ["add", "--title", "   ", "--url", "https://a.example"], status: 1,
             mentions: ["title"]),
@@ -34,7 +34,7 @@ struct BadInputTests {
             status: 1, mentions: ["color", "#12345g"]),
         Case(
             name: "bad icon", arguments: ["add", "--title", "X", "--url", "https://a.example", "--icon", "Git Hub"],
-            status: 1, mentions: ["platformIcon"]),
+            status: 1, mentions: ["platformIcon (--icon):"]),
         Case(
             name: "unknown id", arguments: ["show", "ffffffff-ffff-4fff-8fff-ffffffffffff"], status: 1,
             mentions: ["ffffffff-ffff-4fff-8fff-ffffffffffff"]),
