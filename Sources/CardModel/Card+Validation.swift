@@ -161,7 +161,12 @@ extension Card {
     /// `[a-z0-9][a-z0-9._-]{0,63}`.
     static func isIconName(_ text: String) -> Bool {
         // Walks the UTF-8 view in place: an array copy per card showed up when listing 100,000 cards.
-        let bytes = text.utf8
+        if let valid = text.utf8.withContiguousStorageIfAvailable(isIconName) { return valid }
+        return Array(text.utf8).withUnsafeBufferPointer(isIconName)
+    }
+
+    /// `isIconName` of a name's bytes where they lie.
+    static func isIconName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first, bytes.count <= 64 else { return false }
         func isLowerAlnum(_ b: UInt8) -> Bool {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
@@ -173,8 +178,16 @@ extension Card {
     }
 
     static func isColor(_ text: String) -> Bool {
+        // Names compared as strings, as the rule says; `#rrggbb` on the bytes.
         if colorNames.contains(text) { return true }
-        let bytes = text.utf8
+        if let valid = text.utf8.withContiguousStorageIfAvailable(isColor) { return valid }
+        return Array(text.utf8).withUnsafeBufferPointer(isColor)
+    }
+
+    /// `isColor` of a colour's bytes where they lie: a name compared byte for byte (a name is ASCII, so
+    /// bytes equal as the strings are equal), else `#rrggbb`.
+    static func isColor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if colorNames.contains(where: { $0.utf8.elementsEqual(bytes) }) { return true }
         guard bytes.count == 7, bytes.first == UInt8(ascii: "#") else { return false }
         return bytes.dropFirst().allSatisfy {
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)

@@ -19,10 +19,16 @@ extension Card {
     /// Whether `title` is printable ASCII and passes the title rules. In printable ASCII every byte
     /// is one character and the space is the only whitespace, so bytes can be counted.
     static func isPlainTitle(_ title: String) -> Bool {
+        if let plain = title.utf8.withContiguousStorageIfAvailable(isPlainTitle) { return plain }
+        return Array(title.utf8).withUnsafeBufferPointer(isPlainTitle)
+    }
+
+    /// `isPlainTitle` of a title's bytes where they lie (a card file read for a listing or a merge).
+    static func isPlainTitle(_ title: UnsafeBufferPointer<UInt8>) -> Bool {
         var count = 0
         var leading = 0
         var trailing = 0
-        for byte in title.utf8 {
+        for byte in title {
             guard byte >= 0x20 && byte < 0x7F else { return false }
             if byte == 0x20 {
                 if leading == count { leading += 1 }
@@ -39,7 +45,12 @@ extension Card {
     /// Whether `url` is printable ASCII without spaces and passes `checkURL`: the same steps over
     /// bytes, which are characters here.
     static func isPlainValidURL(_ url: String) -> Bool {
-        let verdict = url.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+        url.utf8.withContiguousStorageIfAvailable(isPlainValidURL) ?? false
+    }
+
+    /// `isPlainValidURL` of a URL's bytes where they lie.
+    static func isPlainValidURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        do {
             guard bytes.count <= 2048 else { return false }
             var colon = -1
             for (index, byte) in bytes.enumerated() {
@@ -71,7 +82,6 @@ extension Card {
             }
             return bytes[hostStart] != UInt8(ascii: ":")
         }
-        return verdict ?? false
     }
 
     /// Whether the `colon` bytes before the colon are `scheme` (lowercase ASCII) in any case.

@@ -79,7 +79,38 @@ public struct CardListing: Sendable, Hashable {
         return nil
     }
 
+    /// The title of a card file that `init?(canonical:expectedID:)` reads (the same bytes accepted, the
+    /// same title), without the listing's other strings: a merge names each card one side changed by its
+    /// title alone, and makes sure each version is a valid card.
+    public static func title(canonical bytes: [UInt8], expectedID: String) -> String? {
+        bytes.withUnsafeBufferPointer { buffer in
+            fields(buffer, expectedID: expectedID).map { text(buffer, $0.title) }
+        }
+    }
+
+    /// Where a canonical, certainly valid card file's fields lie.
+    private struct Fields {
+        var title: Range<Int>
+        var platformName: Range<Int>?
+        var indexURL: Range<Int>
+        var rank: Range<Int>
+    }
+
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> String {
+        range.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? ""
+    }
+
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, expectedID: String) -> CardListing? {
+        guard let fields = fields(bytes, expectedID: expectedID) else { return nil }
+        // The id's bytes are `expectedID`'s (checked): the string at hand.
+        return CardListing(
+            id: expectedID, title: text(bytes, fields.title), platformName: text(bytes, fields.platformName),
+            indexURL: text(bytes, fields.indexURL), rank: text(bytes, fields.rank), hasConflicts: false)
+    }
+
+    /// The fields of a card file in canonical form whose every rule passes by its byte-level check, each
+    /// checked where it lies (no string made to check it); nil for anything else.
+    private static func fields(_ bytes: UnsafeBufferPointer<UInt8>, expectedID: String) -> Fields? {
         guard bytes.count <= Card.maximumFileSize, bytes.count >= 4, bytes[0] == UInt8(ascii: "{"),
             bytes[1] == 0x0A
         else { return nil }
@@ -137,26 +168,18 @@ public struct CardListing: Sendable, Hashable {
         guard bound <= Card.maximumFileSize else { return nil }
         // The required fields, each passing its rule's byte-level check.
         guard let id, let title, let indexURL, let color, let rank else { return nil }
-        func text(_ range: Range<Int>?) -> String {
-            range.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? ""
-        }
-        let idText = text(id)
-        guard idText == expectedID, CardID.isValid(idText) else { return nil }
-        let titleText = text(title)
-        guard Card.isPlainTitle(titleText) else { return nil }
+        func field(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+        guard field(id).elementsEqual(expectedID.utf8), CardID.isValid(expectedID) else { return nil }
+        guard Card.isPlainTitle(field(title)) else { return nil }
         // ASCII: a byte is a character.
         guard (platformName?.count ?? 0) <= 64 else { return nil }
         if let platformIcon, !platformIcon.isEmpty {
-            guard Card.isIconName(text(platformIcon)) else { return nil }
+            guard Card.isIconName(field(platformIcon)) else { return nil }
         }
-        let urlText = text(indexURL)
-        guard Card.isPlainValidURL(urlText) else { return nil }
-        guard Card.isColor(text(color)) else { return nil }
-        let rankText = text(rank)
-        guard Rank.isValid(rankText) else { return nil }
-        return CardListing(
-            id: idText, title: titleText, platformName: text(platformName), indexURL: urlText, rank: rankText,
-            hasConflicts: false)
+        guard Card.isPlainValidURL(field(indexURL)) else { return nil }
+        guard Card.isColor(field(color)) else { return nil }
+        guard Rank.isValid(field(rank)) else { return nil }
+        return Fields(title: title, platformName: platformName, indexURL: indexURL, rank: rank)
     }
 
     private init(

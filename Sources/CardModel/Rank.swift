@@ -21,6 +21,11 @@ public enum Rank {
         !s.isEmpty && s.utf8.allSatisfy { digitValue($0) != nil }
     }
 
+    /// `isValid` of a rank's bytes where they lie (a card file read for a listing or a merge).
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !bytes.isEmpty && bytes.allSatisfy { digitValue($0) != nil }
+    }
+
     /// A rank strictly between `lower` and `upper`; `nil` is an open end.
     ///
     /// Deterministic. A bound that is not a valid rank is treated as open.

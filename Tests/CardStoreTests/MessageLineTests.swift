@@ -18,6 +18,36 @@ struct MessageLineTests {
         #expect(lines[2].hasPrefix("Card-Title: a") || lines[2] == "Card-Title: plain")
         #expect(lines[3] == "Op: edit")
     }
+
+    @Test("the message laid out as bytes is the subject, body and trailers as written before (seed printed)")
+    func textAsBefore() {
+        // The layout the byte-level `text` replaced, word for word.
+        func reference(_ message: CommitMessage) -> String {
+            var text = CommitMessage.oneLine(message.subject) + "\n"
+            if let body = message.body, !body.isEmpty { text += "\n" + body + "\n" }
+            if !message.trailers.isEmpty {
+                text +=
+                    "\n"
+                    + message.trailers.map { "\($0.0): \(CommitMessage.oneLine($0.1))" }
+                    .joined(separator: "\n") + "\n"
+            }
+            return text
+        }
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var generator = SplitMix64(seed: seed)
+        let alphabet: [String] = ["a", "Z", " ", ":", "\n", "\r", "\r\n", "é", "e\u{301}", "😀", "\u{0}", "\""]
+        func text(_ most: Int) -> String {
+            (0..<Int.random(in: 0...most, using: &generator)).map { _ in
+                alphabet[Int.random(in: 0..<alphabet.count, using: &generator)]
+            }.joined()
+        }
+        for round in 0..<300 {
+            let trailers = (0..<Int.random(in: 0...4, using: &generator)).map { _ in (text(8), text(20)) }
+            let message = CommitMessage(
+                subject: text(30), body: Bool.random(using: &generator) ? text(40) : nil, trailers: trailers)
+            #expect(message.text == reference(message), "seed \(seed), round \(round)")
+        }
+    }
 }
 
 /// The path check works on bytes: "/" ends a part even when a combining mark follows it (as one

@@ -301,6 +301,55 @@ struct RawTreeTests {
         }
     }
 
+    @Test("a plain name, checked on its bytes, is what the rule stated on strings says (seed printed)")
+    func plainNames() {
+        // The rule as it was written on strings: not empty, "." or ".."; ASCII letters, digits, ".", "-" and
+        // "_" only; not ".git" in any case once trailing dots are cut.
+        func reference(_ name: Substring) -> Bool {
+            guard !name.isEmpty, name != ".", name != ".." else { return false }
+            let allowed = name.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || ".-_".unicodeScalars.contains(scalar))
+            }
+            guard allowed else { return false }
+            var trimmed = name.lowercased()[...]
+            while trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }
+            return trimmed != ".git"
+        }
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let alphabet = [".", "g", "G", "i", "I", "t", "T", "a", "-", "_", "0", "é", "\u{301}", " ", "\u{130}", "~"]
+        for named in [".git", ".GIT", ".Git..", "..git", ".git.x", "...", ".", "..", "", "a", ".gi", "_git"] {
+            #expect(Repository.isPlainName(named[...]) == reference(named[...]), "\(named.debugDescription)")
+        }
+        for round in 0..<5_000 {
+            let name = (0..<Int.random(in: 0...7, using: &random)).map { _ in
+                alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+            }.joined()
+            #expect(
+                Repository.isPlainName(name[...]) == reference(name[...]),
+                "seed \(seed), round \(round): \(name.debugDescription)")
+        }
+    }
+
+    @Test("a path that is also another path's folder goes to libgit2; a name that only begins alike does not")
+    func fileAndFolderClash() throws {
+        let store = try Store()
+        let repository = store.repository
+        let base = try repository.updatedTree(
+            base: nil, updates: [TreeUpdate(path: "notes/a.txt", blob: store.blobs[0])])
+        for paths in [["notes", "notes/b.txt"], ["x/y", "x/y/z"], ["notes/a.txt/inner", "notes/a.txt"]] {
+            let updates = paths.enumerated().map { TreeUpdate(path: $1, blob: store.blobs[$0 + 1]) }
+            #expect(throws: RawTreeFallback.self, "\(paths)") {
+                try repository.splice(base: base, updates: updates, cache: RawTreeCache(), writer: nil)
+            }
+        }
+        let alike = [TreeUpdate(path: "x/y", blob: store.blobs[1]), TreeUpdate(path: "x/yz/w", blob: store.blobs[2])]
+        let spliced = try repository.splice(base: base, updates: alike, cache: RawTreeCache(), writer: nil)
+        #expect(spliced == (try repository.updatedTree(base: base, updates: alike)))
+    }
+
     @Test("random trees: the same changed leaves and the same updated tree as libgit2", arguments: seeds)
     func randomTrees(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)

@@ -90,8 +90,11 @@ extension Deck {
     public func merge(
         theirs: ObjectID, theirsName: String, policy: MergePolicy, dryRun: Bool, allowUnrelatedHistories: Bool = false
     ) throws(StoreError) -> MergeReport {
-        // Read through the cache the merge's planning then walks with: the pack indexes mapped once.
-        let trees = RawTreeCache()
+        // Read through the cache the merge's planning then walks with, and the commit's snapshot after it:
+        // the pack indexes mapped once. The one opening the deck made, when no snapshot took it yet (its
+        // indexes mapped, its root tree read: a `cards merge` maps them once, not three times).
+        let trees = openingTrees ?? RawTreeCache()
+        openingTrees = trees
         try refuseNewerFormat(
             at: theirs, holder: "\(theirsName) holds a deck", outcome: "nothing was merged: update cards, then merge",
             cache: trees)

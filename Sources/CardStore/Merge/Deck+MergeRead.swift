@@ -67,8 +67,10 @@ extension Deck {
                                 continue
                             }
                             blobSlots[index] = bytes
-                            if listing[index], let listed = CardListing(canonical: bytes, expectedID: keys[index].id) {
-                                titleSlots[index] = listed.title
+                            if listing[index],
+                                let title = CardListing.title(canonical: bytes, expectedID: keys[index].id)
+                            {
+                                titleSlots[index] = title
                             } else {
                                 versionSlots[index] = Deck.version(bytes, id: keys[index].id)
                             }
@@ -83,8 +85,8 @@ extension Deck {
             if reader == nil { reader = try? BlobReader(repository) }
             guard let bytes = reader?.read(unique[index].blob, limit: Card.maximumFileSize) else { continue }
             blobs[index] = bytes
-            if listing[index], let listed = CardListing(canonical: bytes, expectedID: unique[index].id) {
-                titles[index] = listed.title
+            if listing[index], let title = CardListing.title(canonical: bytes, expectedID: unique[index].id) {
+                titles[index] = title
             } else {
                 decoded[index] = Deck.version(bytes, id: unique[index].id)
             }

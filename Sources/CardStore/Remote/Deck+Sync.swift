@@ -155,6 +155,8 @@ extension Deck {
 
     /// Fetches the remote's branch into its tracking ref: the commit, or nil when the remote has none.
     func fetchMain(_ remote: DeckRemote, _ road: ResolvedRemote) throws(StoreError) -> ObjectID? {
+        // What opening the deck mapped does not see the pack the fetch brings: not handed on after it.
+        openingTrees = nil
         let fetched: FetchResult
         do {
             fetched = try repository.fetch(road, refspecs: ["\(remote.branch):\(remote.trackingReference)"])

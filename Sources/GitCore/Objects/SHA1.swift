@@ -50,9 +50,36 @@ extension ObjectID {
     /// are stored under (as git's unsafe SHA-1 checks pack and index checksums); a new object is
     /// named by `ObjectID.hash(of:type:)`.
     package static func hardwareHash(of buffer: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
-        let header = Array("\(String(cString: git_object_type2string(type))) \(buffer.count)".utf8) + [0]
         var hasher = SHA1.Hasher()
-        header.withUnsafeBytes { hasher.update($0) }
+        // "<type> <size>\0" laid out on the stack: formatted through a String it was a tenth of reading
+        // a card's blob.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { header in
+            var length = 0
+            if let name = git_object_type2string(type) {
+                var position = 0
+                while name[position] != 0 && length < 16 {
+                    header[length] = UInt8(bitPattern: name[position])
+                    length += 1
+                    position += 1
+                }
+            }
+            header[length] = UInt8(ascii: " ")
+            length += 1
+            var digits = 1
+            var rest = buffer.count / 10
+            while rest > 0 {
+                digits += 1
+                rest /= 10
+            }
+            var value = buffer.count
+            for place in stride(from: length + digits - 1, through: length, by: -1) {
+                header[place] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            length += digits
+            header[length] = 0
+            hasher.update(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(header)[0...length]))
+        }
         hasher.update(buffer)
         let digest = hasher.finalize()
         return ObjectID(bytes: digest)

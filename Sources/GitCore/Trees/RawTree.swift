@@ -397,16 +397,40 @@ struct RawTree: @unchecked Sendable {
         bytes.baseAddress.map { ObjectID(pointer: $0 + entry.idStart) } ?? ObjectID.zero
     }
 
+    /// `prefix` and the entry's name as one path (and a "/" after it for a `folder`), copied from their
+    /// bytes once: `prefix + name` made a string for each step.
+    func path(_ prefix: String, _ entry: Entry, folder: Bool = false) -> String {
+        var prefix = prefix
+        let nameCount = entry.nameEnd - entry.nameStart
+        return prefix.withUTF8 { head in
+            String(unsafeUninitializedCapacity: head.count + nameCount + (folder ? 1 : 0)) { buffer in
+                guard let target = buffer.baseAddress, let source = bytes.baseAddress else { return 0 }
+                if let start = head.baseAddress { target.update(from: start, count: head.count) }
+                (target + head.count).update(from: source + entry.nameStart, count: nameCount)
+                if folder { target[head.count + nameCount] = UInt8(ascii: "/") }
+                return head.count + nameCount + (folder ? 1 : 0)
+            }
+        }
+    }
+
+    /// The entry as a `TreeEntry` value named `name` (its own name, made once for the versions of one path).
+    func treeEntry(_ entry: Entry, named name: String) -> TreeEntry {
+        TreeEntry(name: name, id: id(entry), kind: RawTree.kind(entry.mode), mode: entry.mode)
+    }
+
+    /// The kind a canonical entry's mode gives, as libgit2 reports it.
+    static func kind(_ mode: UInt32) -> TreeEntry.Kind {
+        switch mode {
+        case RawTree.blobMode, RawTree.executableMode: return .blob
+        case RawTree.linkMode: return .symlink
+        case RawTree.treeMode: return .tree
+        default: return .submodule
+        }
+    }
+
     /// The entry as a `TreeEntry` value (what libgit2 reports for a canonical entry).
     func treeEntry(_ entry: Entry) -> TreeEntry {
-        let kind: TreeEntry.Kind
-        switch entry.mode {
-        case RawTree.blobMode, RawTree.executableMode: kind = .blob
-        case RawTree.linkMode: kind = .symlink
-        case RawTree.treeMode: kind = .tree
-        default: kind = .submodule
-        }
-        return TreeEntry(name: name(entry), id: id(entry), kind: kind, mode: entry.mode)
+        TreeEntry(name: name(entry), id: id(entry), kind: RawTree.kind(entry.mode), mode: entry.mode)
     }
 }
 

@@ -56,8 +56,12 @@ public final class RawTreeCache {
     }
 
     func remember(_ id: ObjectID, at path: String) {
-        if versions[path]?.contains(id) == true { return }
-        versions[path, default: []].append(id)
+        // One lookup of the path, changed in place (every folder version a merge's walk reads).
+        RawTreeCache.appendIfNew(id, to: &versions[path, default: []])
+    }
+
+    private static func appendIfNew(_ id: ObjectID, to list: inout [ObjectID]) {
+        if !list.contains(id) { list.append(id) }
     }
 }
 

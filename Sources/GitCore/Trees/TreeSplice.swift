@@ -42,16 +42,24 @@ extension Repository {
         var pending: [(components: [Substring], blob: ObjectID?)] = []
         pending.reserveCapacity(lastByPath.count)
         for (path, blob) in lastByPath {
-            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            // Split on the byte (a merge gives hundreds of paths: split by `Character` they were a tenth
+            // of building its tree); a name that is not plain ASCII goes to libgit2 whole anyway.
+            let components = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+                .map(Substring.init)
             guard components.allSatisfy(Repository.isPlainName) else { throw RawTreeFallback() }
             pending.append((components, blob))
         }
-        // A path that is also a folder of another path: libgit2 decides what that means.
-        let folders = Set(
-            pending.flatMap { item in (1..<item.components.count).map { item.components[..<$0].joined(separator: "/") }
-            })
-        if pending.contains(where: { folders.contains($0.components.joined(separator: "/")) }) {
-            throw RawTreeFallback()
+        // A path that is also a folder of another path: libgit2 decides what that means. Each path's
+        // folders (its bytes up to each "/") looked up among the paths, no string joined per path.
+        for var path in lastByPath.keys {
+            let clash = path.withUTF8 { bytes in
+                bytes.indices.contains { index in
+                    bytes[index] == UInt8(ascii: "/")
+                        && lastByPath[String(decoding: UnsafeBufferPointer(rebasing: bytes[..<index]), as: UTF8.self)]
+                            != nil
+                }
+            }
+            if clash { throw RawTreeFallback() }
         }
         guard !pending.isEmpty else {
             if let base { return base }
@@ -323,8 +331,14 @@ extension Repository {
     /// A name `git_tree_create_updated` takes as it is: ASCII letters, digits, ".", "-", "_", not
     /// "." or "..", and not ".git" in any case or with trailing dots (NTFS would read it as ".git").
     static func isPlainName(_ name: Substring) -> Bool {
-        guard !name.isEmpty, name != ".", name != ".." else { return false }
-        for byte in name.utf8 {
+        // On the bytes in place: this runs for every part of every path a change writes.
+        if let plain = name.utf8.withContiguousStorageIfAvailable(isPlainName) { return plain }
+        return Array(name.utf8).withUnsafeBufferPointer(isPlainName)
+    }
+
+    private static func isPlainName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
@@ -332,8 +346,14 @@ extension Repository {
             default: return false
             }
         }
-        var trimmed = name.lowercased()[...]
-        while trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }
-        return trimmed != ".git"
+        // ".", "..", and ".git" in any case followed by any number of dots (which NTFS would read as
+        // ".git"). Only ASCII letters, digits, ".", "-" and "_" get here: `| 0x20` lowercases a letter,
+        // and turns no other of them into "g", "i" or "t".
+        var end = bytes.count
+        while end > 0 && bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        if end == 0 { return bytes.count > 2 }
+        return
+            !(end == 4 && bytes[0] == UInt8(ascii: ".") && bytes[1] | 0x20 == UInt8(ascii: "g")
+            && bytes[2] | 0x20 == UInt8(ascii: "i") && bytes[3] | 0x20 == UInt8(ascii: "t"))
     }
 }

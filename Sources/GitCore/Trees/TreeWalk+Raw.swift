@@ -90,17 +90,20 @@ extension Repository {
             {
                 continue
             }
-            let name = trees[smallest.tree].name(smallest.entry)
+            // The path laid out once from the prefix's and the name's bytes, and the name made once for
+            // every tree that has the key (a merge lists a few hundred changed cards).
+            let named = trees[smallest.tree]
             if smallest.entry.isTree {
                 let children = trees.indices.map { index in
                     present[index] ? trees[index].id(trees[index].entries[positions[index]]) : nil
                 }
-                items.append(.folder(children, path: prefix + name + "/"))
+                items.append(.folder(children, path: named.path(prefix, smallest.entry, folder: true)))
             } else {
+                let name = named.name(smallest.entry)
                 let entries = trees.indices.map { index in
-                    present[index] ? trees[index].treeEntry(trees[index].entries[positions[index]]) : nil
+                    present[index] ? trees[index].treeEntry(trees[index].entries[positions[index]], named: name) : nil
                 }
-                items.append(.leaf(TreeWalkChange(path: prefix + name, entries: entries)))
+                items.append(.leaf(TreeWalkChange(path: named.path(prefix, smallest.entry), entries: entries)))
             }
         }
     }
