@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"]),
         // The command line in-process: usage, help and exit statuses (no process, no deck).
-        .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI"]),
+        .testTarget(name: "CardsCLITests", dependencies: ["CardsCLI", "DeckMerge", "SeededRandom"]),
         .testTarget(
             name: "DeckServerTests",
             dependencies: [

@@ -187,12 +187,18 @@ extension Card {
     /// `isColor` of a colour's bytes where they lie: a name compared byte for byte (a name is ASCII, so
     /// bytes equal as the strings are equal), else `#rrggbb`.
     static func isColor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        if colorNames.contains(where: { $0.utf8.elementsEqual(bytes) }) { return true }
-        guard bytes.count == 7, bytes.first == UInt8(ascii: "#") else { return false }
-        return bytes.dropFirst().allSatisfy {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0)
+        if bytes.count == 7 && bytes[0] == UInt8(ascii: "#") {
+            return bytes.dropFirst().allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0)
+            }
+        }
+        // No name starts with "#": only names of the same length are compared, each as two buffers.
+        return colorNames.contains { name in
+            guard name.utf8.count == bytes.count else { return false }
+            var name = name
+            return name.withUTF8 { $0.elementsEqual(bytes) }
         }
     }
 

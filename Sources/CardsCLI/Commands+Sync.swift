@@ -307,7 +307,16 @@ enum SyncText {
     /// The decisions about cards that changed on either side, in the order of their lines (by title):
     /// the merge makes them in path order, which is the order of random ids.
     static func changedCards(_ decisions: [CardDecision]) -> [CardDecision] {
-        decisions.filter { $0.kind != .unchanged }.sorted { $0.summary < $1.summary }
+        // In the order String's `<` gives the summaries, compared as bytes where both are ASCII (the same
+        // order: ASCII text is in normal form and its scalars are its bytes); through `<` each of a 200-card
+        // merge's ~1,600 comparisons cost ~1,000 instructions, a twentieth of the whole `cards merge`.
+        let changed = decisions.filter { $0.kind != .unchanged }
+        let keys = changed.map { Array($0.summary.utf8) }
+        let ascii = keys.map { $0.allSatisfy { $0 < 0x80 } }
+        return changed.indices.sorted { left, right in
+            guard ascii[left] && ascii[right] else { return changed[left].summary < changed[right].summary }
+            return keys[left].lexicographicallyPrecedes(keys[right])
+        }.map { changed[$0] }
     }
 }
 

@@ -26,14 +26,16 @@ extension DeckMerger {
     ) -> CardDecision {
         // `mergeCard`'s label: the first non-empty title among ours, theirs and the base (one side is the
         // base's or absent); an edit is named by the title it ends with.
-        func shown(_ titles: String...) -> String {
-            titles.first { !$0.isEmpty }.map { DecisionText.show(.string($0)) } ?? id
+        func shown(_ title: String, else other: String = "") -> String {
+            let chosen = title.isEmpty ? other : title
+            return chosen.isEmpty ? id : DecisionText.show(.string(chosen))
         }
         switch change {
         case .added:
             return DecisionText.tookSide(id: id, label: shown(changedTitle), ours: byOurs, what: "added")
         case .edited:
-            return DecisionText.tookSide(id: id, label: shown(changedTitle, baseTitle), ours: byOurs, what: "edited")
+            return DecisionText.tookSide(
+                id: id, label: shown(changedTitle, else: baseTitle), ours: byOurs, what: "edited")
         case .deleted:
             return DecisionText.tookSide(id: id, label: shown(baseTitle), ours: byOurs, what: "deleted")
         }

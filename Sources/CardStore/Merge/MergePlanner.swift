@@ -144,7 +144,9 @@ struct MergePlanner {
 
     /// Whether one side has the base's very entry and the other does not: only that side changed the card.
     static func isOneSided(_ entries: Deck.MergeEntries) -> Bool {
-        (entries.ours == entries.base) != (entries.theirs == entries.base)
+        // By id and mode: entries of one path have its name (comparing the names' strings cost more than
+        // the rest of the question, asked twice for each changed card).
+        Deck.sameEntry(entries.ours, entries.base) != Deck.sameEntry(entries.theirs, entries.base)
     }
 
     /// A card one side changed, whose versions both read as listings (valid, canonical: two that differ
@@ -152,7 +154,7 @@ struct MergePlanner {
     /// side's file taken as it is. False (nothing done) for any other card.
     private mutating func decideFromTitles(_ path: String, _ entries: Deck.MergeEntries, id: String) -> Bool {
         guard MergePlanner.isOneSided(entries) else { return false }
-        let oursChanged = entries.theirs == entries.base
+        let oursChanged = Deck.sameEntry(entries.theirs, entries.base)
         let changed = oursChanged ? entries.ours : entries.theirs
         // A changed mode alone is the same card (`DeckMerger` says unchanged).
         guard changed?.id != entries.base?.id else { return false }
