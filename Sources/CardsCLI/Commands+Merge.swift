@@ -244,10 +244,12 @@ enum MergeText {
     /// no decision names), each a card's line or, past `summaryThreshold` unless `verbose`, the summary.
     static func decisionLines(_ decisions: [CardDecision], others: Int = 0, verbose: Bool) -> [String] {
         guard !verbose && decisions.count > summaryThreshold else { return decisions.map(\.summary) }
+        // Counted in one pass (a filtered copy of every decision for each kind was most of printing a report).
+        var tally: [CardDecision.Kind: Int] = [:]
+        for decision in decisions { tally[decision.kind, default: 0] += 1 }
         var counts: [(String, Int)] = []
         for kind in kindOrder {
-            let count = decisions.filter { $0.kind == kind }.count
-            if count > 0 { counts.append((kindWords(kind), count)) }
+            if let count = tally[kind], count > 0 { counts.append((kindWords(kind), count)) }
         }
         var lines = [counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + (others > 0 ? ", \(others) other" : "")]
         // What a person must look at is never summed up.

@@ -34,6 +34,8 @@ public struct MergeReport: Sendable {
     /// Cards whose broken file was set aside for the other side's change without a merge of fields (no
     /// decision names them): changed cards all the same.
     public var changedWithoutDecision: Int {
+        // Most merges set nothing aside: no set of every decided card's id for them.
+        guard !setAside.isEmpty else { return 0 }
         let decided = Set(decisions.filter { $0.kind != .unchanged }.map(\.id))
         return Set(setAside.compactMap { CardID.id(fromPath: $0.path) }).subtracting(decided).count
     }

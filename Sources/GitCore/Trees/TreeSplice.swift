@@ -44,8 +44,13 @@ extension Repository {
         for (path, blob) in lastByPath {
             // Split on the byte (a merge gives hundreds of paths: split by `Character` they were a tenth
             // of building its tree); a name that is not plain ASCII goes to libgit2 whole anyway.
-            let components = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-                .map(Substring.init)
+            var components: [Substring] = []
+            var rest = path[...]
+            while let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) {
+                components.append(rest[..<slash])
+                rest = rest[rest.utf8.index(after: slash)...]
+            }
+            components.append(rest)
             guard components.allSatisfy(Repository.isPlainName) else { throw RawTreeFallback() }
             pending.append((components, blob))
         }
@@ -276,11 +281,16 @@ extension Repository {
         sorted.sort { $0.key.lexicographicallyPrecedes($1.key) }
         var added: [UInt8] = []
         for replacement in sorted {
-            added += Array(String(replacement.mode, radix: 8).utf8)
+            // "<octal mode> <name>\0<id>", each part appended where it lies (no array made for each).
+            var digits = 1
+            while replacement.mode >> (3 * digits) != 0 { digits += 1 }
+            for place in stride(from: digits - 1, through: 0, by: -1) {
+                added.append(UInt8(ascii: "0") + UInt8((replacement.mode >> (3 * place)) & 7))
+            }
             added.append(UInt8(ascii: " "))
-            added += Array(replacement.name.utf8)
+            added.append(contentsOf: replacement.key[..<replacement.name.utf8.count])
             added.append(0)
-            added += replacement.id.bytes
+            added.append(contentsOf: replacement.id.bytes)
         }
         guard let addedTree = RawTree(canonical: added) else { throw RawTreeFallback() }
         // `newBytes` lives in `addedTree`'s buffer: kept to the end of this function.
