@@ -198,7 +198,7 @@ extension Card {
         return colorNames.contains { name in
             guard name.utf8.count == bytes.count else { return false }
             var name = name
-            return name.withUTF8 { $0.elementsEqual(bytes) }
+            return name.withUTF8 { CardListing.same($0, bytes) }
         }
     }
 

@@ -132,9 +132,10 @@ struct MergePlanner {
             cardEntries[id] = entries
             // A card one side changed is decided from its versions' titles when both read as listings.
             let listing = MergePlanner.isOneSided(entries)
-            for entry in [entries.base, entries.ours, entries.theirs] {
-                if let entry { wanted.append((Deck.VersionKey(blob: entry.id, id: id), listing)) }
-            }
+            // Each version's blob (no array of the three entries made for each card).
+            if let base = entries.base { wanted.append((Deck.VersionKey(blob: base.id, id: id), listing)) }
+            if let ours = entries.ours { wanted.append((Deck.VersionKey(blob: ours.id, id: id), listing)) }
+            if let theirs = entries.theirs { wanted.append((Deck.VersionKey(blob: theirs.id, id: id), listing)) }
         }
         let read = deck.readVersionsAhead(wanted, packs: trees.reader(for: deck.repository))
         ahead = read.versions
