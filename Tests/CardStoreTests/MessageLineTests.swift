@@ -105,3 +105,31 @@ struct SafePathTests {
         #expect(throws: StoreError.self) { try deck.workingFile("x/\u{301}y") }
     }
 }
+
+/// The entries `cards status` and a sync judge for changed paths: each path under `cards/` up to its
+/// third "/", split on the byte as git splits paths (a combining mark after "/" is no part of it).
+/// Checked against a plain byte-level statement on random paths (seed printed).
+@Suite("Judged entries: a changed path's card entry, on the bytes")
+struct JudgedEntriesTests {
+    @Test("the entry is the path's first three parts under cards/, nothing for other paths (seed printed)")
+    func firstThreeParts() {
+        func reference(_ path: String) -> String? {
+            let parts = Array(path.utf8).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            guard parts.first.map({ Array($0) == Array("cards".utf8) }) == true else { return nil }
+            return String(decoding: Array(parts.prefix(3).joined(separator: [UInt8(ascii: "/")])), as: UTF8.self)
+        }
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let parts = ["cards", "card", "3f", "x.json", "", "\u{301}", "é", "cards/", "a"]
+        for round in 0..<2_000 {
+            let path = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+                parts[Int.random(in: 0..<parts.count, using: &random)]
+            }.joined(separator: "/")
+            let expected = reference(path).map { Set([$0]) } ?? []
+            #expect(Deck.judgedEntries([path]) == expected, "seed \(seed), round \(round): \(path.debugDescription)")
+        }
+        #expect(
+            Deck.judgedEntries(["cards", "cards/3f", "cards/3f/a.json", "cards/3f/a/b", "deck.json"])
+                == ["cards", "cards/3f", "cards/3f/a.json", "cards/3f/a"])
+    }
+}

@@ -65,6 +65,23 @@ struct GitReplyTests {
         #expect(!GitReply.isProgress("remote: deck is frozen"))
     }
 
+    @Test("progress is told by git's first words, with or without the server's prefix, and nothing else is")
+    func progressWords() {
+        let words = [
+            "Enumerating objects", "Counting objects", "Compressing objects", "Writing objects", "Receiving objects",
+            "Resolving deltas", "Total ", "Unpacking objects", "Finding sources", "Checking connectivity",
+        ]
+        for word in words {
+            #expect(GitReply.isProgress(word + ": 45% (9/20)"), "\(word)")
+            #expect(GitReply.isProgress("remote: " + word + ": 100% (3/3), done."), "\(word)")
+            #expect(!GitReply.isProgress(String(word.dropLast())), "\(word)")
+            #expect(!GitReply.isProgress("remote:  " + word), "\(word)")
+        }
+        for other in ["", "remote: ", "remote:", "Total", "fatal: Counting objects", "To /srv/deck.git"] {
+            #expect(!GitReply.isProgress(other), "\(other.debugDescription)")
+        }
+    }
+
     @Test(
         "a failure is told in the user's terms, with what to do",
         arguments: [
