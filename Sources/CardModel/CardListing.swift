@@ -82,7 +82,7 @@ public struct CardListing: Sendable, Hashable {
     /// The title of a card file that `init?(canonical:expectedID:)` reads (the same bytes accepted, the
     /// same title), without the listing's other strings: a merge names each card one side changed by its
     /// title alone, and makes sure each version is a valid card.
-    public static func title(canonical bytes: [UInt8], expectedID: String) -> String? {
+    package static func title(canonical bytes: [UInt8], expectedID: String) -> String? {
         bytes.withUnsafeBufferPointer { buffer in
             fields(buffer, expectedID: expectedID).map { text(buffer, $0.title) }
         }
