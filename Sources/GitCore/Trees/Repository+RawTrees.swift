@@ -233,13 +233,15 @@ extension Repository {
     func readAhead(_ ids: [ObjectID], cache: RawTreeCache) {
         // Most calls are for a card folder, with no folders under it.
         guard ids.count >= Repository.readAheadThreshold, Repository.processors > 1 else { return }
-        var seen = Set<ObjectID>()
-        let missing = ids.filter { cache.trees[$0] == nil && seen.insert($0).inserted }
-        guard missing.count >= Repository.readAheadThreshold else { return }
         // Small folders (a deck of 10,000 cards has ~40 per folder, ~3 KB) read faster on one thread
-        // than a second handle and thread cost: judge by the first.
-        guard let first = try? rawTree(missing[0], cache: cache), first.bytes.count >= Repository.readAheadTreeSize
+        // than a second handle and thread cost: judge by the first, before the rest are even counted
+        // (a set of every id was most of this for a small deck's merge).
+        guard let firstID = ids.first(where: { cache.trees[$0] == nil }),
+            let first = try? rawTree(firstID, cache: cache), first.bytes.count >= Repository.readAheadTreeSize
         else { return }
+        var seen: Set<ObjectID> = [firstID]
+        let missing = [firstID] + ids.filter { cache.trees[$0] == nil && seen.insert($0).inserted }
+        guard missing.count >= Repository.readAheadThreshold else { return }
         let middle = (missing.count + 1) / 2
         let mine = Array(missing[1..<middle])
         let other = Array(missing[middle...])
