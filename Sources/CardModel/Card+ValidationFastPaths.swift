@@ -50,38 +50,36 @@ extension Card {
 
     /// `isPlainValidURL` of a URL's bytes where they lie.
     static func isPlainValidURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        do {
-            guard bytes.count <= 2048 else { return false }
-            var colon = -1
-            for (index, byte) in bytes.enumerated() {
-                guard byte > 0x20 && byte < 0x7F else { return false }
-                if colon < 0 && byte == UInt8(ascii: ":") { colon = index }
-            }
-            guard colon >= 0 else { return false }
-            let rest = colon + 1
-            if hasScheme(bytes, colon, "mailto") {
-                return rest < bytes.count
-            }
-            guard hasScheme(bytes, colon, "http") || hasScheme(bytes, colon, "https") else { return false }
-            guard rest + 1 < bytes.count, bytes[rest] == UInt8(ascii: "/"), bytes[rest + 1] == UInt8(ascii: "/")
-            else { return false }
-            let authorityStart = rest + 2
-            var authorityEnd = authorityStart
-            var hostStart = authorityStart
-            while authorityEnd < bytes.count {
-                let byte = bytes[authorityEnd]
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-                if byte == UInt8(ascii: "@") { hostStart = authorityEnd + 1 }
-                authorityEnd += 1
-            }
-            guard hostStart < authorityEnd else { return false }
-            if bytes[hostStart] == UInt8(ascii: "[") {
-                // An IPv6 literal: the host is what lies between "[" and the first "]".
-                let next = hostStart + 1
-                return next < authorityEnd && bytes[next] != UInt8(ascii: "]")
-            }
-            return bytes[hostStart] != UInt8(ascii: ":")
+        guard bytes.count <= 2048 else { return false }
+        var colon = -1
+        for (index, byte) in bytes.enumerated() {
+            guard byte > 0x20 && byte < 0x7F else { return false }
+            if colon < 0 && byte == UInt8(ascii: ":") { colon = index }
         }
+        guard colon >= 0 else { return false }
+        let rest = colon + 1
+        if hasScheme(bytes, colon, "mailto") {
+            return rest < bytes.count
+        }
+        guard hasScheme(bytes, colon, "http") || hasScheme(bytes, colon, "https") else { return false }
+        guard rest + 1 < bytes.count, bytes[rest] == UInt8(ascii: "/"), bytes[rest + 1] == UInt8(ascii: "/")
+        else { return false }
+        let authorityStart = rest + 2
+        var authorityEnd = authorityStart
+        var hostStart = authorityStart
+        while authorityEnd < bytes.count {
+            let byte = bytes[authorityEnd]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "@") { hostStart = authorityEnd + 1 }
+            authorityEnd += 1
+        }
+        guard hostStart < authorityEnd else { return false }
+        if bytes[hostStart] == UInt8(ascii: "[") {
+            // An IPv6 literal: the host is what lies between "[" and the first "]".
+            let next = hostStart + 1
+            return next < authorityEnd && bytes[next] != UInt8(ascii: "]")
+        }
+        return bytes[hostStart] != UInt8(ascii: ":")
     }
 
     /// Whether the `colon` bytes before the colon are `scheme` (lowercase ASCII) in any case.
