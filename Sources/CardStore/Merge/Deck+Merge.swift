@@ -96,7 +96,9 @@ extension Deck {
         // the pack indexes mapped once. The one opening the deck made, when no snapshot took it yet (its
         // indexes mapped, its root tree read: a `cards merge` maps them once, not three times).
         let trees = openingTrees ?? RawTreeCache()
-        openingTrees = trees
+        openingTrees = nil
+        // Handed to the commit's snapshot below; never left behind for a later one (packs change).
+        defer { openingTrees = nil }
         try refuseNewerFormat(
             at: theirs, holder: "\(theirsName) holds a deck", outcome: "nothing was merged: update cards, then merge",
             cache: trees)
@@ -161,6 +163,8 @@ extension Deck {
             report = plan.report
             return plan.change
         }
+        // The snapshot the change is built on reads through the same cache (`snapshot()` takes it).
+        openingTrees = trees
         if dryRun {
             _ = try build(try snapshot())
             return report
