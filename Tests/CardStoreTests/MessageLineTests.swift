@@ -109,8 +109,24 @@ struct SafePathTests {
 /// The entries `cards status` and a sync judge for changed paths: each path under `cards/` up to its
 /// third "/", split on the byte as git splits paths (a combining mark after "/" is no part of it).
 /// Checked against a plain byte-level statement on random paths (seed printed).
-@Suite("Judged entries: a changed path's card entry, on the bytes")
+@Suite("Judged entries: a changed path's card entry, on the bytes", .scratchFolder)
 struct JudgedEntriesTests {
+    @Test("a committed file whose name begins with a combining mark is found and named, as a full scan names it")
+    func combiningMarkAfterSlash() throws {
+        let scratch = try ScratchFolder.current
+        let directory = scratch.path("deck")
+        let deck = try Deck.create(at: directory, name: "Marks", bare: false)
+        let path = "cards/ab/\u{301}cd.json"
+        try FileManager.default.createDirectory(atPath: directory + "/cards/ab", withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/" + path))
+        try scratch.git(["add", "-A"], in: directory)
+        try scratch.git(["commit", "-q", "-m", "odd name"], in: directory)
+        let tree = try #require(try deck.snapshot().tree)
+        // What a sync or a fast-forward judges among the paths it changed, and what `cards status` lists.
+        #expect(deck.invalidCards(amongChanged: [path], in: tree).map(\.path) == [path])
+        #expect(try deck.committedInvalidCards().map(\.path).contains(path))
+    }
+
     @Test("the entry is the path's first three parts under cards/, nothing for other paths (seed printed)")
     func firstThreeParts() {
         func reference(_ path: String) -> String? {

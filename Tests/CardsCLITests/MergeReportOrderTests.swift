@@ -26,6 +26,8 @@ struct MergeReportOrderTests {
             let expected = decisions.filter { $0.kind != .unchanged }.sorted { $0.summary < $1.summary }
             let listed = SyncText.changedCards(decisions)
             #expect(listed.map(\.summary) == expected.map(\.summary), "seed \(seed), round \(round)")
+            // Equal summaries keep their order (both sorts are stable): the same cards, in the same order.
+            #expect(listed.map(\.id) == expected.map(\.id), "seed \(seed), round \(round)")
             #expect(listed.count == expected.count, "seed \(seed), round \(round)")
         }
     }

@@ -8,13 +8,6 @@ extension Deck {
     struct VersionKey: Hashable {
         var blob: ObjectID
         var id: String
-
-        /// The blob alone: a card file holds its own id, so two keys of one blob and two ids are rare (an
-        /// invalid file in two places) and only share a bucket, while hashing the 36-byte id was most of a
-        /// lookup (a merge looks its versions up a few times each). Equality still compares both.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(blob)
-        }
     }
 
     /// Below this many versions one thread reads and decodes them all: waking a second costs more

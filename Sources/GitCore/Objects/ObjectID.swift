@@ -48,13 +48,6 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
         pointer.storeBytes(of: third.bigEndian, toByteOffset: 16, as: UInt32.self)
     }
 
-    /// The first 8 bytes only: an id is a SHA-1, as good as random in every bit, and 64 of them tell
-    /// ids apart in any table (equality still compares all 20); one word hashed, not three, for every
-    /// lookup of a tree, blob or version a merge makes.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(first)
-    }
-
     /// Parses 40 hex digits; nil for anything else.
     public init?(hex: String) {
         let utf8 = Array(hex.utf8)

@@ -122,11 +122,13 @@ extension Repository {
     private func rawTreeEntry(in treeID: ObjectID, path: String, cache: RawTreeCache) throws(RawTreeFallback)
         -> TreeEntry?
     {
-        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        // Split on the "/" byte, as git and libgit2 split a path (by `Character`, a "/" with a combining
+        // mark after it was no separator, and such a path was "not there" here while libgit2 found it).
+        let components = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard !components.isEmpty, !components.contains(where: \.isEmpty) else { throw RawTreeFallback() }
         var current = try rawTree(treeID, cache: cache)
         for (index, component) in components.enumerated() {
-            let name = Array(component.utf8)
+            let name = Array(component)
             if index == components.count - 1 {
                 guard let entry = current.find(name, isTree: false) ?? current.find(name, isTree: true) else {
                     return nil
