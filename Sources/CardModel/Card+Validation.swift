@@ -161,8 +161,8 @@ extension Card {
     /// `[a-z0-9][a-z0-9._-]{0,63}`.
     static func isIconName(_ text: String) -> Bool {
         // Walks the UTF-8 view in place: an array copy per card showed up when listing 100,000 cards.
-        if let valid = text.utf8.withContiguousStorageIfAvailable(isIconName) { return valid }
-        return Array(text.utf8).withUnsafeBufferPointer(isIconName)
+        var text = text
+        return text.withUTF8(isIconName)
     }
 
     /// `isIconName` of a name's bytes where they lie.
@@ -180,8 +180,8 @@ extension Card {
     static func isColor(_ text: String) -> Bool {
         // Names compared as strings, as the rule says; `#rrggbb` on the bytes.
         if colorNames.contains(text) { return true }
-        if let valid = text.utf8.withContiguousStorageIfAvailable(isColor) { return valid }
-        return Array(text.utf8).withUnsafeBufferPointer(isColor)
+        var text = text
+        return text.withUTF8(isColor)
     }
 
     /// `isColor` of a colour's bytes where they lie: a name compared byte for byte (a name is ASCII, so

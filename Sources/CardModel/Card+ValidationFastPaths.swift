@@ -19,8 +19,8 @@ extension Card {
     /// Whether `title` is printable ASCII and passes the title rules. In printable ASCII every byte
     /// is one character and the space is the only whitespace, so bytes can be counted.
     static func isPlainTitle(_ title: String) -> Bool {
-        if let plain = title.utf8.withContiguousStorageIfAvailable(isPlainTitle) { return plain }
-        return Array(title.utf8).withUnsafeBufferPointer(isPlainTitle)
+        var title = title
+        return title.withUTF8(isPlainTitle)
     }
 
     /// `isPlainTitle` of a title's bytes where they lie (a card file read for a listing or a merge).
@@ -45,7 +45,8 @@ extension Card {
     /// Whether `url` is printable ASCII without spaces and passes `checkURL`: the same steps over
     /// bytes, which are characters here.
     static func isPlainValidURL(_ url: String) -> Bool {
-        url.utf8.withContiguousStorageIfAvailable(isPlainValidURL) ?? false
+        var url = url
+        return url.withUTF8(isPlainValidURL)
     }
 
     /// `isPlainValidURL` of a URL's bytes where they lie.

@@ -46,15 +46,13 @@ public enum CardID {
         // `cards/` + two characters + `/` + the file name.
         var path = path
         return path.withUTF8 { bytes -> String? in
-            // Checked by index on the buffer (through generic slices it cost ~2,000 instructions a path).
-            guard bytes.count == 50, bytes[8] == UInt8(ascii: "/") else { return nil }
-            let expected: StaticString = "cards/"
-            for index in 0..<6 where bytes[index] != expected.utf8Start[index] { return nil }
-            let suffix: StaticString = ".json"
-            for index in 0..<5 where bytes[45 + index] != suffix.utf8Start[index] { return nil }
-            let name = UnsafeBufferPointer(rebasing: bytes[9..<45])
-            guard isValid(name), bytes[6] == name[0], bytes[7] == name[1] else { return nil }
-            return String(decoding: name, as: UTF8.self)
+            guard bytes.count == 50, bytes[8] == UInt8(ascii: "/"), CardListing.bytes(bytes, at: 0, are: "cards/")
+            else {
+                return nil
+            }
+            return id(
+                folderBytes: UnsafeBufferPointer(rebasing: bytes[6..<8]),
+                nameBytes: UnsafeBufferPointer(rebasing: bytes[9...]))
         }
     }
 
@@ -62,16 +60,23 @@ public enum CardID {
     /// `id(fromPath: "cards/<folder>/<fileName>")` without building and splitting the path, for
     /// reading every card of a deck.
     public static func id(folder: String, fileName: String) -> String? {
-        id(folderBytes: folder.utf8, nameBytes: fileName.utf8)
+        var folder = folder
+        var fileName = fileName
+        return folder.withUTF8 { folderBytes in fileName.withUTF8 { id(folderBytes: folderBytes, nameBytes: $0) } }
     }
 
     /// The id a card file name (`<id>.json`) holds when it lies in the folder named by the id's first
-    /// two characters; `nil` otherwise.
-    private static func id(folderBytes: some Collection<UInt8>, nameBytes: some Collection<UInt8>) -> String? {
-        guard nameBytes.count == 41, nameBytes.dropFirst(36).elementsEqual(".json".utf8) else { return nil }
-        let id = String(decoding: nameBytes.prefix(36), as: UTF8.self)
-        guard isValid(id), folderBytes.elementsEqual(id.utf8.prefix(2)) else { return nil }
-        return id
+    /// two characters; `nil` otherwise. Checked by index on the buffers (through generic collections it
+    /// cost ~2,000 instructions a path, and a merge asks it of every changed path).
+    private static func id(folderBytes: UnsafeBufferPointer<UInt8>, nameBytes: UnsafeBufferPointer<UInt8>)
+        -> String?
+    {
+        guard nameBytes.count == 41, CardListing.bytes(nameBytes, at: 36, are: ".json") else { return nil }
+        let name = UnsafeBufferPointer(rebasing: nameBytes[0..<36])
+        guard isValid(name), folderBytes.count == 2, folderBytes[0] == name[0], folderBytes[1] == name[1] else {
+            return nil
+        }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// A new random (version 4) id.

@@ -49,10 +49,7 @@ public struct CardListing: Sendable, Hashable {
 
     private static func key(_ bytes: UnsafeBufferPointer<UInt8>) -> Key {
         func equals(_ name: StaticString) -> Bool {
-            guard bytes.count == name.utf8CodeUnitCount else { return false }
-            let expected = name.utf8Start
-            for index in 0..<bytes.count where bytes[index] != expected[index] { return false }
-            return true
+            bytes.count == name.utf8CodeUnitCount && CardListing.bytes(bytes, at: 0, are: name)
         }
         switch bytes.count {
         case 2: return equals("id") ? .id : .other
@@ -93,6 +90,14 @@ public struct CardListing: Sendable, Hashable {
     static func same(_ one: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
         guard one.count == other.count else { return false }
         for index in 0..<one.count where one[index] != other[index] { return false }
+        return true
+    }
+
+    /// Whether `buffer` holds the bytes of `literal` at `offset` (false when they would run past its end).
+    package static func bytes(_ buffer: UnsafeBufferPointer<UInt8>, at offset: Int, are literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard offset >= 0, count <= buffer.count - offset else { return false }
+        for index in 0..<count where buffer[offset + index] != literal.utf8Start[index] { return false }
         return true
     }
 

@@ -51,9 +51,7 @@ extension Deck {
             // was no separator, and it cost ~30,000 instructions a path): the path up to its third "/".
             var path = path
             let end: Int? = path.withUTF8 { bytes in
-                let folder: StaticString = "cards"
-                guard bytes.count >= 5 else { return nil }
-                for index in 0..<5 where bytes[index] != folder.utf8Start[index] { return nil }
+                guard CardListing.bytes(bytes, at: 0, are: "cards") else { return nil }
                 if bytes.count == 5 { return 5 }
                 guard bytes[5] == UInt8(ascii: "/") else { return nil }
                 var slashes = 1

@@ -430,7 +430,7 @@ struct RawTree: @unchecked Sendable {
 
     /// The entry as a `TreeEntry` value (what libgit2 reports for a canonical entry).
     func treeEntry(_ entry: Entry) -> TreeEntry {
-        TreeEntry(name: name(entry), id: id(entry), kind: RawTree.kind(entry.mode), mode: entry.mode)
+        treeEntry(entry, named: name(entry))
     }
 }
 

@@ -342,8 +342,8 @@ extension Repository {
     /// "." or "..", and not ".git" in any case or with trailing dots (NTFS would read it as ".git").
     static func isPlainName(_ name: Substring) -> Bool {
         // On the bytes in place: this runs for every part of every path a change writes.
-        if let plain = name.utf8.withContiguousStorageIfAvailable(isPlainName) { return plain }
-        return Array(name.utf8).withUnsafeBufferPointer(isPlainName)
+        var name = name
+        return name.withUTF8(isPlainName)
     }
 
     private static func isPlainName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
