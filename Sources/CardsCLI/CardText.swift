@@ -1,4 +1,5 @@
 import CardModel
+import CardStore
 import Dispatch
 import TerminalUI
 
@@ -17,7 +18,7 @@ enum CardText {
         text += "  rank      \(card.rank)\n"
         for key in card.fields.keys.sorted() where !knownOrder.contains(key) {
             let value = card.fields[key].map { oneLine($0.canonicalText()) } ?? ""
-            text += "  \(key): \(value)\n"
+            text += "  \(fieldName(key)): \(value)\n"
         }
         let conflicts = card.conflicts.count
         if conflicts > 0 {
@@ -128,6 +129,27 @@ enum CardText {
         row[0] =
             (titleIsPlain ? TableRow.plainTitle : 0) | (platformIsPlain ? TableRow.plainPlatform : 0)
         return row
+    }
+
+    /// A card's field name as the line output shows it: as it is, or quoted with its control characters
+    /// escaped (`Card.quoted`) when it holds any. A field name comes from a card file, which a remote or a
+    /// hand edit wrote, and a terminal acts on an escape sequence printed to it.
+    static func fieldName(_ name: String) -> String {
+        hasControl(name) ? Card.quoted(name) : name
+    }
+
+    /// `--field NAME` for a command the output suggests (`cards resolve … --field NAME --pick N`), NAME one
+    /// word a POSIX shell passes on as it is (`--field=NAME` when it starts with "-", so that it is not read
+    /// as an option of its own); a name with control characters cannot be pasted, and is shown escaped.
+    static func fieldOption(_ name: String) -> String {
+        if hasControl(name) { return "--field \(Card.quoted(name))" }
+        if ShellWord.quoted(name) == name { return "--field \(name)" }
+        return name.hasPrefix("-")
+            ? "--field=\(ShellWord.singleQuoted(name))" : "--field \(ShellWord.singleQuoted(name))"
+    }
+
+    private static func hasControl(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     static func oneLine(_ text: String) -> String {

@@ -126,12 +126,13 @@ extension Commands {
                     continue
                 }
                 let kept = record.kept.map { CardText.oneLine($0.canonicalText()) } ?? "(removed)"
-                context.output.print("    \(record.field): kept \(kept)")
+                context.output.print("    \(CardText.fieldName(record.field)): kept \(kept)")
                 for (index, choice) in ConflictResolver.choices(in: card, field: record.field).enumerated() {
                     let value = choice.value.map { CardText.oneLine($0.canonicalText()) } ?? "(removed)"
                     context.output.print("      \(index + 1). \(value)  (\(choice.commit.prefix(7)))")
                 }
-                context.output.print("    settle: cards resolve \(card.id.prefix(8)) --field \(record.field) --pick N")
+                context.output.print(
+                    "    settle: cards resolve \(card.id.prefix(8)) \(CardText.fieldOption(record.field)) --pick N")
             }
         }
         return 0

@@ -169,8 +169,9 @@ extension Commands {
                 let conflict =
                     fields.isEmpty
                     ? ""
-                    : " Its open conflict on \(fields.joined(separator: ", ")) went with it; `cards undo` brings "
-                        + "both back, and `cards resolve \(card.id.prefix(8)) --field \(fields[0]) --pick N` settles it."
+                    : " Its open conflict on \(fields.map(CardText.fieldName).joined(separator: ", ")) went with it; "
+                        + "`cards undo` brings both back, and "
+                        + "`cards resolve \(card.id.prefix(8)) \(CardText.fieldOption(fields[0])) --pick N` settles it."
                 context.output.print("Deleted card \(card.id) \"\(card.title)\" (\(detail)).\(conflict)")
             } else if outcome.deletes {
                 context.output.print("Would delete card \(card.id) \"\(card.title)\" (\(detail)); --dry-run kept it.")

@@ -379,3 +379,70 @@ struct MergeCLITests {
         #expect(merge.stderr.contains("Error: the deck now holds 1 card file"), "\(merge.stderr)")
     }
 }
+
+extension MergeCLITests {
+    @Test(
+        "a conflict on fields named with a space and a quote, and with a leading dash: each suggested resolve, run by sh as printed, settles it"
+    )
+    func suggestedResolveRunsAsPrinted() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        let names = ["it's my note", "-odd"]
+        for (deck, value) in [(a, "\"from a\""), (b, "\"from b\"")] {
+            let edit = try scratch.cards(["edit", id] + names.flatMap { ["--set", "\($0)=\(value)"] }, in: deck)
+            #expect(edit.status == 0, "\(edit.stderr)")
+        }
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+        #expect(try scratch.cards(["merge", "origin/main"], in: a).status == 0)
+        // A swipe that deletes the card names its open conflict and how to settle it after an undo.
+        let swipe = try scratch.cards(["swipe", id, "--left"], in: a)
+        #expect(swipe.stdout.contains(#"cards resolve \#(id.prefix(8)) --field='-odd' --pick N"#), "\(swipe.stdout)")
+        #expect(try scratch.cards(["undo"], in: a).status == 0)
+        for name in names {
+            let listed = try scratch.cards(["conflicts"], in: a).stdout
+            let settle = try #require(
+                listed.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .first {
+                        $0.hasPrefix("settle: cards resolve") && $0.contains(name.hasPrefix("-") ? "odd" : "note")
+                    },
+                "\(listed)")
+            // What a person pastes: the printed command, `cards` this build, N their pick.
+            let line = settle.dropFirst("settle: cards ".count).replacingOccurrences(of: "--pick N", with: "--pick 2")
+            let run = try scratch.run(
+                "/bin/sh", ["-c", "\"$CARDS\" " + line], in: a, extraEnvironment: ["CARDS": Binaries.cards])
+            #expect(run.status == 0, "\(line): \(run.stderr)")
+            let after = try scratch.cards(["conflicts"], in: a).stdout
+            #expect(!after.contains(name), "\(line) left its conflict: \(after)")
+        }
+        #expect(try scratch.cards(["conflicts"], in: a).stdout.contains("No conflicts"))
+    }
+
+    @Test("an escape sequence in a field's name, from a hand-written card file: show and conflicts print it escaped")
+    func fieldNamesWithControlCharactersAreEscaped() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        // A name that clears the screen and retitles the terminal, were it printed as it is.
+        let name = "\u{1B}[2J\u{1B}]0;owned\u{07}note"
+        for (deck, value) in [(a, "from a"), (b, "from b")] {
+            let path = deck + "/" + CardID.path(for: id)
+            var json = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            json[name] = value
+            try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+            try scratch.gitChecked(["commit", "-q", "-am", "a field by hand"], in: deck)
+        }
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+        #expect(try scratch.cards(["merge", "origin/main"], in: a).status == 0)
+        for command in [["show", id], ["conflicts"]] {
+            let output = try scratch.cards(command, in: a).stdout
+            #expect(
+                !output.unicodeScalars.contains("\u{1B}") && !output.unicodeScalars.contains("\u{07}"),
+                "\(command): \(output)")
+            #expect(output.contains(#""\u{1b}[2J\u{1b}]0;owned\u{7}note""#), "\(command): \(output)")
+        }
+    }
+}

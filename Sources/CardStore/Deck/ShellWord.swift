@@ -16,7 +16,11 @@ package enum ShellWord {
                     return "@%+=:,./_-".utf8.contains(byte)
                 }
             }
-        if plain { return word }
-        return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+        return plain ? word : singleQuoted(word)
+    }
+
+    /// `text` in single quotes, a `'` in it as `'\''`: one word to a POSIX shell, whatever it holds.
+    package static func singleQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 }
