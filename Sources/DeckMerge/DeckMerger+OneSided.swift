@@ -12,8 +12,8 @@ extension DeckMerger {
     }
 
     /// The decision `mergeCard` makes for a card only one side changed, from the versions' titles alone:
-    /// the same words, for a store that knows both versions are valid cards and that an edited version is
-    /// not the base's card (two canonical files that differ are different cards), so need not decode them.
+    /// the same words, for a store that knows the versions it names are valid cards and counts a file
+    /// whose bytes differ from the base's as an edit (as git does), so need not decode them.
     ///
     /// - Parameters:
     ///   - id: The card's id.

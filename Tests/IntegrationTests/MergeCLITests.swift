@@ -446,3 +446,47 @@ extension MergeCLITests {
         }
     }
 }
+
+extension MergeCLITests {
+    @Test(
+        "cards one side edited over a hand-formatted base and over a broken one: the edits taken, named as edits, the tree git merge-tree makes"
+    )
+    func editsOverOddBases() throws {
+        let scratch = try Scratch()
+        let (_, a, b) = try setUp(scratch)
+        let ids = try scratch.cardIDs(a).sorted()
+        let (formatted, broken, other) = (ids[0], ids[1], ids[2])
+        // The base: one card laid out by hand (the same fields, another layout), one broken by hand.
+        let formattedPath = CardID.path(for: formatted)
+        let original = try String(contentsOfFile: a + "/" + formattedPath, encoding: .utf8)
+        try original.replacingOccurrences(of: "\n  ", with: "\n\t").write(
+            toFile: a + "/" + formattedPath, atomically: true, encoding: .utf8)
+        let brokenPath = try breakCard(scratch, a, broken)
+        let validBroken = try scratch.git(["show", "HEAD~1:" + brokenPath], in: a).stdout
+        try scratch.git(["push", "-q", "origin", "main"], in: a)
+        try scratch.gitChecked(["pull", "-q", "--ff-only", "origin", "main"], in: b)
+        // Theirs edits both: one with cards, the broken one mended by hand with a valid card file.
+        #expect(try scratch.cards(["edit", formatted, "--title", "Edited on B"], in: b).status == 0)
+        try validBroken.replacingOccurrences(of: "\"title\": \"", with: "\"title\": \"Mended ").write(
+            toFile: b + "/" + brokenPath, atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "mended by hand"], in: b)
+        try scratch.git(["push", "-q", "origin", "main"], in: b)
+        #expect(try scratch.cards(["edit", other, "--title", "Edited on A"], in: a).status == 0)
+        try scratch.git(["fetch", "-q", "origin"], in: a)
+
+        let merge = try scratch.cards(["merge", "--verbose", "origin/main"], in: a)
+        #expect(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
+        #expect(merge.stdout.contains("\"Edited on B\": edited on theirs"), "\(merge.stdout)")
+        #expect(merge.stdout.contains(": edited on theirs") && merge.stdout.contains("Mended "), "\(merge.stdout)")
+        // Git's own merge of the same two commits gives the same card files.
+        let gitTree = try scratch.git(["merge-tree", "--write-tree", "HEAD^1", "HEAD^2"], in: a).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        for path in [formattedPath, brokenPath, CardID.path(for: other)] {
+            let ours = try scratch.git(["rev-parse", "HEAD:" + path], in: a).stdout
+            let git = try scratch.git(["rev-parse", gitTree + ":" + path], in: a).stdout
+            #expect(ours == git, "\(path)")
+        }
+        #expect(try scratch.cards(["fsck"], in: a).status == 0)
+        try scratch.expectClean(a)
+    }
+}

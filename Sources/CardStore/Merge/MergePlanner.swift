@@ -122,25 +122,51 @@ struct MergePlanner {
     }
 
     /// Reads and decodes every version of the changed cards that `decide` asks for, ahead (the decoding
-    /// on two threads: `Deck.readVersionsAhead`); a card one side changed is read as listings first.
+    /// on two threads: `Deck.readVersionsAhead`); a card one side changed is read as listings first, and
+    /// of a card one side edited only the edited version, its base only when that is no listing.
     mutating func readCardsAhead() {
         var wanted: [(key: Deck.VersionKey, listing: Bool)] = []
         wanted.reserveCapacity(3 * disagreeing.count)
         cardEntries.reserveCapacity(disagreeing.count)
+        // The cards one side edited: their base, read below only if the edit reads as no listing.
+        var editedBases: [(base: Deck.VersionKey, edited: Deck.VersionKey)] = []
         for (_, entries, card) in disagreeing {
             guard let id = card else { continue }
             cardEntries[id] = entries
-            // A card one side changed is decided from its versions' titles when both read as listings.
+            if let edit = MergePlanner.oneSidedEdit(entries) {
+                let edited = Deck.VersionKey(blob: edit.edited.id, id: id)
+                wanted.append((edited, true))
+                editedBases.append((Deck.VersionKey(blob: edit.base.id, id: id), edited))
+                continue
+            }
+            // A card one side added or deleted is decided from its versions' titles when they read as listings.
             let listing = MergePlanner.isOneSided(entries)
             // Each version's blob (no array of the three entries made for each card).
             if let base = entries.base { wanted.append((Deck.VersionKey(blob: base.id, id: id), listing)) }
             if let ours = entries.ours { wanted.append((Deck.VersionKey(blob: ours.id, id: id), listing)) }
             if let theirs = entries.theirs { wanted.append((Deck.VersionKey(blob: theirs.id, id: id), listing)) }
         }
-        let read = deck.readVersionsAhead(wanted, packs: trees.reader(for: deck.repository))
+        let packs = trees.reader(for: deck.repository)
+        let read = deck.readVersionsAhead(wanted, packs: packs)
         ahead = read.versions
         aheadBytes = read.bytes
         listed = read.titles
+        // An edit that is no listing (a title beyond plain ASCII, a file not in the common form) is merged
+        // field by field against its base: those bases read ahead too, on two threads when many.
+        let bases = editedBases.compactMap { read.titles[$0.edited] == nil ? ($0.base, false) : nil }
+        guard !bases.isEmpty else { return }
+        let more = deck.readVersionsAhead(bases, packs: packs)
+        ahead.merge(more.versions) { first, _ in first }
+        aheadBytes.merge(more.bytes) { first, _ in first }
+    }
+
+    /// The base's and the edited version's entries of a card one side edited (both sides have a file, one
+    /// the base's very blob, the other another blob); nil for any other card.
+    static func oneSidedEdit(_ entries: Deck.MergeEntries) -> (base: TreeEntry, edited: TreeEntry)? {
+        guard isOneSided(entries), let base = entries.base, let ours = entries.ours, let theirs = entries.theirs,
+            (ours.id == base.id) != (theirs.id == base.id)
+        else { return nil }
+        return (base, ours.id == base.id ? theirs : ours)
     }
 
     /// Whether one side has the base's very entry and the other does not: only that side changed the card.
@@ -150,33 +176,43 @@ struct MergePlanner {
         Deck.sameEntry(entries.ours, entries.base) != Deck.sameEntry(entries.theirs, entries.base)
     }
 
-    /// A card one side changed, whose versions both read as listings (valid, canonical: two that differ
-    /// are different cards): decided from their titles, in `DeckMerger.mergeCard`'s words, the changed
-    /// side's file taken as it is. False (nothing done) for any other card.
+    /// A card one side changed, decided from titles, in `DeckMerger.mergeCard`'s words, the changed side's
+    /// file taken as it is: one added or deleted when its version reads as a listing (valid, canonical),
+    /// one edited when the edited version does. False (nothing done) for any other card.
+    ///
+    /// An edit's base is not read: a listed version is a valid card, and a file whose bytes differ from
+    /// the base's is an edit, as git sees it. (`DeckMerger` compares the decoded cards, and calls a
+    /// base in another layout with the same fields "unchanged", or leaves an invalid base's card
+    /// undecided; either way the changed side's file was what the merge took.)
     private mutating func decideFromTitles(_ path: String, _ entries: Deck.MergeEntries, id: String) -> Bool {
         guard MergePlanner.isOneSided(entries) else { return false }
         let oursChanged = Deck.sameEntry(entries.theirs, entries.base)
         let changed = oursChanged ? entries.ours : entries.theirs
         // A changed mode alone is the same card (`DeckMerger` says unchanged).
         guard changed?.id != entries.base?.id else { return false }
-        func title(_ entry: TreeEntry?) -> String?? {
-            guard let entry else { return .some(nil) }
-            return listed[Deck.VersionKey(blob: entry.id, id: id)].map { .some($0) }
-        }
-        guard let baseTitle = title(entries.base), let changedTitle = title(changed) else { return false }
+        func title(_ entry: TreeEntry) -> String? { listed[Deck.VersionKey(blob: entry.id, id: id)] }
         // Their version's file as it was read (a listed version's bytes are always kept).
         let theirsBytes = oursChanged ? nil : entries.theirs.flatMap { aheadBytes[$0.id] }
         if !oursChanged && entries.theirs != nil && theirsBytes == nil { return false }
         let change: DeckMerger.OneSidedChange
-        switch (baseTitle, changedTitle) {
+        var changedTitle = ""
+        var baseTitle = ""
+        switch (entries.base, changed) {
         case (nil, nil): return false
-        case (nil, _?): change = .added
-        case (_?, nil): change = .deleted
-        case (_?, _?): change = .edited
+        case (nil, let added?):
+            guard let title = title(added) else { return false }
+            (change, changedTitle) = (.added, title)
+        case (let base?, nil):
+            guard let title = title(base) else { return false }
+            (change, baseTitle) = (.deleted, title)
+        case (_?, let edited?):
+            // A listed title is never empty: the edit is named by it, the base's not needed.
+            guard let title = title(edited) else { return false }
+            (change, changedTitle) = (.edited, title)
         }
         decidedFromTitles.append(
             DeckMerger.oneSidedDecision(
-                id: id, change, byOurs: oursChanged, changedTitle: changedTitle ?? "", baseTitle: baseTitle ?? ""))
+                id: id, change, byOurs: oursChanged, changedTitle: changedTitle, baseTitle: baseTitle))
         // Ours is the merge's starting point: only their change is a file to write.
         if !oursChanged { files.append((path, theirsBytes, entries.theirs?.id, TreeUpdate.fileMode)) }
         return true
