@@ -37,7 +37,7 @@ extension Commands {
             let remote = reference.split(separator: "/", maxSplits: 1).first.map(String.init)
             let hint =
                 if let remote, reference.contains("/"), remotes.contains(remote) {
-                    "; fetch it first (`git fetch \(remote)`), or let `cards sync \(remote)` fetch and merge"
+                    "; fetch it first (`git fetch \(ShellWord.quoted(remote))`), or let `cards sync \(ShellWord.quoted(remote))` fetch and merge"
                 } else if remotes.isEmpty {
                     "; this deck has no remote: `cards remote add origin URL`, then `cards sync` fetches and merges"
                 } else {
@@ -310,7 +310,7 @@ enum MergeText {
         }
             + report.setAside.map {
                 "note: \($0.path), \(side($0)) version, is not a valid card (\($0.reason)); the other side's change "
-                    + "to it is kept (the invalid file: `git show \($0.commit.short):\($0.path)`)"
+                    + "to it is kept (the invalid file: `git show \(ShellWord.quoted($0.commit.short + ":" + $0.path))`)"
             }
     }
 }

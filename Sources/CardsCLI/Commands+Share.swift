@@ -114,7 +114,8 @@ extension Commands {
         if let branch = arguments.value("--branch") {
             if let commit = try deck.publishPages(files, branch: branch, message: "Publish the profile page") {
                 context.output.print(
-                    "Committed the page to \(branch) as \(commit.short): `git push origin \(branch)` serves it.")
+                    "Committed the page to \(branch) as \(commit.short): `git push origin \(ShellWord.quoted(branch))` serves it."
+                )
             } else {
                 context.output.print("The page on \(branch) is already so; nothing to commit.")
             }

@@ -362,3 +362,53 @@ struct WholeRepositoryTests {
         for deck in clones { try scratch.expectClean(deck) }
     }
 }
+
+extension WholeRepositoryTests {
+    @Test(
+        "a file from the remote whose name holds a quote and a command: the git commands a sync suggests run as printed, and run nothing else"
+    )
+    func suggestedGitCommandsQuoteAFetchedName() throws {
+        let scratch = try Scratch()
+        let (_, deck, plain) = try remoteWithPlainGitDevice(scratch)
+        let name = "notes/odd'; touch PWNED; echo '.txt"
+        try write("from the plain device\n", to: plain + "/" + name)
+        try scratch.gitChecked(["add", "-A"], in: plain)
+        try scratch.gitChecked(["commit", "-q", "-m", "a note"], in: plain)
+        try scratch.gitChecked(["push", "-q", "origin", "main"], in: plain)
+        // The same path written here by hand: the fast-forward would overwrite it, so the sync stops and says
+        // how to keep it.
+        try write("kept here\n", to: deck + "/" + name)
+        let sync = try scratch.cards(["sync"], in: deck)
+        #expect(sync.status != 0, "\(sync.stdout)")
+        let message = sync.stderr.replacingOccurrences(of: "\n", with: " ")
+        let commit = try #require(
+            message.range(of: "(`git add ").flatMap { start in
+                message[start.upperBound...].range(of: "`)").map {
+                    String(message[start.lowerBound..<$0.lowerBound].dropFirst(2))
+                }
+            }, "\(sync.stderr)")
+        let drop = try #require(
+            message.range(of: "(or `git checkout -- ").flatMap { start in
+                message[start.upperBound...].range(of: "`").map {
+                    String(message[message.index(start.lowerBound, offsetBy: 5)..<$0.lowerBound])
+                }
+            }, "\(sync.stderr)")
+        // Each as a person pastes it: the hand edit committed under the file's own name, nothing else run.
+        for line in [commit, drop] {
+            let copy = scratch.path("copy-\(line.hasPrefix("git add") ? "commit" : "drop")")
+            try scratch.gitChecked(["clone", "-q", deck, copy], in: scratch.root)
+            try write("kept here\n", to: copy + "/" + name)
+            if line.hasPrefix("git checkout") { try scratch.gitChecked(["add", "-A"], in: copy) }
+            if line.hasPrefix("git checkout") { try scratch.gitChecked(["commit", "-q", "-m", "tracked"], in: copy) }
+            if line.hasPrefix("git checkout") { try write("edited\n", to: copy + "/" + name) }
+            let run = try scratch.run("/bin/sh", ["-c", line], in: copy)
+            #expect(run.status == 0, "\(line): \(run.stderr)")
+            #expect(
+                !FileManager.default.fileExists(atPath: copy + "/PWNED"), "\(line) ran a command of the file's name")
+            let status = try scratch.git(["status", "--porcelain"], in: copy).stdout
+            #expect(status.isEmpty, "\(line): \(status)")
+        }
+        let subject = try scratch.git(["log", "-1", "--format=%s"], in: scratch.path("copy-commit")).stdout
+        #expect(subject == "Edit \(name)\n", "\(subject)")
+    }
+}

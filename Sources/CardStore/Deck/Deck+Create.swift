@@ -196,7 +196,7 @@ extension Deck {
             throw StoreError(
                 .invalidInput,
                 "--from \(folder) is a file; --from takes a folder laid out like a deck (such as sample-repo/). "
-                    + "For a JSON or JSON Lines file: create the deck, then `cards import \(folder)`")
+                    + "For a JSON or JSON Lines file: create the deck, then `cards import \(ShellWord.quoted(folder))`")
         }
         var name: String?
         if FileSystem.exists("\(folder)/deck.json") {

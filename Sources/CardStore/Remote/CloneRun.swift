@@ -91,7 +91,7 @@ struct CloneRun {
                     .notADeck,
                     "\(remote.displayURL) has no branch main, nor one its HEAD names: it is empty or not a deck; "
                         + "nothing was cloned. To fill an "
-                        + "empty remote, create a deck with `cards init`, then `cards remote add origin \(url)` and `cards sync`"
+                        + "empty remote, create a deck with `cards init`, then `cards remote add origin \(ShellWord.quoted(url))` and `cards sync`"
                 )
             }
             throw StoreError.remote(error, "cloning from", remote, listed: false)
@@ -114,7 +114,7 @@ struct CloneRun {
             throw StoreError(
                 .notADeck,
                 "\(remote.displayURL) is empty, so there is no deck to clone; create a deck with `cards init`, then "
-                    + "`cards remote add origin \(url)` and `cards sync` to fill it")
+                    + "`cards remote add origin \(ShellWord.quoted(url))` and `cards sync` to fill it")
         }
         let cloned: Deck
         do throws(StoreError) {

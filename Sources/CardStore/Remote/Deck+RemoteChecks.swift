@@ -8,12 +8,12 @@ extension Deck {
     package func pushProblem(_ remote: DeckRemote) -> String? {
         guard let path = remote.localPath else { return nil }
         guard FileSystem.exists(path) else {
-            return "there is no repository at \(path) yet; make one (`git init --bare -b main \(path)`) before "
-                + "`cards sync`"
+            return "there is no repository at \(path) yet; make one "
+                + "(`git init --bare -b main \(ShellWord.quoted(path))`) before `cards sync`"
         }
         guard (try? Repository.open(at: path)) != nil else {
-            return "\(path) is not a git repository; make it one (`git init --bare -b main \(path)`) before "
-                + "`cards sync`"
+            return "\(path) is not a git repository; make it one "
+                + "(`git init --bare -b main \(ShellWord.quoted(path))`) before `cards sync`"
         }
         do throws(GitError) {
             let settings = RemoteSettings.fromEnvironment()

@@ -69,7 +69,7 @@ extension Deck {
         if let existing = try remotes().first(where: { $0.name == name }) {
             throw StoreError(
                 .alreadyExists,
-                "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(name)`"
+                "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(ShellWord.quoted(name))`"
             )
         }
         try withStoreError("adding remote \(name)") { () throws(GitError) in
@@ -133,8 +133,9 @@ extension Deck {
             let known =
                 all.isEmpty ? "this deck has no remotes" : "the remotes are " + all.map(\.name).joined(separator: ", ")
             throw StoreError(
-                .invalidInput, "there is no remote named \(name) (\(known)); add it with `cards remote add \(name) URL`"
-            )
+                .invalidInput,
+                "there is no remote named \(name) (\(known)); add it with "
+                    + "`cards remote add \(ShellWord.quoted(name)) URL`")
         }
         if all.count == 1 { return all[0] }
         if let origin = all.first(where: { $0.name == "origin" }) { return origin }

@@ -32,10 +32,12 @@ extension Deck {
         let head = isBare ? branch : repository.headReferenceName()
         if head == branch {
             guard let other else { return nil }
-            let runThere = isBare ? "run cards there (`cards --deck \(other.folder) …`), or " : ""
-            let remove = other.linked ? " or remove it (`git worktree remove \(other.folder)`)" : ""
-            return "\(branchName) is\(isBare ? "" : " also") checked out in the worktree at \(other.folder); cards writes \(branchName) "
-                + "from one working tree only: \(runThere)detach that one (`git -C \(other.folder) switch --detach`)\(remove)"
+            let folder = ShellWord.quoted(other.folder)
+            let runThere = isBare ? "run cards there (`cards --deck \(folder) …`), or " : ""
+            let remove = other.linked ? " or remove it (`git worktree remove \(folder)`)" : ""
+            return "\(branchName) is\(isBare ? "" : " also") checked out in the worktree at \(other.folder); "
+                + "cards writes \(branchName) from one working tree only: \(runThere)detach that one "
+                + "(`git -C \(folder) switch --detach`)\(remove)"
         }
         // HEAD that cannot be read for want of a file descriptor is not detached.
         if head == nil, let limit = StoreError.openFileLimitReached() { return "cannot read HEAD" + limit }
@@ -44,9 +46,10 @@ extension Deck {
         // git will not check out a branch twice: then the deck is the worktree that has it.
         if let other {
             return "\(problem), which is checked out in the worktree at \(other.folder); run cards there "
-                + "(`cards --deck \(other.folder) …`)"
+                + "(`cards --deck \(ShellWord.quoted(other.folder)) …`)"
         }
-        return "\(problem); switch back with `git switch \(branchName)` (or `git checkout \(branchName)`)"
+        let branchWord = ShellWord.quoted(branchName)
+        return "\(problem); switch back with `git switch \(branchWord)` (or `git checkout \(branchWord)`)"
     }
 
     /// Refuses to overwrite a card file whose working-tree content differs from `main`: that is a
@@ -80,7 +83,8 @@ extension Deck {
             // `cards commit` commits card files only: a file that is no card is git's to commit.
             if CardID.id(fromPath: file.path) == nil {
                 let quoted = ShellWord.quoted(file.path)
-                keep = "it is no card file, so commit it with git (`git add \(quoted) && git commit -m 'Edit \(file.path)'`)"
+                let message = ShellWord.quoted("Edit " + file.path)
+                keep = "it is no card file, so commit it with git (`git add \(quoted) && git commit -m \(message)`)"
             }
             if let bytes, let id = CardID.id(fromPath: file.path),
                 case .invalid(let reason) = Deck.version(bytes, id: id)
@@ -90,7 +94,7 @@ extension Deck {
             throw StoreError(
                 .uncommittedChanges,
                 "\(file.path) has hand edits that are not committed; \(keep) "
-                    + "(or `git checkout -- \(file.path)` to drop them), then try again")
+                    + "(or `git checkout -- \(ShellWord.quoted(file.path))` to drop them), then try again")
         }
     }
 }
