@@ -14,6 +14,9 @@ public enum VCardText {
             case ";": out += "\\;"
             case "\n": out += "\\n"
             case "\r": continue
+            // RFC 6350 3.3: a text value holds no control character but a tab (a deck's or an owner's name
+            // written before they were checked, a file's text): left out, never written to a reader.
+            case _ where scalar != "\t" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)): continue
             default: out.unicodeScalars.append(scalar)
             }
         }

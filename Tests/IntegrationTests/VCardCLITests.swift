@@ -266,3 +266,35 @@ import Testing
         try scratch.expectClean(deck)
     }
 }
+
+extension VCardCLITests {
+    @Test(
+        "a deck name with an escape sequence: refused by cards init; one committed with git and fetched is written to no vCard, and fsck names it"
+    )
+    func deckNamesWithControlCharacters() throws {
+        let scratch = try Scratch()
+        let refused = try scratch.cards(["init", scratch.path("new"), "--name", "Evil\u{1B}]0;owned\u{07}"])
+        #expect(refused.status != 0 && refused.stderr.contains("without control characters"), "\(refused.stderr)")
+        #expect(refused.stderr.contains(#""Evil\u{1b}]0;owned\u{7}""#), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("new")))
+
+        let (_, clones) = try scratch.remoteAndClones(["a", "b"])
+        let (a, b) = (clones[0], clones[1])
+        try #"{"format": 1, "name": "Evil\u001b]0;owned\u0007\u009b2J deck"}"#.write(
+            toFile: b + "/deck.json", atomically: true, encoding: .utf8)
+        try scratch.gitChecked(["commit", "-q", "-am", "a name by hand"], in: b)
+        try scratch.gitChecked(["push", "-q", "origin", "main"], in: b)
+        #expect(try scratch.cards(["sync"], in: a).status == 0)
+        for format in ["vcard", "vcard3"] {
+            let export = try scratch.cards(["export", "--format", format], in: a)
+            #expect(export.status == 0, "\(export.stderr)")
+            let controls = export.stdout.unicodeScalars.filter {
+                ($0.value < 0x20 && $0 != "\r" && $0 != "\n") || (0x7F...0x9F).contains($0.value)
+            }
+            #expect(controls.isEmpty, "\(format): \(controls.map(\.value))")
+            #expect(export.stdout.contains(#"FN:Evil]0\;owned2J deck"# + "\r\n"), "\(export.stdout)")
+        }
+        let fsck = try scratch.cards(["fsck"], in: a)
+        #expect(fsck.status != 0 && fsck.stderr.contains("deck.json"), "\(fsck.stderr)")
+    }
+}

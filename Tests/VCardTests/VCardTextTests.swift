@@ -43,6 +43,8 @@ import Testing
     /// 3.4: backslash, comma, semicolon and newline escaped; read back to the same text.
     @Test func escapingAsTheRFCSays() {
         #expect(VCardText.escaped("a,b;c\\d\ne") == "a\\,b\\;c\\\\d\\ne")
+        // 3.3: no control character but a tab in a text value; an escape sequence is not passed on.
+        #expect(VCardText.escaped("a\u{1B}[2J\tb\u{9B}c\u{7F}\u{07}") == "a[2J\tbc")
         #expect(VCardText.unescaped("a\\,b\\;c\\\\d\\ne\\Nf") == "a,b;c\\d\ne\nf")
         // 6.7.2's NOTE example.
         #expect(

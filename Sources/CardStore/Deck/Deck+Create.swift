@@ -79,7 +79,12 @@ extension Deck {
         if let existingMetadata { sourceName = (try? JSONValue.parse(existingMetadata))?["name"]?.stringValue }
         let deckName = name ?? sourceName ?? Deck.defaultName(forFolder: absolute)
         guard Deck.isValidName(deckName) else {
-            throw StoreError(.invalidInput, "--name must be 1 to 200 characters on one line")
+            let folderFile = "\(source ?? path)/\(Deck.metadataPath)"
+            let given = name != nil ? "--name" : sourceName != nil ? "the name in \(folderFile)" : "the folder's name"
+            throw StoreError(
+                .invalidInput,
+                "a deck's name must be 1 to 200 characters on one line, without control characters; \(given) is "
+                    + "\(Card.quoted(deckName))\(name == nil ? ": give one with --name" : "")")
         }
         if FileSystem.exists(absolute) && !FileSystem.isDirectory(absolute) {
             throw StoreError(.alreadyExists, "\(path) exists and is not a folder; give a new or empty folder")

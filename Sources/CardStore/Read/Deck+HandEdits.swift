@@ -199,10 +199,11 @@ extension Deck {
 
     /// What is wrong with a `deck.json` that `isDeckDescription` refuses.
     static let deckDescriptionProblem =
-        "not a deck description this version reads ({\"format\": 1, \"name\": \"…\"}, a name of 1 to 200 characters on one line)"
+        "not a deck description this version reads ({\"format\": 1, \"name\": \"…\"}, a name of 1 to 200 characters "
+        + "on one line, without control characters)"
 
     /// Whether `bytes` describe a deck this version reads: a JSON object with `format` 1 and a `name`
-    /// of 1 to 200 characters on one line (as `cards init --name` takes it).
+    /// of 1 to 200 characters on one line, without control characters (as `cards init --name` takes it).
     static func isDeckDescription(_ bytes: [UInt8]) -> Bool {
         deckDescriptionFault(bytes) == nil
     }
@@ -223,9 +224,11 @@ extension Deck {
         return nil
     }
 
-    /// A deck's name: 1 to 200 characters on one line (`cards init --name`, `deck.json`).
+    /// A deck's name: 1 to 200 characters on one line, with no control character, as a card's title
+    /// (`cards init --name`, `deck.json`): a name is printed to terminals and written into vCards.
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 200 && !name.contains(where: \.isNewline)
+            && !name.unicodeScalars.contains(where: Card.isControl)
     }
 
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.
