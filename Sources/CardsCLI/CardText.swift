@@ -148,6 +148,32 @@ enum CardText {
             ? "--field=\(ShellWord.singleQuoted(name))" : "--field \(ShellWord.singleQuoted(name))"
     }
 
+    /// A file's path on a line of its own kind (`cards status`): as it is, or in double quotes with its
+    /// control characters, `"` and `\` escaped C-style, as git quotes a path (`core.quotePath`), when it
+    /// holds any: a line break in a file's name would otherwise start a line that looks like another file's.
+    static func path(_ path: String) -> String {
+        guard path.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || Card.isControl($0) }) else {
+            return path
+        }
+        var quoted = "\""
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            case _ where Card.isControl(scalar):
+                // Octal bytes, as git writes them.
+                for byte in String(scalar).utf8 {
+                    let digits = String(byte, radix: 8)
+                    quoted += "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+                }
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
     private static func hasControl(_ text: String) -> Bool {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }

@@ -37,13 +37,13 @@ extension Commands {
         for edit in edits {
             let state = edit.problem == nil ? edit.change.rawValue : "invalid"
             let detail = edit.problem.map { ": \($0)" } ?? ""
-            context.output.print("\(CardText.pad(state, 11)) \(edit.path)\(detail)")
+            context.output.print("\(CardText.pad(state, 11)) \(CardText.path(edit.path))\(detail)")
         }
         for problem in committed {
             // Not the file's fault: the repository could not give its bytes.
             let detail =
                 problem.couldNotRead ? "could not be read: \(problem.reason); `git fsck` says why" : problem.reason
-            context.output.print("\(CardText.pad("invalid", 11)) \(problem.path): \(detail) (committed)")
+            context.output.print("\(CardText.pad("invalid", 11)) \(CardText.path(problem.path)): \(detail) (committed)")
         }
         let invalid = edits.filter { $0.problem != nil }.count
         if !committed.isEmpty {

@@ -533,3 +533,27 @@ struct HostileTree {
         return commit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+extension HostileInputTests {
+    @Test(
+        "cards status shows a file whose name holds a line break, a tab or a quote on one line, quoted as git status quotes it"
+    )
+    func statusQuotesPathsAsGit() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let names = [
+            "cards/ab/new\nline.json", "cards/ab/tab\there.json", "cards/ab/say \"hi\".json",
+            "cards/ab/esc\u{1B}[2J.json",
+        ]
+        try FileManager.default.createDirectory(atPath: deck + "/cards/ab", withIntermediateDirectories: true)
+        for name in names { try Data("{}".utf8).write(to: URL(fileURLWithPath: deck + "/" + name)) }
+        let status = try scratch.cards(["status"], in: deck)
+        let lines = status.stdout.split(separator: "\n")
+        #expect(lines.count == names.count, "\(status.stdout)")
+        let git = try scratch.git(["status", "--porcelain", "--untracked-files=all"], in: deck).stdout
+        for line in git.split(separator: "\n") {
+            let quoted = String(line.dropFirst(3))
+            #expect(lines.contains { $0.contains(quoted + ":") }, "git's \(quoted) not in \(status.stdout)")
+        }
+    }
+}
