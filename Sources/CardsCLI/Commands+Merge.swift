@@ -125,9 +125,17 @@ extension Commands {
                     context.output.print("    settle: cards resolve \(card.id.prefix(8)) --keep | --delete")
                     continue
                 }
-                let kept = record.kept.map { CardText.oneLine($0.canonicalText()) } ?? "(removed)"
+                // The value the card holds: the merge's pick, or an edit's since.
+                let kept = card.fields[record.field].map { CardText.oneLine($0.canonicalText()) } ?? "(removed)"
                 context.output.print("    \(CardText.fieldName(record.field)): kept \(kept)")
-                for (index, choice) in ConflictResolver.choices(in: card, field: record.field).enumerated() {
+                let choices = ConflictResolver.choices(in: card, field: record.field)
+                if choices.isEmpty {
+                    context.output.print(
+                        "    settle: cards resolve \(card.id.prefix(8)) \(CardText.fieldOption(record.field)) --keep "
+                            + "(the record holds no values to choose from)")
+                    continue
+                }
+                for (index, choice) in choices.enumerated() {
                     let value = choice.value.map { CardText.oneLine($0.canonicalText()) } ?? "(removed)"
                     context.output.print("      \(index + 1). \(value)  (\(choice.commit.prefix(7)))")
                 }
@@ -141,12 +149,14 @@ extension Commands {
     static let resolveCommand = Command(
         spec: CommandSpec(
             name: "resolve", abstract: "Settle a conflict record as an ordinary commit.",
-            usage: "resolve <id> (--field <field> --pick <n> | --keep | --delete)",
+            usage: "resolve <id> (--field <field> (--pick <n> | --keep) | --keep | --delete)",
             arguments: [("id", "The card.")],
             options: [
                 .value("--field", "field", "The field in conflict (as `cards conflicts` lists it)."),
                 .value("--pick", "n", "The number of the value to keep."),
-                .flag("--keep", "Deleted on one side, edited on the other: keep the card."),
+                .flag(
+                    "--keep",
+                    "Deleted on one side, edited on the other: keep the card; with --field, keep the field as it is."),
                 .flag("--delete", "Deleted on one side, edited on the other: delete it."),
             ],
             positionals: 1...1)
@@ -162,14 +172,14 @@ extension Commands {
             }
             field = name
             resolution = .pick(number)
-        case (nil, nil, true, false):
-            field = "*"
+        case (let name, nil, true, false):
+            field = name ?? "*"
             resolution = .keep
         case (nil, nil, false, true):
             field = "*"
             resolution = .delete
         default:
-            throw UsageError(message: "give --field F --pick N, or --keep, or --delete")
+            throw UsageError(message: "give --field F --pick N, --field F --keep, or --keep, or --delete")
         }
         let deck = try context.openDeck()
         let id = try context.resolveCard(arguments.positionals[0], in: deck)

@@ -20,7 +20,8 @@ public enum ConflictResolver {
     ///
     /// `.pick(n)` sets the field to choice `n` (removing it if that side had
     /// removed it) and drops every record for the field; `.keep` drops the
-    /// `"*"` records; `.delete` returns `nil`: the card is to be deleted.
+    /// field's records and keeps its value as the card has it (for `"*"`, keeps
+    /// the card); `.delete` returns `nil`: the card is to be deleted.
     /// Records of other fields are left as they are.
     ///
     /// - Throws: `ResolveError` if there is no such conflict, the resolution
@@ -48,15 +49,20 @@ public enum ConflictResolver {
                 )
             }
             let options = choices(in: card, field: field)
-            guard (1...max(1, options.count)).contains(number), options.indices.contains(number - 1) else {
+            // A record written by hand can hold no value to choose from: then the field stays as it is.
+            guard !options.isEmpty else {
+                throw ResolveError(
+                    cardID: id, field: field,
+                    message: "the record holds no values to choose from; keep the field as it is with --keep")
+            }
+            guard options.indices.contains(number - 1) else {
                 throw ResolveError(
                     cardID: id, field: field, message: "no choice \(number); choose 1 to \(options.count)")
             }
             result.fields[field] = options[number - 1].value
         case .keep:
-            guard field == "*" else {
-                throw ResolveError(cardID: id, field: field, message: "a field conflict is settled with --pick N")
-            }
+            // The field as the merge (or an edit since) left it: its records dropped, its value unchanged.
+            break
         case .delete:
             guard field == "*" else {
                 throw ResolveError(cardID: id, field: field, message: "a field conflict is settled with --pick N")

@@ -139,8 +139,25 @@ import Testing
                 == "card \(Self.id), field color: no conflict recorded for this field; open conflicts: title")
         #expect(failure("title", .pick(3)) == "card \(Self.id), field title: no choice 3; choose 1 to 2")
         #expect(failure("title", .pick(0)) != nil)
-        #expect(failure("title", .keep)?.contains("--pick N") == true)
         #expect(failure("*", .keep)?.contains("no conflict recorded") == true)
+        // --field F --keep: the value the merge kept stays, the record goes.
+        let kept = try #require(try ConflictResolver.resolve(card, field: "title", .keep))
+        #expect(kept.title == card.title && ConflictRecord.records(in: kept).isEmpty)
+    }
+
+    @Test("a record written by hand with no values: nothing to pick, kept as it is with --keep")
+    func recordWithoutValues() throws {
+        var card = Self.card(title: "Still here")
+        card.fields["conflicts"] = .array([.object(["field": .string("title")])])
+        #expect(ConflictResolver.choices(in: card, field: "title").isEmpty)
+        do {
+            _ = try ConflictResolver.resolve(card, field: "title", .pick(1))
+            Issue.record("a pick among no values was taken")
+        } catch {
+            #expect(error.description.contains("no values to choose from") && error.description.contains("--keep"))
+        }
+        let kept = try #require(try ConflictResolver.resolve(card, field: "title", .keep))
+        #expect(kept.title == "Still here" && kept.fields["conflicts"] == nil)
     }
 
     @Test func removedValueRecordAndResolveToRemoval() throws {

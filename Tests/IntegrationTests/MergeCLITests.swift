@@ -490,3 +490,32 @@ extension MergeCLITests {
         try scratch.expectClean(a)
     }
 }
+
+extension MergeCLITests {
+    @Test(
+        "a conflict record written by hand with no values: conflicts shows the card's value and a --keep that settles it"
+    )
+    func recordWithoutValuesSettledByKeep() throws {
+        let scratch = try Scratch()
+        let (_, a, _) = try setUp(scratch)
+        let id = try #require(try scratch.cardIDs(a).sorted().first)
+        let path = a + "/" + CardID.path(for: id)
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let title = try #require(json["title"] as? String)
+        json["conflicts"] = [["field": "title"]]
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+        try scratch.gitChecked(["commit", "-q", "-am", "a record by hand"], in: a)
+        let listed = try scratch.cards(["conflicts"], in: a).stdout
+        #expect(listed.contains("title: kept \"\(title)\""), "\(listed)")
+        let settle = try #require(
+            listed.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { $0.hasPrefix("settle: cards resolve") }, "\(listed)")
+        let line = settle.dropFirst("settle: cards ".count).prefix { $0 != "(" }
+        let run = try scratch.run(
+            "/bin/sh", ["-c", "\"$CARDS\" " + line], in: a, extraEnvironment: ["CARDS": Binaries.cards])
+        #expect(run.status == 0, "\(line): \(run.stderr)")
+        #expect(try scratch.cards(["conflicts"], in: a).stdout.contains("No conflicts"))
+        #expect(try scratch.cards(["show", id, "--json"], in: a).stdout.contains(title))
+    }
+}
