@@ -149,8 +149,9 @@ enum CardText {
     }
 
     /// A file's path on a line of its own kind (`cards status`): as it is, or in double quotes with its
-    /// control characters, `"` and `\` escaped C-style, as git quotes a path (`core.quotePath`), when it
-    /// holds any: a line break in a file's name would otherwise start a line that looks like another file's.
+    /// control characters, `"` and `\` escaped C-style when it holds any, as git quotes a path with
+    /// `core.quotePath` off (non-ASCII stays readable): a line break in a file's name would otherwise start
+    /// a line that looks like another file's.
     static func path(_ path: String) -> String {
         guard path.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || Card.isControl($0) }) else {
             return path
@@ -175,7 +176,7 @@ enum CardText {
     }
 
     private static func hasControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        text.unicodeScalars.contains(where: Card.isControl)
     }
 
     static func oneLine(_ text: String) -> String {

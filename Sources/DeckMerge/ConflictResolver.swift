@@ -65,7 +65,8 @@ public enum ConflictResolver {
             break
         case .delete:
             guard field == "*" else {
-                throw ResolveError(cardID: id, field: field, message: "a field conflict is settled with --pick N")
+                throw ResolveError(
+                    cardID: id, field: field, message: "a field conflict is settled with --pick N or --keep")
             }
             return nil
         }

@@ -105,6 +105,25 @@ struct HistoryTests {
         try scratch.expectClean(deck)
     }
 
+    @Test("restore by a prefix of an imported card deleted with git rm: found in its folder's history, restored")
+    func restoreByPrefixAfterPlainGitDelete() throws {
+        let scratch = try Scratch()
+        let deck = try scratch.sampleDeck()
+        let id = try #require(try scratch.cardIDs(deck).sorted().first)
+        let original = try scratch.cards(["show", id, "--json"], in: deck).stdout
+        // No trailer names it: the sample is imported, and git rm writes none.
+        try scratch.gitChecked(["rm", "-q", "cards/\(id.prefix(2))/\(id).json"], in: deck)
+        try scratch.gitChecked(["commit", "-q", "-m", "plain delete"], in: deck)
+        #expect(try scratch.cards(["add", "--title", "After", "--url", "https://after.example"], in: deck).status == 0)
+        let restore = try scratch.cards(["restore", String(id.prefix(8))], in: deck)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try scratch.cards(["show", id, "--json"], in: deck).stdout == original)
+        let unknown = try scratch.cards(["restore", "0000000f"], in: deck)
+        #expect(
+            unknown.status == 1 && unknown.stderr.contains("no card id in this deck's history"), "\(unknown.stderr)")
+        try scratch.expectClean(deck)
+    }
+
     @Test("restore by a prefix two cards in history share, one of them in the deck: the deleted one is restored")
     func restoreByPrefixOfLiveAndDeleted() throws {
         let scratch = try Scratch()
@@ -354,7 +373,8 @@ extension HistoryTests {
         // What cannot be undone is said.
         for (reference, message) in [
             ("0123abcd", "names no commit of this deck's history"), ("main~100", "names no commit"),
-            ("main~100", "names no commit"), (String(id.prefix(8)), "\(id) is a card, and undo takes an operation's commit"),
+            ("main~100", "names no commit"),
+            (String(id.prefix(8)), "\(id) is a card, and undo takes an operation's commit"),
         ] {
             let result = try scratch.cards(["undo", reference], in: a)
             #expect(result.status == 1 && result.stderr.contains(message), "\(reference): \(result.stderr)")

@@ -389,7 +389,36 @@ extension Deck {
         return id
     }
 
-    /// A full id from a full id or a prefix of a card named in history (`Card-Id` trailers).
+    /// The ids starting with `prefix` of card files that some commit of the history has and the deck does
+    /// not: the card folder the prefix's first two digits name is read once for each version of it (only
+    /// when no trailer names such a card).
+    private func deletedCards(startingWith prefix: String, from head: ObjectID, snapshot: DeckSnapshot)
+        throws(StoreError) -> [String]
+    {
+        let folder = "\(Deck.cardsFolder)/\(prefix.prefix(2))"
+        let cache = RawTreeCache()
+        var listed: Set<ObjectID> = []
+        var found: Set<String> = []
+        do {
+            try repository.walkHistory(from: head) { commit in
+                guard let entry = try? repository.treeEntry(in: commit.tree, path: folder, cache: cache),
+                    entry.kind == .tree, listed.insert(entry.id).inserted
+                else { return true }
+                for file in (try? repository.treeEntries(entry.id, namePrefix: prefix, cache: cache)) ?? [] {
+                    if let id = CardID.id(fromPath: folder + "/" + file.name) { found.insert(id) }
+                }
+                return true
+            }
+        } catch {
+            throw Deck.historyError(error)
+        }
+        var deleted: [String] = []
+        for id in found.sorted() where try snapshot.blobID(at: CardID.path(for: id)) == nil { deleted.append(id) }
+        return deleted
+    }
+
+    /// A full id from a full id or a prefix of a card named in history (`Card-Id` trailers, or a card
+    /// folder's files).
     func resolveDeleted(_ reference: String, snapshot: DeckSnapshot) throws(StoreError) -> String {
         if let full = CardID.normalize(reference) { return full }
         let prefix = reference.lowercased()
@@ -421,6 +450,9 @@ extension Deck {
             for id in valid where try snapshot.blobID(at: CardID.path(for: id)) == nil { deleted.append(id) }
             if !deleted.isEmpty { valid = deleted }
         }
+        // A card imported (an import names none of its cards) and deleted with plain git (`git rm`) is in
+        // no trailer: looked for in the folder its prefix names, commit by commit.
+        if valid.isEmpty { valid = try deletedCards(startingWith: prefix, from: head, snapshot: snapshot) }
         if valid.isEmpty {
             // A card in the deck (an import names none of its cards in its commit): not deleted.
             if let live = try? snapshot.resolve(reference) {
