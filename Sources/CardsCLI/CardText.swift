@@ -150,8 +150,8 @@ enum CardText {
 
     /// A file's path on a line of its own kind (`cards status`): as it is, or in double quotes with its
     /// control characters, `"` and `\` escaped C-style when it holds any, as git quotes a path with
-    /// `core.quotePath` off (non-ASCII stays readable): a line break in a file's name would otherwise start
-    /// a line that looks like another file's.
+    /// `core.quotePath` off (non-ASCII stays readable; C1 controls, which git leaves raw, in octal): a line
+    /// break in a file's name would otherwise start a line that looks like another file's.
     static func path(_ path: String) -> String {
         guard path.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || Card.isControl($0) }) else {
             return path
@@ -163,8 +163,13 @@ enum CardText {
             case "\\": quoted += "\\\\"
             case "\n": quoted += "\\n"
             case "\t": quoted += "\\t"
+            case "\r": quoted += "\\r"
+            case "\u{07}": quoted += "\\a"
+            case "\u{08}": quoted += "\\b"
+            case "\u{0B}": quoted += "\\v"
+            case "\u{0C}": quoted += "\\f"
             case _ where Card.isControl(scalar):
-                // Octal bytes, as git writes them.
+                // Octal bytes, as git writes the other controls (C1 ones too, which git leaves raw).
                 for byte in String(scalar).utf8 {
                     let digits = String(byte, radix: 8)
                     quoted += "\\" + String(repeating: "0", count: 3 - digits.count) + digits

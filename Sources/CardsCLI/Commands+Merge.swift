@@ -37,7 +37,7 @@ extension Commands {
             let remote = reference.split(separator: "/", maxSplits: 1).first.map(String.init)
             let hint =
                 if let remote, reference.contains("/"), remotes.contains(remote) {
-                    "; fetch it first (`git fetch \(ShellWord.quoted(remote))`), or let `cards sync \(ShellWord.quoted(remote))` fetch and merge"
+                    "; fetch it first (`git fetch \(ShellWord.operand(remote))`), or let `cards sync \(ShellWord.operand(remote))` fetch and merge"
                 } else if remotes.isEmpty {
                     "; this deck has no remote: `cards remote add origin URL`, then `cards sync` fetches and merges"
                 } else {

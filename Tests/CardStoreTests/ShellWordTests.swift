@@ -30,4 +30,23 @@ struct ShellWordTests {
         }
         #expect(ShellWord.quoted("plain/path-1.git") == "plain/path-1.git")
     }
+
+    @Test("a name as an operand: the very name after a -- when it starts with a dash, never made a path")
+    func operands() throws {
+        for name in ["origin", "-x", "o'q", "-a b", "main"] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            // The words as sh splits them, a leading `--` taken as a command's option parser takes it.
+            process.arguments = [
+                "-c", "set -- \(ShellWord.operand(name)); [ \"$1\" = -- ] && shift; printf %s \"$1\"",
+            ]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(String(decoding: output, as: UTF8.self) == name, "\(name) as \(ShellWord.operand(name))")
+        }
+        #expect(ShellWord.operand("-x") == "-- -x" && ShellWord.operand("origin") == "origin")
+    }
 }

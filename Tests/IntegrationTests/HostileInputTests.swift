@@ -543,7 +543,7 @@ extension HostileInputTests {
         let deck = try scratch.sampleDeck()
         let names = [
             "cards/ab/new\nline.json", "cards/ab/tab\there.json", "cards/ab/say \"hi\".json",
-            "cards/ab/esc\u{1B}[2J.json",
+            "cards/ab/esc\u{1B}[2J.json", "cards/ab/cr\rbell\u{07}.json",
         ]
         try FileManager.default.createDirectory(atPath: deck + "/cards/ab", withIntermediateDirectories: true)
         for name in names { try Data("{}".utf8).write(to: URL(fileURLWithPath: deck + "/" + name)) }

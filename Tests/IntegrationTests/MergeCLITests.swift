@@ -476,8 +476,9 @@ extension MergeCLITests {
 
         let merge = try scratch.cards(["merge", "--verbose", "origin/main"], in: a)
         #expect(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
-        #expect(merge.stdout.contains("\"Edited on B\": edited on theirs"), "\(merge.stdout)")
-        #expect(merge.stdout.contains(": edited on theirs") && merge.stdout.contains("Mended "), "\(merge.stdout)")
+        let lines = merge.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.contains("\"Edited on B\": edited on theirs") }, "\(merge.stdout)")
+        #expect(lines.contains { $0.contains("\"Mended ") && $0.contains(": edited on theirs") }, "\(merge.stdout)")
         // Git's own merge of the same two commits gives the same card files.
         let gitTree = try scratch.git(["merge-tree", "--write-tree", "HEAD^1", "HEAD^2"], in: a).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -269,7 +269,7 @@ import Testing
 
 extension VCardCLITests {
     @Test(
-        "a deck name with an escape sequence: refused by cards init; one committed with git and fetched is written to no vCard, and fsck names it"
+        "a deck name with an escape sequence: refused by cards init; one committed with git and fetched still reads, and is written to no vCard"
     )
     func deckNamesWithControlCharacters() throws {
         let scratch = try Scratch()
@@ -294,7 +294,8 @@ extension VCardCLITests {
             #expect(controls.isEmpty, "\(format): \(controls.map(\.value))")
             #expect(export.stdout.contains(#"FN:Evil]0\;owned2J deck"# + "\r\n"), "\(export.stdout)")
         }
+        // Earlier versions took such a name: it still reads and merges (nothing of deck.json is lost).
         let fsck = try scratch.cards(["fsck"], in: a)
-        #expect(fsck.status != 0 && fsck.stderr.contains("deck.json"), "\(fsck.stderr)")
+        #expect(fsck.status == 0, "\(fsck.stderr)")
     }
 }

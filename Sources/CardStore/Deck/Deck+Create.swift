@@ -78,7 +78,7 @@ extension Deck {
         let existingMetadata = adopting ? try adoptedMetadata(absolute, shownAs: path, name: name) : nil
         if let existingMetadata { sourceName = (try? JSONValue.parse(existingMetadata))?["name"]?.stringValue }
         let deckName = name ?? sourceName ?? Deck.defaultName(forFolder: absolute)
-        guard Deck.isValidName(deckName) else {
+        guard Deck.isValidNewName(deckName) else {
             let folderFile = "\(source ?? path)/\(Deck.metadataPath)"
             let given = name != nil ? "--name" : sourceName != nil ? "the name in \(folderFile)" : "the folder's name"
             throw StoreError(

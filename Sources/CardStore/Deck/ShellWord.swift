@@ -5,8 +5,19 @@ package enum ShellWord {
     /// `'\''`); one that starts with `-` gets `./` in front, so that it is not read as an option.
     package static func quoted(_ text: String) -> String {
         let word = text.hasPrefix("-") ? "./" + text : text
-        let plain =
-            !word.isEmpty
+        return isPlain(word) ? word : singleQuoted(word)
+    }
+
+    /// `text` as a name a suggested command takes (a remote's, a ref's): one word, quoted as `quoted`
+    /// quotes it but never given a `./` (that would make it a path), after `-- ` when it starts with "-".
+    package static func operand(_ text: String) -> String {
+        let word = isPlain(text) ? text : singleQuoted(text)
+        return text.hasPrefix("-") ? "-- " + word : word
+    }
+
+    /// Whether every byte of `word` is one a shell leaves alone.
+    private static func isPlain(_ word: String) -> Bool {
+        !word.isEmpty
             && word.utf8.allSatisfy { byte in
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
@@ -16,7 +27,6 @@ package enum ShellWord {
                     return "@%+=:,./_-".utf8.contains(byte)
                 }
             }
-        return plain ? word : singleQuoted(word)
     }
 
     /// `text` in single quotes, a `'` in it as `'\''`: one word to a POSIX shell, whatever it holds.

@@ -452,7 +452,7 @@ extension Deck {
             .uncommittedChanges,
             "not merging \(theirsName): these files (not cards) were changed on both sides in ways that do not "
                 + "fit together:\n\(list)\nNothing was changed. Settle them with git, which merges the cards "
-                + "through the cards merge driver: `git merge \(ShellWord.quoted(theirsName))`, edit the files, "
+                + "through the cards merge driver: `git merge \(ShellWord.operand(theirsName))`, edit the files, "
                 + "`git add \(quoted)`, `git commit`; then run `cards sync` again")
     }
 

@@ -346,7 +346,7 @@ extension Deck {
     public func restore(_ reference: String) throws(StoreError) -> (card: Card, from: ObjectID) {
         var restored: (Card, ObjectID)?
         try commitChange { (snapshot) throws(StoreError) in
-            let id = try resolveDeleted(reference, snapshot: snapshot)
+            let id = try resolveDeleted(reference, snapshot: snapshot, searchingFolders: true)
             if try snapshot.blobID(at: CardID.path(for: id)) != nil {
                 throw StoreError(.invalidInput, "card \(id) is in the deck, not deleted; `cards show \(id)` shows it")
             }
@@ -417,9 +417,12 @@ extension Deck {
         return deleted
     }
 
-    /// A full id from a full id or a prefix of a card named in history (`Card-Id` trailers, or a card
-    /// folder's files).
-    func resolveDeleted(_ reference: String, snapshot: DeckSnapshot) throws(StoreError) -> String {
+    /// A full id from a full id or a prefix of a card named in history (`Card-Id` trailers).
+    /// `searchingFolders`: also look for the prefix among the files of its card folder in every commit, for
+    /// a card no trailer names (`restore` does; a hint for a card not found does not walk the history so).
+    func resolveDeleted(_ reference: String, snapshot: DeckSnapshot, searchingFolders: Bool = false)
+        throws(StoreError) -> String
+    {
         if let full = CardID.normalize(reference) { return full }
         let prefix = reference.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
@@ -452,7 +455,9 @@ extension Deck {
         }
         // A card imported (an import names none of its cards) and deleted with plain git (`git rm`) is in
         // no trailer: looked for in the folder its prefix names, commit by commit.
-        if valid.isEmpty { valid = try deletedCards(startingWith: prefix, from: head, snapshot: snapshot) }
+        if valid.isEmpty && searchingFolders {
+            valid = try deletedCards(startingWith: prefix, from: head, snapshot: snapshot)
+        }
         if valid.isEmpty {
             // A card in the deck (an import names none of its cards in its commit): not deleted.
             if let live = try? snapshot.resolve(reference) {

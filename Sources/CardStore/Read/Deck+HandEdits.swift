@@ -199,11 +199,10 @@ extension Deck {
 
     /// What is wrong with a `deck.json` that `isDeckDescription` refuses.
     static let deckDescriptionProblem =
-        "not a deck description this version reads ({\"format\": 1, \"name\": \"…\"}, a name of 1 to 200 characters "
-        + "on one line, without control characters)"
+        "not a deck description this version reads ({\"format\": 1, \"name\": \"…\"}, a name of 1 to 200 characters on one line)"
 
     /// Whether `bytes` describe a deck this version reads: a JSON object with `format` 1 and a `name`
-    /// of 1 to 200 characters on one line, without control characters (as `cards init --name` takes it).
+    /// of 1 to 200 characters on one line (as `cards init --name` takes it, and as earlier versions took it).
     static func isDeckDescription(_ bytes: [UInt8]) -> Bool {
         deckDescriptionFault(bytes) == nil
     }
@@ -224,11 +223,16 @@ extension Deck {
         return nil
     }
 
-    /// A deck's name: 1 to 200 characters on one line, with no control character, as a card's title
-    /// (`cards init --name`, `deck.json`): a name is printed to terminals and written into vCards.
+    /// A deck's name as `deck.json` may hold it: 1 to 200 characters on one line. (A name earlier versions
+    /// took, a tab in it, still reads and merges; what prints it escapes it.)
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 200 && !name.contains(where: \.isNewline)
-            && !name.unicodeScalars.contains(where: Card.isControl)
+    }
+
+    /// A name a new deck is given (`cards init`): `isValidName`, with no control character, as a card's
+    /// title: a name is printed to terminals and written into vCards.
+    static func isValidNewName(_ name: String) -> Bool {
+        isValidName(name) && !name.unicodeScalars.contains(where: Card.isControl)
     }
 
     /// Validates and commits every hand edit (op `commit`), writing each card back in canonical form.

@@ -69,7 +69,7 @@ extension Deck {
         if let existing = try remotes().first(where: { $0.name == name }) {
             throw StoreError(
                 .alreadyExists,
-                "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(ShellWord.quoted(name))`"
+                "there is already a remote named \(name) (\(existing.displayURL)); remove it first with `cards remote remove \(ShellWord.operand(name))`"
             )
         }
         try withStoreError("adding remote \(name)") { () throws(GitError) in
@@ -135,7 +135,7 @@ extension Deck {
             throw StoreError(
                 .invalidInput,
                 "there is no remote named \(name) (\(known)); add it with "
-                    + "`cards remote add \(ShellWord.quoted(name)) URL`")
+                    + "`cards remote add \(ShellWord.operand(name)) URL`")
         }
         if all.count == 1 { return all[0] }
         if let origin = all.first(where: { $0.name == "origin" }) { return origin }
