@@ -35,6 +35,14 @@ public enum ConflictResolver {
         guard !matching.isEmpty else {
             let open = Set(ConflictRecord.records(in: card).map(\.field)).sorted()
             let hint = open.isEmpty ? "the card has no conflicts" : "open conflicts: \(open.joined(separator: ", "))"
+            // --keep or --delete without --field asks about a deleted-versus-edited conflict: said so, with
+            // how a field's is settled.
+            guard field != "*" || open.isEmpty else {
+                throw ResolveError(
+                    cardID: id, field: field,
+                    message: "the card has no deleted-versus-edited conflict; \(hint) (settle one with "
+                        + "--field F --pick N, or --field F --keep)")
+            }
             throw ResolveError(cardID: id, field: field, message: "no conflict recorded for this field; \(hint)")
         }
         var result = card

@@ -139,7 +139,8 @@ import Testing
                 == "card \(Self.id), field color: no conflict recorded for this field; open conflicts: title")
         #expect(failure("title", .pick(3)) == "card \(Self.id), field title: no choice 3; choose 1 to 2")
         #expect(failure("title", .pick(0)) != nil)
-        #expect(failure("*", .keep)?.contains("no conflict recorded") == true)
+        #expect(failure("*", .keep)?.contains("no deleted-versus-edited conflict; open conflicts: title") == true)
+        #expect(failure("*", .delete)?.contains("--field F --pick N, or --field F --keep") == true)
         // --field F --keep: the value the merge kept stays, the record goes.
         let kept = try #require(try ConflictResolver.resolve(card, field: "title", .keep))
         #expect(kept.title == card.title && ConflictRecord.records(in: kept).isEmpty)

@@ -412,3 +412,30 @@ extension WholeRepositoryTests {
         #expect(subject == "Edit \(name)\n", "\(subject)")
     }
 }
+
+extension WholeRepositoryTests {
+    @Test("GIT_CEILING_DIRECTORIES: a deck is looked for, and an enclosing repository seen, below it only, as git does")
+    func ceilingDirectories() throws {
+        let scratch = try Scratch()
+        let outer = scratch.path("outer")
+        try scratch.gitChecked(["init", "-q", outer], in: scratch.root)
+        let inner = outer + "/a/b"
+        try FileManager.default.createDirectory(atPath: inner, withIntermediateDirectories: true)
+        let ceiling = ["GIT_CEILING_DIRECTORIES": outer]
+        // git itself: the repository above the ceiling is not found from below it.
+        #expect(try scratch.run("/usr/bin/git", ["rev-parse", "--git-dir"], in: inner).status == 0)
+        #expect(
+            try scratch.run("/usr/bin/git", ["rev-parse", "--git-dir"], in: inner, extraEnvironment: ceiling).status
+                != 0)
+        let nested = try scratch.cards(["list"], in: inner)
+        #expect(
+            nested.status != 0 && nested.stderr.contains("outer is a git repository but not a deck"), "\(nested.stderr)"
+        )
+        let below = try scratch.cards(["list"], in: inner, extraEnvironment: ceiling)
+        #expect(below.status != 0 && below.stderr.contains("no git repository there or above it"), "\(below.stderr)")
+        #expect(try scratch.cards(["init", inner + "/deck"]).status != 0)
+        let made = try scratch.cards(["init", inner + "/deck"], extraEnvironment: ceiling)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try scratch.cards(["list"], in: inner + "/deck", extraEnvironment: ceiling).status == 0)
+    }
+}

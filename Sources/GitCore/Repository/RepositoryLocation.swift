@@ -31,16 +31,20 @@ package struct RepositoryLocation: Equatable, Sendable {
 
     /// The repository git would use from `path`: in `path` itself, or, when `searchUpward`, in the
     /// nearest folder above it that has one (stopping at a file-system boundary unless
-    /// `GIT_DISCOVERY_ACROSS_FILESYSTEM` is set, as git does); nil when there is none. A `.git` file
+    /// `GIT_DISCOVERY_ACROSS_FILESYSTEM` is set, and below `GIT_CEILING_DIRECTORIES`, as git does); nil
+    /// when there is none. A `.git` file
     /// that names no repository is an error in git's words (`invalid gitfile format: …`).
     package static func find(from path: String, searchUpward: Bool) throws(GitError) -> RepositoryLocation? {
         guard var folder = realPath(path) else { return nil }
         let acrossFileSystems = environmentFlag("GIT_DISCOVERY_ACROSS_FILESYSTEM")
         var device = deviceOf(folder)
+        // Not up into the nearest of `GIT_CEILING_DIRECTORIES` above the start, nor above it.
+        let ceiling = nearestCeiling(above: folder)
         while true {
             if let found = try candidate(in: folder) { return found }
             guard searchUpward, folder != "/" else { return nil }
             let parent = parentFolder(of: folder)
+            if let ceiling, parent.utf8.count <= ceiling.utf8.count { return nil }
             if !acrossFileSystems {
                 let parentDevice = deviceOf(parent)
                 if parentDevice != device { return nil }
@@ -138,6 +142,27 @@ package struct RepositoryLocation: Equatable, Sendable {
         guard let real = realpath(path, nil) else { return nil }
         defer { free(real) }
         return String(cString: real)
+    }
+
+    /// The longest of `GIT_CEILING_DIRECTORIES` (colon-separated absolute folders, their links resolved
+    /// up to an empty entry, as git's `canonicalize_ceiling_entry` takes them) that is a folder above
+    /// `start`: git looks for a repository in `start` and up to below it, never in it or above.
+    static func nearestCeiling(above start: String) -> String? {
+        guard let raw = getenv("GIT_CEILING_DIRECTORIES") else { return nil }
+        var resolving = true
+        var nearest: String?
+        for entry in String(cString: raw).split(separator: ":", omittingEmptySubsequences: false) {
+            guard !entry.isEmpty else {
+                resolving = false
+                continue
+            }
+            guard entry.hasPrefix("/") else { continue }
+            var folder = resolving ? realPath(String(entry)) ?? String(entry) : String(entry)
+            while folder.count > 1 && folder.hasSuffix("/") { folder.removeLast() }
+            let above = folder == "/" ? start != "/" : start.hasPrefix(folder + "/")
+            if above && folder.utf8.count > (nearest?.utf8.count ?? -1) { nearest = folder }
+        }
+        return nearest
     }
 
     /// The folder above `path` (an absolute path without a trailing slash); `/` above itself.
