@@ -28,6 +28,13 @@ struct GitSetUpTests {
         #expect(try scratch.git(["branch", "--show-current"], in: local).stdout == "trunk\n")
         #expect(try scratch.cards(["add", "--title", "L", "--url", "https://l.example"], in: local).status == 0)
         try scratch.expectClean(local)
+        // The way back a message gives names the deck's branch, and works as given.
+        try FileManager.default.removeItem(atPath: local + "/deck.json")
+        let status = try scratch.cards(["status"], in: local).stdout
+        let back = try #require(status.range(of: "`git checkout trunk -- deck.json`"), "\(status)")
+        let line = String(status[back].dropFirst().dropLast())
+        #expect(try scratch.run("/bin/sh", ["-c", line], in: local).status == 0, "\(line)")
+        try scratch.expectClean(local)
         // Where git reads its global config (GIT_CONFIG_GLOBAL), and `git -c` (GIT_CONFIG_COUNT…).
         let other = scratch.path("other.gitconfig")
         try "[init]\n\tdefaultBranch = elsewhere\n".write(toFile: other, atomically: true, encoding: .utf8)

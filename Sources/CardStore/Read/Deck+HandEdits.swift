@@ -168,13 +168,16 @@ extension Deck {
     /// file is main's (whatever git's index says).
     private func deckDescriptionEdit(in workingDirectory: String, main: DeckSnapshot) throws(StoreError) -> HandEdit? {
         let path = Deck.metadataPath
+        // The deck's branch, which need not be called main (`cards.branch`, `init.defaultBranch`).
+        let branchWord = ShellWord.operand(branchName)
         let committed = try main.blobID(at: path)
         if !FileSystem.exists("\(workingDirectory)/\(path)") {
             guard committed != nil else { return nil }
             return HandEdit(
                 path: path, change: .deleted,
                 problem:
-                    "deleted, but a deck needs it; bring it back with `git checkout main -- \(ShellWord.quoted(path))`")
+                    "deleted, but a deck needs it; bring it back with `git checkout \(branchWord) -- \(ShellWord.quoted(path))`"
+            )
         }
         let change: HandEdit.Change = committed == nil ? .new : .changed
         let bytes: [UInt8]
@@ -185,7 +188,8 @@ extension Deck {
             // the way back, as for a deleted one.
             let back =
                 committed == nil
-                ? "remove it" : "bring main's back with `git checkout main -- \(ShellWord.quoted(path))`"
+                ? "remove it"
+                : "bring \(branchName)'s back with `git checkout \(branchWord) -- \(ShellWord.quoted(path))`"
             return HandEdit(path: path, change: change, problem: "\(error.message); \(back)")
         }
         if cleanedID(bytes, path: path) == committed { return nil }
@@ -217,8 +221,8 @@ extension Deck {
             _ = try DeckOwner.from(deckDescription: value)
         } catch {
             // A hand edit of deck.json: `cards owner` would refuse while it is uncommitted.
-            return "the deck's owner is not valid (\(error)); fix it in the file, or take main's back with "
-                + "`git checkout main -- \(Deck.metadataPath)`"
+            return "the deck's owner is not valid (\(error)); fix it in the file, or take the committed one back "
+                + "with `git checkout HEAD -- \(Deck.metadataPath)`"
         }
         return nil
     }
