@@ -281,10 +281,13 @@ struct StoreSwipeDeck: SwipeDeck {
             let values = ConflictResolver.choices(in: card, field: field)
             choices = min(values.count, 9)
             // A record written by hand can hold no values: nothing to press (`cards resolve … --keep` settles it).
-            notes.append(
-                choices == 0
-                    ? "⚠ conflict on \(field): no values; `cards resolve` --keep"
-                    : "⚠ conflict on \(field): press 1–\(choices) to pick")
+            if choices == 0 {
+                notes.append("⚠ conflict on \(field): no values to pick")
+                // Short: a card is 40-odd columns wide (`cards conflicts` gives the whole command).
+                notes.append("see `cards conflicts` to settle it")
+            } else {
+                notes.append("⚠ conflict on \(field): press 1–\(choices) to pick")
+            }
             for (index, value) in values.prefix(9).enumerated() {
                 let text = value.value.map { $0.stringValue ?? String(decoding: $0.canonicalBytes(), as: UTF8.self) }
                 let current = value.value == card.fields[field] ? " (kept by the merge)" : ""
