@@ -1,5 +1,5 @@
 import CardModel
-import CardStore
+import GitCore
 import Dispatch
 import TerminalUI
 
@@ -143,9 +143,7 @@ enum CardText {
     /// as an option of its own); a name with control characters cannot be pasted, and is shown escaped.
     static func fieldOption(_ name: String) -> String {
         if hasControl(name) { return "--field \(Card.quoted(name))" }
-        if ShellWord.quoted(name) == name { return "--field \(name)" }
-        return name.hasPrefix("-")
-            ? "--field=\(ShellWord.singleQuoted(name))" : "--field \(ShellWord.singleQuoted(name))"
+        return name.hasPrefix("-") ? "--field=\(ShellWord.singleQuoted(name))" : "--field \(ShellWord.word(name))"
     }
 
     /// A file's path on a line of its own kind (`cards status`): as it is, or in double quotes with its

@@ -1,6 +1,7 @@
 import CardModel
 import CardStore
 import DeckPage
+import GitCore
 import Glibc
 import QRCode
 import TerminalUI

@@ -1,3 +1,5 @@
+import CardModel
+
 /// RFC 6350's rules for the text of a vCard: escaping of text values (3.4), parameter values (3.3, with
 /// RFC 6868's caret encoding), and line folding (3.2). Shared by vCard 3.0 (RFC 2426, the same rules
 /// but for the caret encoding, which 3.0 readers take as it is) and 4.0.
@@ -16,7 +18,7 @@ public enum VCardText {
             case "\r": continue
             // RFC 6350 3.3: a text value holds no control character but a tab (a deck's or an owner's name
             // written before they were checked, a file's text): left out, never written to a reader.
-            case _ where scalar != "\t" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)): continue
+            case _ where scalar != "\t" && Card.isControl(scalar): continue
             default: out.unicodeScalars.append(scalar)
             }
         }

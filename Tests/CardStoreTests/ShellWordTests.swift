@@ -1,5 +1,5 @@
 import Foundation
-import CardStore
+import GitCore
 import TestSupport
 import Testing
 

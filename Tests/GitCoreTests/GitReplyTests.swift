@@ -154,6 +154,6 @@ struct GitReplyTests {
 
     @Test("a word for a shell stays one word, quotes and all")
     func shellQuoting() {
-        #expect(GitProcess.shellQuoted("/home/a b/it's") == "'/home/a b/it'\\''s'")
+        #expect(ShellWord.singleQuoted("/home/a b/it's") == "'/home/a b/it'\\''s'")
     }
 }

@@ -395,7 +395,8 @@ extension Deck {
     private func deletedCards(startingWith prefix: String, from head: ObjectID, snapshot: DeckSnapshot)
         throws(StoreError) -> [String]
     {
-        let folder = "\(Deck.cardsFolder)/\(prefix.prefix(2))"
+        let shard = String(prefix.prefix(2))
+        let folder = "\(Deck.cardsFolder)/\(shard)"
         let cache = RawTreeCache()
         var listed: Set<ObjectID> = []
         var found: Set<String> = []
@@ -405,7 +406,7 @@ extension Deck {
                     entry.kind == .tree, listed.insert(entry.id).inserted
                 else { return true }
                 for file in (try? repository.treeEntries(entry.id, namePrefix: prefix, cache: cache)) ?? [] {
-                    if let id = CardID.id(fromPath: folder + "/" + file.name) { found.insert(id) }
+                    if let id = CardID.id(folder: shard, fileName: file.name) { found.insert(id) }
                 }
                 return true
             }

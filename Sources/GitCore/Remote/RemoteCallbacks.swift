@@ -291,7 +291,7 @@ extension RemoteCallbackState {
                     message:
                         "the ssh host key of \(name)\(fingerprint) does not match the one in \(file): the key changed, "
                         + "or someone is between you and the server; if the change is expected, remove the old line with "
-                        + "`ssh-keygen -R \(GitProcess.shellQuoted(name))` and add the new one with `\(keyscan) >> ~/.ssh/known_hosts`",
+                        + "`ssh-keygen -R \(ShellWord.singleQuoted(name))` and add the new one with `\(keyscan) >> ~/.ssh/known_hosts`",
                     function: "certificate_check"))
         case .revoked:
             return fail(

@@ -193,8 +193,8 @@ extension GitProcess {
             RemoteSettings.environment("GIT_SSH") == nil, !sshCommandConfigured()
         {
             var words = ["ssh"]
-            for key in keys { words += ["-i", Self.shellQuoted(key)] }
-            if let knownHosts { words += ["-o", Self.shellQuoted("UserKnownHostsFile=" + knownHosts)] }
+            for key in keys { words += ["-i", ShellWord.singleQuoted(key)] }
+            if let knownHosts { words += ["-o", ShellWord.singleQuoted("UserKnownHostsFile=" + knownHosts)] }
             environment["GIT_SSH_COMMAND"] = words.joined(separator: " ")
         }
         if let token = settings.httpToken, !token.isEmpty {
@@ -209,9 +209,4 @@ extension GitProcess {
     static let tokenHelper =
         #"!f() { test "$1" = get || return 0; test -z "$CARDS_HTTP_USER" || echo "username=$CARDS_HTTP_USER"; "#
         + #"echo "password=$CARDS_HTTP_TOKEN"; }; f"#
-
-    /// `text` as one word for a POSIX shell (GIT_SSH_COMMAND is run by one).
-    static func shellQuoted(_ text: String) -> String {
-        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
-    }
 }

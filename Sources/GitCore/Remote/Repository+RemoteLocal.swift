@@ -291,7 +291,7 @@ extension Repository {
         GitError(
             code: .refused,
             message: "\(branch) is checked out in \(worktree), a worktree of \(url); a push would move it under "
-                + "that worktree's files (git refuses it too): detach it there (`git -C \(GitProcess.shellQuoted(worktree)) switch --detach`)",
+                + "that worktree's files (git refuses it too): detach it there (`git -C \(ShellWord.singleQuoted(worktree)) switch --detach`)",
             function: "push")
     }
 
