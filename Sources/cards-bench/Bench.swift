@@ -3,6 +3,7 @@ import CardStore
 import DeckMerge
 import GitCore
 import Glibc
+import SystemCalls
 
 /// One row of the results table.
 struct Row {
@@ -342,38 +343,61 @@ final class Bench {
         let deck = try Deck.open(at: bare, searchUpward: false)
         unsetenv("CARDS_FSYNC")
         guard let base = try deck.headCommit() else { fail("no commit in \(bare)") }
-        // Each side's edits, made before the measurements: the 100,000 decoded cards this takes are
-        // the bench's, not the merge's, and would otherwise count in the merge's peak memory.
-        var edits: [Int: (a: [Card], b: [Card])] = [:]
+        // The cards each side edits, read before the measurements: the 100,000 decoded cards this takes
+        // are the bench's, not the merge's.
+        var editedCards: [Int: [Card]] = [:]
         do {
             let all = try deck.snapshot().allCards().cards
             for changed in [100, 1000] where all.count >= 2 * changed {
-                edits[changed] = (edited(all[0..<changed], "Side A"), edited(all[changed..<2 * changed], "Side B"))
+                editedCards[changed] = Array(all[0..<2 * changed])
             }
         }
         for changed in [100, 1000] {
-            guard let (editsA, editsB) = edits[changed] else {
+            guard let pool = editedCards[changed] else {
                 record(
                     Row(
                         operation: "merge, \(changed) changed each side", cards: size, ours: nil, git: nil, peak: nil,
                         note: "n/a (deck too small)"))
                 continue
             }
-            try deck.importCards(editsA, source: "")
-            guard let sideA = try deck.headCommit() else { fail("no side A") }
-            try deck.repository.updateReference(deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
-            try deck.importCards(editsB, source: "")
-            guard let sideB = try deck.headCommit() else { fail("no side B") }
-            // Named, so a kept deck can replay the merge: `git merge-tree --write-tree side-a-100 side-b-100`.
-            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", sideA.hex])
-            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", sideB.hex])
+            // Two sides from `base`, each editing `changed` cards (side A the first ones, side B the next),
+            // their titles labelled `label`, so that no merge of them was ever written.
+            func sides(_ label: String) throws -> (a: ObjectID, b: ObjectID) {
+                let current = try deck.headCommit()
+                try deck.repository.updateReference(
+                    deck.branch, to: base, expected: current, logMessage: "bench: reset")
+                try deck.importCards(self.edited(pool.prefix(changed), "Side A \(label)"), source: "")
+                guard let sideA = try deck.headCommit() else { fail("no side A") }
+                try deck.repository.updateReference(deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
+                try deck.importCards(self.edited(pool.suffix(changed), "Side B \(label)"), source: "")
+                guard let sideB = try deck.headCommit() else { fail("no side B") }
+                try deck.repository.updateReference(deck.branch, to: sideA, expected: sideB, logMessage: "bench")
+                // The setup's packs combined now, one short of the limit a commit combines at: the merge
+                // measured next adds one pack and combines none (a commit of any kind pays that, about one
+                // in eight; git merge-tree's loose trees wait for a `git gc` no row counts either).
+                try PackConsolidation.consolidate(deck.repository, limit: PackConsolidation.limit - 1)
+                // And flushed, so that neither tool's merge waits on the setup's writes.
+                _ = FileSync.syncFileSystem(holding: bare)
+                return (sideA, sideB)
+            }
             var samples: [Double] = []
             var cpuSamples: [Double] = []
             var gitSamples: [Double] = []
+            // git merge-tree again on the same two commits, all its trees stored: the figure this bench
+            // compared against before 2.2.0 (see docs/PERFORMANCE.md, "sixth round").
+            var gitRepeatSamples: [Double] = []
             var unflushedSamples: [Double] = []
+            var first: (a: ObjectID, b: ObjectID)?
             for run in 0..<repeats {
-                let current = try deck.headCommit()
-                try deck.repository.updateReference(deck.branch, to: sideA, expected: current, logMessage: "bench")
+                // Each merge, ours and git's, of two sides never merged before: a merge's new trees are
+                // written, as in every real merge. (Merging the same two commits again, git merge-tree
+                // finds its trees stored and writes none: several times faster, and no merge a user makes.)
+                let gitSides = try sides("g\(run)")
+                let mergeTree = ["merge-tree", "--write-tree", gitSides.a.hex, gitSides.b.hex]
+                gitSamples.append(git(bare, mergeTree).milliseconds)
+                gitRepeatSamples.append(git(bare, mergeTree).milliseconds)
+                let ours = try sides("\(run)")
+                if first == nil { first = ours }
                 // A deck opened for each run: libgit2's object cache starts cold, as in a `cards merge`
                 // process (and as for git merge-tree); the page cache is warm for both.
                 do {
@@ -382,35 +406,36 @@ final class Bench {
                     let cpuBefore = Measure.cpuMilliseconds()
                     samples.append(
                         try Measure.time {
-                            // A name of its own per run: two runs in the same second would otherwise make the
-                            // very same merge commit, and the second would find everything stored and write
-                            // nothing. (git merge-tree's later runs find their trees stored and skip them.)
                             let report = try fresh.merge(
-                                theirs: sideB, theirsName: "B\(run)", policy: .keep, dryRun: false)
+                                theirs: ours.b, theirsName: "B\(run)", policy: .keep, dryRun: false)
                             if report.kind != .merged { fail("the merge did not merge") }
                         })
                     cpuSamples.append(Measure.cpuMilliseconds() - cpuBefore)
                 }
-                gitSamples.append(git(bare, ["merge-tree", "--write-tree", sideA.hex, sideB.hex]).milliseconds)
-                // The same merge with nothing flushed (`CARDS_FSYNC=0`), as git merge-tree writes its
-                // loose trees (git flushes no loose object by default, and merge-tree moves no ref).
-                let merged = try deck.headCommit()
-                try deck.repository.updateReference(deck.branch, to: sideA, expected: merged, logMessage: "bench")
+                // The same with nothing flushed (`CARDS_FSYNC=0`), as git merge-tree writes its loose trees
+                // (git flushes no loose object by default, and merge-tree moves no ref).
+                let unflushedSides = try sides("u\(run)")
                 setenv("CARDS_FSYNC", "0", 1)
                 let unflushed = try Deck.open(at: bare, searchUpward: false)
                 unsetenv("CARDS_FSYNC")
                 unflushedSamples.append(
                     try Measure.time {
                         let report = try unflushed.merge(
-                            theirs: sideB, theirsName: "B\(run) unflushed", policy: .keep, dryRun: false)
+                            theirs: unflushedSides.b, theirsName: "B\(run) unflushed", policy: .keep, dryRun: false)
                         if report.kind != .merged { fail("the merge did not merge") }
                     })
                 if Libgit2.fsyncClaimed { fail("libgit2's fsync was on for the unflushed merge") }
             }
+            guard let first else { fail("no merge was run") }
+            // Named, so a kept deck can replay the first merge: `git merge-tree --write-tree side-a-100 side-b-100`.
+            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", first.a.hex])
+            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", first.b.hex])
             // Peak memory from a `cards merge` process of the same two commits: the in-process figure
             // would be this benchmark's own high-water mark (it holds decks of its own).
             let beforeProcess = try deck.headCommit()
-            try deck.repository.updateReference(deck.branch, to: sideA, expected: beforeProcess, logMessage: "bench")
+            try deck.repository.updateReference(deck.branch, to: first.a, expected: beforeProcess, logMessage: "bench")
+            // Nothing for it to combine either (a combination's peak is the packs', not the merge's).
+            try PackConsolidation.consolidate(deck.repository, limit: PackConsolidation.limit - 1)
             let process = cards(["--deck", bare, "merge", "side-b-\(changed)"], peakOwn: true).run
             if process.status != 0 { fail("cards merge side-b-\(changed) failed on \(bare)") }
             let peak = process.peakKilobytes
@@ -420,8 +445,9 @@ final class Bench {
                 Row(
                     operation: "merge, \(changed) changed each side (in-process)", cards: size,
                     ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peak,
-                    note: "git: git merge-tree --write-tree; our CPU \(Report.ms(Measure.median(cpuSamples))); "
-                        + "peak: a `cards merge` process"))
+                    note: "git: git merge-tree --write-tree, each run of two sides never merged before (the same "
+                        + "merge repeated, its trees stored: \(Report.ms(Measure.median(gitRepeatSamples)))); our CPU "
+                        + "\(Report.ms(Measure.median(cpuSamples))); peak: a `cards merge` process"))
             record(
                 Row(
                     operation: "merge, \(changed) changed each side, nothing flushed (in-process)", cards: size,

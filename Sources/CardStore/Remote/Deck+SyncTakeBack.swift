@@ -178,10 +178,10 @@ extension Deck {
         let logMessage = "reset: cards sync failed, hand edits of \(commit.short) uncommitted"
         do {
             var done = false
-            if flushMode != .none, let committer = try? commitIdentity().committer {
+            if let committer = try? commitIdentity().committer {
                 done = try repository.updateReferenceWrittenOut(
                     branch, to: parent, expected: commit, logMessage: logMessage, committer: committer,
-                    flushEach: flushMode == .strict)
+                    flush: flushMode)
             }
             if !done {
                 try repository.updateReference(branch, to: parent, expected: commit, logMessage: logMessage)

@@ -233,12 +233,9 @@ final class CommitAttempt {
             let check: TargetCheck = keeps.isEmpty ? .lookUp : keeps.count == 1 ? .pack(keeps[0]) : .packs(keeps)
             // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
             // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
-            var done = false
-            if deck.flushMode != .none {
-                done = try deck.repository.updateReferenceWrittenOut(
-                    deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage,
-                    committer: identity.committer, flushEach: deck.flushMode == .strict, check: check)
-            }
+            let done = try deck.repository.updateReferenceWrittenOut(
+                deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage,
+                committer: identity.committer, flush: deck.flushMode, check: check)
             if !done {
                 try deck.repository.updateReference(
                     deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage, check: check)

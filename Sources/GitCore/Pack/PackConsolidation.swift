@@ -18,6 +18,9 @@ import SystemCalls
 /// readable throughout; a reader that had listed a removed pack misses, rescans the folder (libgit2
 /// and git both do) and finds the object in the new pack.
 package enum PackConsolidation {
+    /// How many packs a commit leaves before it combines the smallest.
+    package static let limit = 16
+
     /// A pack in the folder, by its path without the extension, mapped with its index.
     struct Pack {
         var base: String
@@ -30,7 +33,9 @@ package enum PackConsolidation {
     /// setting: old packs already on disk are removed, so the new one must be there first. Runs
     /// under the pack folder's lock (every worktree of the repository shares the packs).
     @discardableResult
-    package static func consolidate(_ repository: Repository, limit: Int = 16) throws(GitError) -> Int {
+    package static func consolidate(_ repository: Repository, limit: Int = PackConsolidation.limit)
+        throws(GitError) -> Int
+    {
         let folder = repository.packFolder
         // A multi-pack index lists packs by name; removing some would leave it stale for git.
         guard access(folder + "/multi-pack-index", F_OK) != 0 else { return 0 }
