@@ -380,14 +380,22 @@ final class Bench {
                 _ = FileSync.syncFileSystem(holding: bare)
                 return (sideA, sideB)
             }
+            // Peak memory from a `cards merge` process of two sides of its own, before the runs below add
+            // their sides' packs (the in-process figure would be this benchmark's own high-water mark: it
+            // holds decks of its own). Named, so a kept deck can replay it:
+            // `git merge-tree --write-tree side-a-100 side-b-100`, `cards merge side-b-100` from side-a-100.
+            let peakSides = try sides("p")
+            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", peakSides.a.hex])
+            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", peakSides.b.hex])
+            let process = cards(["--deck", bare, "merge", "side-b-\(changed)"], peakOwn: true).run
+            if process.status != 0 { fail("cards merge side-b-\(changed) failed on \(bare)") }
             var samples: [Double] = []
             var cpuSamples: [Double] = []
             var gitSamples: [Double] = []
             // git merge-tree again on the same two commits, all its trees stored: the figure this bench
-            // compared against before 2.2.0 (see docs/PERFORMANCE.md, "sixth round").
+            // compared against before 2.1.1 (see docs/PERFORMANCE.md, "sixth round").
             var gitRepeatSamples: [Double] = []
             var unflushedSamples: [Double] = []
-            var first: (a: ObjectID, b: ObjectID)?
             for run in 0..<repeats {
                 // Each merge, ours and git's, of two sides never merged before: a merge's new trees are
                 // written, as in every real merge. (Merging the same two commits again, git merge-tree
@@ -397,7 +405,6 @@ final class Bench {
                 gitSamples.append(git(bare, mergeTree).milliseconds)
                 gitRepeatSamples.append(git(bare, mergeTree).milliseconds)
                 let ours = try sides("\(run)")
-                if first == nil { first = ours }
                 // A deck opened for each run: libgit2's object cache starts cold, as in a `cards merge`
                 // process (and as for git merge-tree); the page cache is warm for both.
                 do {
@@ -426,18 +433,6 @@ final class Bench {
                     })
                 if Libgit2.fsyncClaimed { fail("libgit2's fsync was on for the unflushed merge") }
             }
-            guard let first else { fail("no merge was run") }
-            // Named, so a kept deck can replay the first merge: `git merge-tree --write-tree side-a-100 side-b-100`.
-            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", first.a.hex])
-            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", first.b.hex])
-            // Peak memory from a `cards merge` process of the same two commits: the in-process figure
-            // would be this benchmark's own high-water mark (it holds decks of its own).
-            let beforeProcess = try deck.headCommit()
-            try deck.repository.updateReference(deck.branch, to: first.a, expected: beforeProcess, logMessage: "bench")
-            // Nothing for it to combine either (a combination's peak is the packs', not the merge's).
-            try PackConsolidation.consolidate(deck.repository, limit: PackConsolidation.limit - 1)
-            let process = cards(["--deck", bare, "merge", "side-b-\(changed)"], peakOwn: true).run
-            if process.status != 0 { fail("cards merge side-b-\(changed) failed on \(bare)") }
             let peak = process.peakKilobytes
             let current = try deck.headCommit()
             try deck.repository.updateReference(deck.branch, to: base, expected: current, logMessage: "bench: reset")
