@@ -22,7 +22,7 @@ public enum CardsCLI {
 
     /// The version `cards --version` prints: the one place it is written. `./dev deb` and the consumer
     /// test's tag read it here, and CHANGELOG.md's newest entry must name it (PackagingTests checks).
-    public static let version = "2.1.0"
+    public static let version = "2.1.1"
 
     /// Runs `cards` with the process's arguments and exits with its status.
     public static func main() -> Never {
