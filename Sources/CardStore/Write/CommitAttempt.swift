@@ -232,7 +232,8 @@ final class CommitAttempt {
             // With hooks, the tree's own pack too (named before they ran, however long they took).
             let check: TargetCheck = keeps.isEmpty ? .lookUp : keeps.count == 1 ? .pack(keeps[0]) : .packs(keeps)
             // `.ordered`: the ref and reflog written out, made durable by the last fsync (see `FileSync`);
-            // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone.
+            // `.strict`: each fsynced, without libgit2's fsync of folders a reflog append leaves alone;
+            // `.none`: written, not flushed (and the target not looked up by libgit2: `check` instead).
             let done = try deck.repository.updateReferenceWrittenOut(
                 deck.branch, to: commit, expected: snapshot.commit, logMessage: logMessage,
                 committer: identity.committer, flush: deck.flushMode, check: check)
