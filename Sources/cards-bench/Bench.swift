@@ -352,6 +352,39 @@ final class Bench {
                 editedCards[changed] = Array(all[0..<2 * changed])
             }
         }
+        // Two sides from `base`, each editing `changed` cards of `pool` (side A the first ones, side B the
+        // next), their titles labelled `label`, so that no merge of them was ever written.
+        func sides(_ pool: [Card], _ changed: Int, _ label: String) throws -> (a: ObjectID, b: ObjectID) {
+            let current = try deck.headCommit()
+            try deck.repository.updateReference(deck.branch, to: base, expected: current, logMessage: "bench: reset")
+            try deck.importCards(edited(pool.prefix(changed), "Side A \(label)"), source: "")
+            guard let sideA = try deck.headCommit() else { fail("no side A") }
+            try deck.repository.updateReference(deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
+            try deck.importCards(edited(pool.suffix(changed), "Side B \(label)"), source: "")
+            guard let sideB = try deck.headCommit() else { fail("no side B") }
+            try deck.repository.updateReference(deck.branch, to: sideA, expected: sideB, logMessage: "bench")
+            // The setup's packs combined now, one short of the limit a commit combines at: the merge
+            // measured next adds one pack and combines none (a commit of any kind pays that, about one
+            // in eight; git merge-tree's loose trees wait for a `git gc` no row counts either).
+            try PackConsolidation.consolidate(deck.repository, limit: PackConsolidation.limit - 1)
+            // And flushed, so that neither tool's merge waits on the setup's writes.
+            _ = FileSync.syncFileSystem(holding: bare)
+            return (sideA, sideB)
+        }
+        // Peak memory from a `cards merge` process of two sides of its own, for both rows before any run
+        // adds its sides' packs (the in-process figure would be this benchmark's own high-water mark: it
+        // holds decks of its own). Named, so a kept deck can replay it:
+        // `git merge-tree --write-tree side-a-100 side-b-100`, `cards merge side-b-100` from side-a-100.
+        var peaks: [Int: Int] = [:]
+        for changed in [100, 1000] {
+            guard let pool = editedCards[changed] else { continue }
+            let peakSides = try sides(pool, changed, "p")
+            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", peakSides.a.hex])
+            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", peakSides.b.hex])
+            let process = cards(["--deck", bare, "merge", "side-b-\(changed)"], peakOwn: true).run
+            if process.status != 0 { fail("cards merge side-b-\(changed) failed on \(bare)") }
+            peaks[changed] = process.peakKilobytes
+        }
         for changed in [100, 1000] {
             guard let pool = editedCards[changed] else {
                 record(
@@ -360,35 +393,6 @@ final class Bench {
                         note: "n/a (deck too small)"))
                 continue
             }
-            // Two sides from `base`, each editing `changed` cards (side A the first ones, side B the next),
-            // their titles labelled `label`, so that no merge of them was ever written.
-            func sides(_ label: String) throws -> (a: ObjectID, b: ObjectID) {
-                let current = try deck.headCommit()
-                try deck.repository.updateReference(
-                    deck.branch, to: base, expected: current, logMessage: "bench: reset")
-                try deck.importCards(self.edited(pool.prefix(changed), "Side A \(label)"), source: "")
-                guard let sideA = try deck.headCommit() else { fail("no side A") }
-                try deck.repository.updateReference(deck.branch, to: base, expected: sideA, logMessage: "bench: reset")
-                try deck.importCards(self.edited(pool.suffix(changed), "Side B \(label)"), source: "")
-                guard let sideB = try deck.headCommit() else { fail("no side B") }
-                try deck.repository.updateReference(deck.branch, to: sideA, expected: sideB, logMessage: "bench")
-                // The setup's packs combined now, one short of the limit a commit combines at: the merge
-                // measured next adds one pack and combines none (a commit of any kind pays that, about one
-                // in eight; git merge-tree's loose trees wait for a `git gc` no row counts either).
-                try PackConsolidation.consolidate(deck.repository, limit: PackConsolidation.limit - 1)
-                // And flushed, so that neither tool's merge waits on the setup's writes.
-                _ = FileSync.syncFileSystem(holding: bare)
-                return (sideA, sideB)
-            }
-            // Peak memory from a `cards merge` process of two sides of its own, before the runs below add
-            // their sides' packs (the in-process figure would be this benchmark's own high-water mark: it
-            // holds decks of its own). Named, so a kept deck can replay it:
-            // `git merge-tree --write-tree side-a-100 side-b-100`, `cards merge side-b-100` from side-a-100.
-            let peakSides = try sides("p")
-            git(bare, ["update-ref", "refs/heads/side-a-\(changed)", peakSides.a.hex])
-            git(bare, ["update-ref", "refs/heads/side-b-\(changed)", peakSides.b.hex])
-            let process = cards(["--deck", bare, "merge", "side-b-\(changed)"], peakOwn: true).run
-            if process.status != 0 { fail("cards merge side-b-\(changed) failed on \(bare)") }
             var samples: [Double] = []
             var cpuSamples: [Double] = []
             var gitSamples: [Double] = []
@@ -396,17 +400,18 @@ final class Bench {
             // compared against before 2.1.1 (see docs/PERFORMANCE.md, "sixth round").
             var gitRepeatSamples: [Double] = []
             var unflushedSamples: [Double] = []
+            var processSamples: [Double] = []
             for run in 0..<repeats {
                 // Each merge, ours and git's, of two sides never merged before: a merge's new trees are
                 // written, as in every real merge. (Merging the same two commits again, git merge-tree
                 // finds its trees stored and writes none: several times faster, and no merge a user makes.)
-                let gitSides = try sides("g\(run)")
+                let gitSides = try sides(pool, changed, "g\(run)")
                 let mergeTree = ["merge-tree", "--write-tree", gitSides.a.hex, gitSides.b.hex]
                 gitSamples.append(git(bare, mergeTree).milliseconds)
                 gitRepeatSamples.append(git(bare, mergeTree).milliseconds)
-                let ours = try sides("\(run)")
-                // A deck opened for each run: libgit2's object cache starts cold, as in a `cards merge`
-                // process (and as for git merge-tree); the page cache is warm for both.
+                let ours = try sides(pool, changed, "\(run)")
+                // A deck opened for each run, before the clock starts: libgit2's object cache starts cold,
+                // the packs' indexes mapped (the process row below counts the opening and the start).
                 do {
                     // Closed at the end of this block, with its claim on libgit2's fsync.
                     let fresh = try Deck.open(at: bare, searchUpward: false)
@@ -421,7 +426,7 @@ final class Bench {
                 }
                 // The same with nothing flushed (`CARDS_FSYNC=0`), as git merge-tree writes its loose trees
                 // (git flushes no loose object by default, and merge-tree moves no ref).
-                let unflushedSides = try sides("u\(run)")
+                let unflushedSides = try sides(pool, changed, "u\(run)")
                 setenv("CARDS_FSYNC", "0", 1)
                 let unflushed = try Deck.open(at: bare, searchUpward: false)
                 unsetenv("CARDS_FSYNC")
@@ -432,22 +437,36 @@ final class Bench {
                         if report.kind != .merged { fail("the merge did not merge") }
                     })
                 if Libgit2.fsyncClaimed { fail("libgit2's fsync was on for the unflushed merge") }
+                // A whole `cards merge` process, nothing flushed: start-up and opening the deck counted, as
+                // git merge-tree's are.
+                let processSides = try sides(pool, changed, "c\(run)")
+                setenv("CARDS_FSYNC", "0", 1)
+                let process = cards(["--deck", bare, "merge", processSides.b.hex]).run
+                unsetenv("CARDS_FSYNC")
+                if process.status != 0 { fail("cards merge \(processSides.b.hex) failed on \(bare)") }
+                processSamples.append(process.milliseconds)
             }
-            let peak = process.peakKilobytes
             let current = try deck.headCommit()
             try deck.repository.updateReference(deck.branch, to: base, expected: current, logMessage: "bench: reset")
+            let repeated = Report.ms(Measure.median(gitRepeatSamples))
             record(
                 Row(
                     operation: "merge, \(changed) changed each side (in-process)", cards: size,
-                    ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peak,
-                    note: "git: git merge-tree --write-tree, each run of two sides never merged before (the same "
-                        + "merge repeated, its trees stored: \(Report.ms(Measure.median(gitRepeatSamples)))); our CPU "
-                        + "\(Report.ms(Measure.median(cpuSamples))); peak: a `cards merge` process"))
+                    ours: Measure.median(samples), git: Measure.median(gitSamples), peak: peaks[changed],
+                    note: "git: git merge-tree --write-tree, a process, each run of two sides never merged before "
+                        + "(the same merge repeated, its trees stored: \(repeated)); git flushes none of its loose "
+                        + "trees; our CPU \(Report.ms(Measure.median(cpuSamples))); peak: a `cards merge` process"))
             record(
                 Row(
                     operation: "merge, \(changed) changed each side, nothing flushed (in-process)", cards: size,
                     ours: Measure.median(unflushedSamples), git: Measure.median(gitSamples), peak: nil,
                     note: "CARDS_FSYNC=0; git merge-tree flushes none of its loose trees either"))
+            record(
+                Row(
+                    operation: "merge, \(changed) changed each side, nothing flushed (process)", cards: size,
+                    ours: Measure.median(processSamples), git: Measure.median(gitSamples), peak: nil,
+                    note: "`CARDS_FSYNC=0 cards merge`, a whole process against git merge-tree's (git's repeat: "
+                        + "\(repeated))"))
         }
     }
 
