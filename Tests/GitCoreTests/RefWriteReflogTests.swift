@@ -42,7 +42,8 @@ struct RefWriteReflogTests {
                 }
                 kept.append(FileManager.default.fileExists(atPath: path + "/logs/refs/heads/main"))
             }
-            #expect(kept[0] == kept[1], "core.logAllRefUpdates=\(setting ?? "unset"): git kept \(kept[0]), ours \(kept[1])")
+            #expect(
+                kept[0] == kept[1], "core.logAllRefUpdates=\(setting ?? "unset"): git kept \(kept[0]), ours \(kept[1])")
         }
     }
 }
