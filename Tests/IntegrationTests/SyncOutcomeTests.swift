@@ -383,6 +383,45 @@ struct SyncOutcomeTests {
         #expect(try scratch.fingerprint(deck) == before)
     }
 
+    @Test(
+        "the first fetch runs while the hand edits are looked for: an invalid card file then stops it, and no ref moved (the tracking ref as before, no temporary fetch ref left); valid edits and the remote's change both arrive"
+    )
+    func fetchBesideHandEdits() throws {
+        let scratch = try Scratch.forSync()
+        let server = try scratch.server(.file)
+        let deck = try scratch.clone(server, "deck")
+        let other = try scratch.clone(server, "other")
+        let theirs = try scratch.addCard(other, "From the other device")
+        #expect(try scratch.sync(other).status == 0)
+        let id = try scratch.addCard(deck, "To edit by hand")
+        #expect(try scratch.sync(deck).status == 0)
+        #expect(try scratch.sync(other).status == 0)
+        _ = try scratch.addCard(other, "Fetched while looking")
+        #expect(try scratch.sync(other).status == 0)
+        let file = deck + "/cards/\(id.prefix(2))/\(id).json"
+        let valid = try String(contentsOfFile: file, encoding: .utf8)
+        try "{ not json".write(toFile: file, atomically: true, encoding: .utf8)
+        let tracking = try scratch.git(["rev-parse", "refs/remotes/origin/main"], in: deck).stdout
+        let before = try scratch.fingerprint(deck)
+        let refused = try scratch.sync(deck)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("not syncing (nothing was sent or fetched)"), "\(refused.stderr)")
+        #expect(try scratch.git(["rev-parse", "refs/remotes/origin/main"], in: deck).stdout == tracking)
+        #expect(try scratch.git(["for-each-ref", "refs/cards/"], in: deck).stdout.isEmpty)
+        #expect(try scratch.fingerprint(deck) == before)
+        // Mended by hand: the edit is committed, the other device's card comes in, both go out.
+        try valid.replacingOccurrences(of: "To edit by hand", with: "Edited by hand").write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let synced = try scratch.sync(deck)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stdout.hasPrefix("Committed 1 hand edit ("), "\(synced.stdout)")
+        #expect(try scratch.git(["for-each-ref", "refs/cards/"], in: deck).stdout.isEmpty)
+        let shown = try scratch.git(["show", "main:cards/\(id.prefix(2))/\(id).json"], in: server.repository).stdout
+        #expect(shown.contains("Edited by hand"))
+        #expect(try scratch.cards(["show", theirs], in: deck).status == 0)
+        try scratch.expectConverged([deck], server)
+    }
+
     @Test("mass-delete guard: refuses more than half (and more than 10); --allow-mass-delete passes")
     func massDelete() throws {
         let scratch = try Scratch.forSync()

@@ -113,6 +113,10 @@ extension Deck {
         try checkNoUnfinishedGitOperation()
         try checkHistoryIsWhole(doing: "syncing")
         let run = SyncRun(deck: self, options: options, remote: try syncRemote(named: options.remote))
+        // Whatever way out (step 1 refusing an invalid card or a mass deletion, say): a fetch started for
+        // the first round and never taken by one is stopped, and no ref moved.
+        defer { run.abandonStartedFetch() }
+        run.startFetch()
         try run.commitHandEdits()
         var reloads = 0
         while true {
@@ -153,13 +157,30 @@ extension Deck {
         }
     }
 
-    /// Fetches the remote's branch into its tracking ref: the commit, or nil when the remote has none.
-    func fetchMain(_ remote: DeckRemote, _ road: ResolvedRemote) throws(StoreError) -> ObjectID? {
+    /// Starts fetching the remote's branch through git (`Repository.startFetch`), for `fetchMain` to
+    /// finish; nil through libgit2's transport.
+    func startFetchMain(_ remote: DeckRemote, _ road: ResolvedRemote) throws(StoreError) -> PendingFetch? {
+        do {
+            return try repository.startFetch(road, refspecs: ["\(remote.branch):\(remote.trackingReference)"])
+        } catch {
+            throw StoreError.remote(error, "fetching from", remote)
+        }
+    }
+
+    /// Fetches the remote's branch into its tracking ref (or finishes the fetch `started`, of the same
+    /// remote and branch): the commit, or nil when the remote has none.
+    func fetchMain(_ remote: DeckRemote, _ road: ResolvedRemote, started: PendingFetch? = nil) throws(StoreError)
+        -> ObjectID?
+    {
         // What opening the deck mapped does not see the pack the fetch brings: not handed on after it.
         openingTrees = nil
         let fetched: FetchResult
         do {
-            fetched = try repository.fetch(road, refspecs: ["\(remote.branch):\(remote.trackingReference)"])
+            if let started {
+                fetched = try started.finish()
+            } else {
+                fetched = try repository.fetch(road, refspecs: ["\(remote.branch):\(remote.trackingReference)"])
+            }
         } catch {
             throw StoreError.remote(error, "fetching from", remote)
         }

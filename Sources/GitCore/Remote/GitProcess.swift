@@ -56,8 +56,24 @@ struct GitProcess {
     /// terminal, else none.
     var input: Int32?
 
+    /// A git that `start` set going and nobody watches yet: what it writes waits in its pipes (git
+    /// waits when they are full) until `watch`, or `stop` ends it.
+    struct Running {
+        /// Its process id.
+        let pid: pid_t
+        /// The read ends of its standard output and standard error.
+        let output: Int32
+        let error: Int32
+    }
+
     /// Runs git to the end (or until stopped); throws only when it could not be started.
     func run() throws(GitError) -> Outcome {
+        watch(try start())
+    }
+
+    /// Starts git and returns at once; `watch` then reads it to the end, or `stop` ends it.
+    /// Throws only when it could not be started.
+    func start() throws(GitError) -> Running {
         guard let git = program ?? GitProcess.executable else {
             throw GitError(
                 code: .notFound, message: "no `git` executable on PATH: install git (Debian: `apt-get install git`)",
@@ -88,7 +104,27 @@ struct GitProcess {
                 code: .system(spawnError), message: "could not run \(git): \(SystemError.reason(spawnError))",
                 function: "fork")
         }
-        return watch(pid, output: outputPipe[0], error: errorPipe[0])
+        return Running(pid: pid, output: outputPipe[0], error: errorPipe[0])
+    }
+
+    /// Ends a started git nobody will watch: TERM to it and what it started, its pipes closed (a git
+    /// still writing gets SIGPIPE), KILL after 2 seconds, then reaped.
+    static func stop(_ running: Running) {
+        signalTree(running.pid, SIGTERM)
+        close(running.output)
+        close(running.error)
+        let deadline = MonotonicClock.now() + 2
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(running.pid, &status, WNOHANG)
+            if reaped == running.pid || (reaped < 0 && errno != EINTR) { return }
+            if MonotonicClock.now() > deadline {
+                signalTree(running.pid, SIGKILL)
+                while waitpid(running.pid, &status, 0) < 0 && errno == EINTR {}
+                return
+            }
+            usleep(2_000)
+        }
     }
 
     /// This process's environment with `environment` applied; git never prompts where nobody can
@@ -123,8 +159,10 @@ struct GitProcess {
         return order.compactMap { name in variables[name].map { "\(name)=\($0)" } }
     }
 
-    /// Reads both pipes until git is done, stopping it when it stalls or the caller is interrupted.
-    private func watch(_ pid: pid_t, output: Int32, error: Int32) -> Outcome {
+    /// Reads both pipes of a started git until it is done, stopping it when it stalls or the caller is
+    /// interrupted (the silence counted from here).
+    func watch(_ running: Running) -> Outcome {
+        let (pid, output, error) = (running.pid, running.output, running.error)
         var outcome = Outcome(status: 0, output: [], errorLines: [], stalled: false, interrupted: false)
         var lines = LineSplitter()
         var open = [output, error]

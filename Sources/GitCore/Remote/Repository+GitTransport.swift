@@ -65,7 +65,12 @@ extension Repository {
     /// `fetch` through the git executable: each `refs/heads/X:DEST` is fetched into a temporary ref of
     /// ours (git never writes a branch or tracking ref here), read back, then DEST moved by us.
     func fetchThroughGit(_ remote: ResolvedRemote, refspecs: [String]) throws(GitError) -> FetchResult {
-        var pairs: [(source: String, destination: String, temporary: String)] = []
+        try startFetchThroughGit(remote, refspecs: refspecs).finish()
+    }
+
+    /// `fetchThroughGit` started: git runs while the caller does other work, then `finish` (or `abandon`).
+    func startFetchThroughGit(_ remote: ResolvedRemote, refspecs: [String]) throws(GitError) -> PendingFetch {
+        var pairs: [PendingFetch.Pair] = []
         for (index, spec) in refspecs.enumerated() {
             let parts = (spec.hasPrefix("+") ? String(spec.dropFirst()) : spec)
                 .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -73,31 +78,15 @@ extension Repository {
                 throw GitError(
                     code: .invalidArgument, message: "unsupported fetch refspec '\(spec)'", function: "fetch")
             }
-            pairs.append((parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
+            pairs.append(PendingFetch.Pair(parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
         }
-        defer { for pair in pairs { try? deleteReference(pair.temporary) } }
         removeAbandonedFetchReferences()
         let arguments =
             ["fetch", "--no-tags", "--no-write-fetch-head", "--no-prune", "--no-recurse-submodules", "--progress"]
             + ["--", remote.name] + pairs.map { "+\($0.source):\($0.temporary)" }
-        let outcome = try runGit(arguments, settings: remote.settings)
-        let url = remote.shownURL(pushing: false)
-        guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
-            // The remote has no such branch (an empty repository): not a failure, an answer.
-            if !outcome.stalled && !outcome.interrupted
-                && GitReply.complaint(outcome.errorLines).contains(where: { $0.hasPrefix("couldn't find remote ref") })
-            {
-                return FetchResult(heads: [:], receivedObjects: 0, receivedBytes: 0)
-            }
-            throw GitReply.failure(outcome, url: url, pushing: false, timeout: stallTimeout(remote.settings))
-        }
-        var heads: [String: ObjectID] = [:]
-        for pair in pairs {
-            guard let id = try referenceTarget(pair.temporary) else { continue }
-            heads[pair.source] = id
-            try setReference(pair.destination, to: id, logMessage: "cards: fetch \(remote.name)")
-        }
-        return FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
+        let process = gitProcess(arguments, settings: remote.settings)
+        let running = try process.start()
+        return PendingFetch(repository: self, remote: remote, pairs: pairs, process: process, running: running)
     }
 
     /// Deletes the temporary fetch refs (`refs/cards/fetch/PID/N`) of `cards` processes that no longer
@@ -158,6 +147,11 @@ extension Repository {
     /// Runs git on this repository for a transfer: in its top folder (where a relative remote path
     /// counts from), with no automatic gc or maintenance of ours (cards packs its own objects).
     func runGit(_ arguments: [String], settings: RemoteSettings) throws(GitError) -> GitProcess.Outcome {
+        try gitProcess(arguments, settings: settings).run()
+    }
+
+    /// The git of `runGit`, not started.
+    func gitProcess(_ arguments: [String], settings: RemoteSettings) -> GitProcess {
         var process = GitProcess(
             arguments: ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "--git-dir=\(gitDirectory)"] + arguments,
             directory: workingDirectory ?? gitDirectory, stallTimeout: stallTimeout(settings))
@@ -165,7 +159,7 @@ extension Repository {
         process.applyCredentials(settings, sshCommandConfigured: (try? configString("core.sshCommand")) != nil)
         process.forwardProgress = settings.progress != nil
         process.isInterrupted = settings.isInterrupted
-        return try process.run()
+        return process
     }
 
     /// Seconds of silence after which a transfer through git is given up.
@@ -209,4 +203,84 @@ extension GitProcess {
     static let tokenHelper =
         #"!f() { test "$1" = get || return 0; test -z "$CARDS_HTTP_USER" || echo "username=$CARDS_HTTP_USER"; "#
         + #"echo "password=$CARDS_HTTP_TOKEN"; }; f"#
+}
+
+/// A fetch through git that is under way (`Repository.startFetch`): git transfers while the caller
+/// does other work on the repository (git writes only objects and refs of ours under
+/// `refs/cards/fetch/`); `finish` then reads it to the end and moves the destination refs, or `abandon`
+/// stops it and leaves every ref as it was. One of the two is called once.
+package final class PendingFetch {
+    /// One `refs/heads/X:DEST` of the fetch (`source`, `destination`), and the temporary ref git writes
+    /// it to.
+    struct Pair {
+        let source: String
+        let destination: String
+        let temporary: String
+        init(_ source: String, _ destination: String, _ temporary: String) {
+            self.source = source
+            self.destination = destination
+            self.temporary = temporary
+        }
+    }
+
+    /// The repository fetched into.
+    let repository: Repository
+    /// The remote fetched from, as resolved when the fetch started.
+    let remote: ResolvedRemote
+    /// What is fetched where.
+    let pairs: [Pair]
+    /// The git run (its settings: stall timeout, progress, interruption).
+    let process: GitProcess
+    /// The git under way, until `finish` or `abandon` takes it.
+    private var running: GitProcess.Running?
+
+    init(
+        repository: Repository, remote: ResolvedRemote, pairs: [Pair], process: GitProcess,
+        running: GitProcess.Running
+    ) {
+        self.repository = repository
+        self.remote = remote
+        self.pairs = pairs
+        self.process = process
+        self.running = running
+    }
+
+    /// Reads git to the end, then moves each destination ref to what was fetched (the remote's branch
+    /// missing is an empty answer, not a failure).
+    package func finish() throws(GitError) -> FetchResult {
+        guard let running else {
+            throw GitError(code: .invalidArgument, message: "the fetch was already ended", function: "fetch")
+        }
+        self.running = nil
+        defer { for pair in pairs { try? repository.deleteReference(pair.temporary) } }
+        let outcome = process.watch(running)
+        let url = remote.shownURL(pushing: false)
+        guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
+            // The remote has no such branch (an empty repository): not a failure, an answer.
+            if !outcome.stalled && !outcome.interrupted
+                && GitReply.complaint(outcome.errorLines).contains(where: { $0.hasPrefix("couldn't find remote ref") })
+            {
+                return FetchResult(heads: [:], receivedObjects: 0, receivedBytes: 0)
+            }
+            throw GitReply.failure(
+                outcome, url: url, pushing: false, timeout: repository.stallTimeout(remote.settings))
+        }
+        var heads: [String: ObjectID] = [:]
+        for pair in pairs {
+            guard let id = try repository.referenceTarget(pair.temporary) else { continue }
+            heads[pair.source] = id
+            try repository.setReference(pair.destination, to: id, logMessage: "cards: fetch \(remote.name)")
+        }
+        return FetchResult(heads: heads, receivedObjects: 0, receivedBytes: 0)
+    }
+
+    /// Stops git (if still running) and deletes its temporary refs: no ref of the repository moved.
+    package func abandon() {
+        guard let running else { return }
+        self.running = nil
+        GitProcess.stop(running)
+        for pair in pairs { try? repository.deleteReference(pair.temporary) }
+    }
+
+    deinit { abandon() }
 }

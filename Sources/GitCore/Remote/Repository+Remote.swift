@@ -22,6 +22,13 @@ extension Repository {
         }
     }
 
+    /// `fetch` started through the git executable, for the caller to `finish` after other work (git
+    /// transfers meanwhile); nil through libgit2's transport, which fetches in this process: `fetch` then.
+    package func startFetch(_ remote: ResolvedRemote, refspecs: [String]) throws(GitError) -> PendingFetch? {
+        guard remote.transport == .git else { return nil }
+        return try startFetchThroughGit(remote, refspecs: refspecs)
+    }
+
     /// `fetch` from a configured remote (by name) or a URL, resolved for this one transfer.
     package func fetch(from remote: String, refspecs: [String], settings: RemoteSettings) throws(GitError)
         -> FetchResult
