@@ -350,7 +350,7 @@ struct SyncOutcomeTests {
         #expect(fetched.status == 0, "\(fetched.stderr)")
     }
 
-    @Test("hand edits are committed before the sync; an invalid card file stops it before the network")
+    @Test("hand edits are committed before the sync; an invalid card file stops it before anything is sent or any ref moves")
     func handEdits() throws {
         let scratch = try Scratch.forSync()
         let server = try scratch.server(.file)

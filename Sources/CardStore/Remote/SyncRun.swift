@@ -64,8 +64,10 @@ final class SyncRun {
 
     /// Starts the first round's fetch through git, so that it transfers while step 1 looks for hand edits
     /// (a working tree's every file `lstat`ed: ~6 ms at 1,000 cards, ~0.1 s at 100,000). Not through
-    /// libgit2's transport (it fetches in this process), and not where step 1 may ask on the terminal as
-    /// ssh may (a commit hook, a signature). A failure to start is left to the fetch to meet again.
+    /// libgit2's transport (it fetches in this process); not where git, ssh or a credential helper could
+    /// ask on a terminal (a remote not on this machine, with a controlling terminal): a refusal of step 1
+    /// would stop it mid-question; and not where step 1 may ask on the terminal itself (a commit hook, a
+    /// signature). A failure to start is left to the fetch to meet again.
     func startFetch() {
         guard !deck.isBare else { return }
         let hooks = deck.commitHooks(merge: false)
@@ -73,10 +75,20 @@ final class SyncRun {
             deck.repository.configBool("commit.gpgsign") != true
         else { return }
         do {
-            started = try deck.startFetchMain(remote, try resolvedRemote())
+            let road = try resolvedRemote()
+            guard road.localPath != nil || !SyncRun.hasControllingTerminal else { return }
+            started = try deck.startFetchMain(remote, road)
         } catch {
             road = nil
         }
+    }
+
+    /// Whether this process has a terminal that a child could open to ask a question (`/dev/tty`).
+    static var hasControllingTerminal: Bool {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
     }
 
     /// Stops the fetch `startFetch` started when no round took it (step 1 refused the sync): no ref moved.
@@ -85,7 +97,8 @@ final class SyncRun {
         started = nil
     }
 
-    /// Step 1: valid hand edits become a commit; any invalid card file stops the sync before the network.
+    /// Step 1: valid hand edits become a commit; any invalid card file stops the sync before anything is
+    /// sent or any ref moves (a fetch `startFetch` started is stopped).
     /// Notes what it found and did, for a failed sync to take back (nothing when it wrote nothing: a dry
     /// run commits nothing).
     func commitHandEdits() throws(StoreError) {

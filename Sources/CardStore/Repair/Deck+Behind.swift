@@ -237,7 +237,7 @@ extension Deck {
 
     /// Refuses to take for hand edits files that are behind `main` (see `behindMain`): committing them
     /// would delete or take back what `main` gained since the working tree was brought along. For
-    /// `status`, `commit` and the commit a sync starts with, so a sync stops before the network.
+    /// `status`, `commit` and the commit a sync starts with, so a sync stops before anything is sent.
     func refuseBehind(_ edits: [HandEdit], main: DeckSnapshot) throws(StoreError) {
         let behind = try behindMain(edits, main: main)
         guard !behind.isEmpty else { return }

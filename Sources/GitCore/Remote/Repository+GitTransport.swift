@@ -253,7 +253,10 @@ package final class PendingFetch {
         }
         self.running = nil
         defer { for pair in pairs { try? repository.deleteReference(pair.temporary) } }
-        let outcome = process.watch(running)
+        var outcome = process.watch(running)
+        // Interrupted while the caller worked (git, in the same process group, died of the same signal
+        // before `watch` began to ask): said as an interruption, not as git's exit status.
+        if outcome.status != 0 && process.isInterrupted?() == true { outcome.interrupted = true }
         let url = remote.shownURL(pushing: false)
         guard outcome.status == 0, !outcome.stalled, !outcome.interrupted else {
             // The remote has no such branch (an empty repository): not a failure, an answer.
