@@ -160,10 +160,9 @@ extension Commands {
             discussion: """
                 Commits valid hand edits first (an invalid card file stops the sync before anything is sent or
                 any ref moves; a sync that then fails before a push or merge of its own takes that commit back),
-                fetches
-                the remote's main, then: nothing (up to date), fast-forward, push, or merge and push. A push the
-                remote refuses because it moved is retried after a new fetch, up to 5 times; never forced. Any
-                other refusal (a hook, a protected branch) fails at once with the server's reason.
+                fetches the remote's main, then: nothing (up to date), fast-forward, push, or merge and push. A
+                push the remote refuses because it moved is retried after a new fetch, up to 5 times; never
+                forced. Any other refusal (a hook, a protected branch) fails at once with the server's reason.
                 Exit 0 only when the deck and the remote are equal at the end (with --dry-run: when the plan
                 would go through).
                 """)
