@@ -78,7 +78,9 @@ extension Repository {
                 throw GitError(
                     code: .invalidArgument, message: "unsupported fetch refspec '\(spec)'", function: "fetch")
             }
-            pairs.append(PendingFetch.Pair(parts[0], parts[1], "refs/cards/fetch/\(getpid())/\(index)"))
+            pairs.append(
+                PendingFetch.Pair(
+                    source: parts[0], destination: parts[1], temporary: "refs/cards/fetch/\(getpid())/\(index)"))
         }
         removeAbandonedFetchReferences()
         let arguments =
@@ -216,11 +218,6 @@ package final class PendingFetch {
         let source: String
         let destination: String
         let temporary: String
-        init(_ source: String, _ destination: String, _ temporary: String) {
-            self.source = source
-            self.destination = destination
-            self.temporary = temporary
-        }
     }
 
     /// The repository fetched into.
@@ -252,7 +249,7 @@ package final class PendingFetch {
             throw GitError(code: .invalidArgument, message: "the fetch was already ended", function: "fetch")
         }
         self.running = nil
-        defer { for pair in pairs { try? repository.deleteReference(pair.temporary) } }
+        defer { deleteTemporaryReferences() }
         var outcome = process.watch(running)
         // Interrupted while the caller worked (git, in the same process group, died of the same signal
         // before `watch` began to ask): said as an interruption, not as git's exit status.
@@ -282,6 +279,11 @@ package final class PendingFetch {
         guard let running else { return }
         self.running = nil
         GitProcess.stop(running)
+        deleteTemporaryReferences()
+    }
+
+    /// The refs git fetched into (`refs/cards/fetch/PID/N`), gone however the fetch ended.
+    private func deleteTemporaryReferences() {
         for pair in pairs { try? repository.deleteReference(pair.temporary) }
     }
 
